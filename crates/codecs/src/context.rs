@@ -1,0 +1,365 @@
+//! Reusable compression and decompression contexts over every backend.
+
+use std::cell::RefCell;
+use std::io::Cursor;
+
+use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
+use zstd::zstd_safe::{self, CCtx, CParameter, DCtx};
+
+use crate::codec::{Algorithm, Codec};
+use crate::dict::{DecoderDictionary, EncoderDictionary};
+use crate::error::{Error, Result};
+
+/// liblzma's decoder refuses streams that would need more memory than this (a level-9 stream needs
+/// 65 MiB), so a corrupt header cannot make it allocate without bound.
+const LZMA_MEMLIMIT: u64 = 256 << 20;
+
+/// A compression context: holds the backends' state (a zstd `CCtx`, a zlib stream) between calls so
+/// that compressing many blocks allocates nothing per block. Keep one per thread.
+///
+/// ```
+/// use evtc_codecs::{Algorithm, Codec, Compressor, Decompressor};
+/// let data = b"pt eta phi mass pt eta phi mass pt eta phi mass".repeat(100);
+/// let mut compressed = Vec::new();
+/// Compressor::new().compress(Codec::zstd(5)?, &data, &mut compressed)?;
+/// let mut back = vec![0; data.len()];
+/// Decompressor::new().decompress(Algorithm::Zstd, &compressed, &mut back)?;
+/// assert_eq!(back, data);
+/// # Ok::<(), evtc_codecs::Error>(())
+/// ```
+#[derive(Default)]
+pub struct Compressor {
+    zstd: Option<CCtx<'static>>,
+    zlib: Option<(u32, Compress)>,
+}
+
+impl std::fmt::Debug for Compressor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compressor").finish_non_exhaustive()
+    }
+}
+
+impl Compressor {
+    /// A fresh context; backend state is created on first use.
+    pub fn new() -> Compressor {
+        Compressor::default()
+    }
+
+    /// Compresses `input` with `codec`, appending the compressed bytes to `out`, and returns how many
+    /// bytes were appended. The output is the backend's plain format (zlib stream, xz stream, LZ4
+    /// block, zstd frame, or the input itself for `none`), without evtc framing; [`crate::Block`]
+    /// adds the envelope.
+    ///
+    /// # Errors
+    /// [`Error::Compress`] if the backend fails (for LZ4HC: inputs over 2 GiB).
+    pub fn compress(&mut self, codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<usize> {
+        let start = out.len();
+        match codec.algorithm() {
+            Algorithm::None => out.extend_from_slice(input),
+            Algorithm::Lz4 => {
+                out.resize(
+                    start + lz4_flex::block::get_maximum_output_size(input.len()),
+                    0,
+                );
+                let n = lz4_flex::block::compress_into(input, &mut out[start..])
+                    .map_err(|e| compress_error(codec, e))?;
+                out.truncate(start + n);
+            }
+            // liblz4's HC compressor crashes on empty input at level 12; empty is one token either way.
+            Algorithm::Lz4Hc if input.is_empty() => return self.compress(Codec::LZ4, input, out),
+            Algorithm::Lz4Hc => {
+                let bound = lz4::block::compress_bound(input.len())
+                    .map_err(|e| compress_error(codec, e))?;
+                out.resize(start + bound, 0);
+                let mode = lz4::block::CompressionMode::HIGHCOMPRESSION(codec.level());
+                let n = lz4::block::compress_to_buffer(input, Some(mode), false, &mut out[start..])
+                    .map_err(|e| compress_error(codec, e))?;
+                out.truncate(start + n);
+            }
+            Algorithm::Zstd => {
+                let cctx = self.zstd.get_or_insert_with(CCtx::create);
+                cctx.set_parameter(CParameter::CompressionLevel(codec.level()))
+                    .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
+                zstd_into(out, input.len(), |dst| cctx.compress2(dst, input))
+                    .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
+            }
+            Algorithm::Zlib => self.zlib(codec, input, out)?,
+            Algorithm::Lzma => lzma_compress(codec, input, out)?,
+        }
+        Ok(out.len() - start)
+    }
+
+    /// Compresses `input` as a zstd frame that needs `dictionary` to decode, appending to `out`; returns
+    /// the number of bytes appended. The level is the one the dictionary was prepared with.
+    ///
+    /// # Errors
+    /// [`Error::Compress`] if zstd fails.
+    pub fn compress_with_dictionary(
+        &mut self,
+        dictionary: &EncoderDictionary,
+        input: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<usize> {
+        let start = out.len();
+        let cctx = self.zstd.get_or_insert_with(CCtx::create);
+        zstd_into(out, input.len(), |dst| {
+            cctx.compress_using_cdict(dst, input, dictionary.cdict())
+        })
+        .map_err(|code| Error::Compress {
+            codec: "zstd+dictionary".into(),
+            reason: zstd_safe::get_error_name(code).into(),
+        })?;
+        Ok(out.len() - start)
+    }
+
+    fn zlib(&mut self, codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let level = codec.level().unsigned_abs();
+        let stream = match &mut self.zlib {
+            Some((current, stream)) if *current == level => {
+                stream.reset();
+                stream
+            }
+            slot => {
+                &mut slot
+                    .insert((level, Compress::new(Compression::new(level), true)))
+                    .1
+            }
+        };
+        // zlib's compressBound: the whole output fits in one call.
+        let n = input.len();
+        out.reserve(n + (n >> 12) + (n >> 14) + (n >> 25) + 32);
+        loop {
+            let consumed = usize::try_from(stream.total_in())
+                .unwrap_or(usize::MAX)
+                .min(n);
+            let status = stream
+                .compress_vec(&input[consumed..], out, FlushCompress::Finish)
+                .map_err(|e| compress_error(codec, e))?;
+            if status == Status::StreamEnd {
+                return Ok(());
+            }
+            out.reserve(out.capacity().max(4096));
+        }
+    }
+}
+
+/// Runs a zstd call that writes at the end of `out`, after reserving its worst-case size.
+fn zstd_into(
+    out: &mut Vec<u8>,
+    input_len: usize,
+    call: impl FnOnce(&mut Cursor<&mut Vec<u8>>) -> zstd_safe::SafeResult,
+) -> zstd_safe::SafeResult {
+    let start = out.len();
+    out.reserve(zstd_safe::compress_bound(input_len));
+    let mut cursor = Cursor::new(out);
+    cursor.set_position(start as u64);
+    call(&mut cursor)
+}
+
+fn lzma_compress(codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let level = codec.level().unsigned_abs();
+    let mut stream = xz2::stream::Stream::new_easy_encoder(level, xz2::stream::Check::None)
+        .map_err(|e| compress_error(codec, e))?;
+    out.reserve(input.len() + input.len() / 32 + 128);
+    loop {
+        let consumed = usize::try_from(stream.total_in())
+            .unwrap_or(usize::MAX)
+            .min(input.len());
+        let status = stream
+            .process_vec(&input[consumed..], out, xz2::stream::Action::Finish)
+            .map_err(|e| compress_error(codec, e))?;
+        if status == xz2::stream::Status::StreamEnd {
+            return Ok(());
+        }
+        out.reserve(out.capacity().max(4096));
+    }
+}
+
+fn compress_error(codec: Codec, reason: impl std::fmt::Display) -> Error {
+    Error::Compress {
+        codec: codec.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+fn corrupt(algorithm: Algorithm, reason: impl std::fmt::Display) -> Error {
+    Error::Corrupt {
+        codec: algorithm.name().to_owned(),
+        reason: reason.to_string(),
+    }
+}
+
+fn size_mismatch(algorithm: Algorithm, expected: usize, actual: usize) -> Error {
+    Error::SizeMismatch {
+        codec: algorithm.name().to_owned(),
+        expected,
+        actual,
+    }
+}
+
+/// A decompression context, the counterpart of [`Compressor`]. Keep one per thread.
+///
+/// Every decode writes into a caller's buffer of the declared uncompressed size and fails with
+/// [`Error::SizeMismatch`] if the data decodes to any other size: a block can never make the
+/// decoder write or allocate more than declared.
+#[derive(Default)]
+pub struct Decompressor {
+    zstd: Option<DCtx<'static>>,
+    zlib: Option<Decompress>,
+}
+
+impl std::fmt::Debug for Decompressor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decompressor").finish_non_exhaustive()
+    }
+}
+
+impl Decompressor {
+    /// A fresh context; backend state is created on first use.
+    pub fn new() -> Decompressor {
+        Decompressor::default()
+    }
+
+    /// Decompresses `input`, compressed with `algorithm` (any level), into all of `out`.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] for invalid or truncated data, [`Error::SizeMismatch`] if it decodes to
+    /// anything but `out.len()` bytes.
+    pub fn decompress(&mut self, algorithm: Algorithm, input: &[u8], out: &mut [u8]) -> Result<()> {
+        match algorithm {
+            Algorithm::None => {
+                if input.len() != out.len() {
+                    return Err(size_mismatch(algorithm, out.len(), input.len()));
+                }
+                out.copy_from_slice(input);
+                Ok(())
+            }
+            Algorithm::Lz4 | Algorithm::Lz4Hc => match lz4_flex::block::decompress_into(input, out)
+            {
+                Ok(n) if n == out.len() => Ok(()),
+                Ok(n) => Err(size_mismatch(algorithm, out.len(), n)),
+                Err(lz4_flex::block::DecompressError::OutputTooSmall { expected, .. }) => Err(
+                    size_mismatch(algorithm, out.len(), expected.max(out.len() + 1)),
+                ),
+                Err(e) => Err(corrupt(algorithm, e)),
+            },
+            Algorithm::Zstd => {
+                let dctx = self.zstd.get_or_insert_with(DCtx::create);
+                zstd_decode(algorithm, input, out, |out| dctx.decompress(out, input))
+            }
+            Algorithm::Zlib => self.zlib(input, out),
+            Algorithm::Lzma => lzma_decompress(input, out),
+        }
+    }
+
+    /// Decompresses a zstd frame made by [`Compressor::compress_with_dictionary`] into all of `out`.
+    ///
+    /// # Errors
+    /// As for [`Decompressor::decompress`]; also [`Error::Corrupt`] if the frame needs another dictionary.
+    pub fn decompress_with_dictionary(
+        &mut self,
+        dictionary: &DecoderDictionary,
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Result<()> {
+        let dctx = self.zstd.get_or_insert_with(DCtx::create);
+        zstd_decode(Algorithm::Zstd, input, out, |out| {
+            dctx.decompress_using_ddict(out, input, dictionary.ddict())
+        })
+    }
+
+    fn zlib(&mut self, input: &[u8], out: &mut [u8]) -> Result<()> {
+        let algorithm = Algorithm::Zlib;
+        let stream = self.zlib.get_or_insert_with(|| Decompress::new(true));
+        stream.reset(true);
+        let status = stream
+            .decompress(input, out, FlushDecompress::Finish)
+            .map_err(|e| corrupt(algorithm, e))?;
+        let produced = usize::try_from(stream.total_out()).unwrap_or(usize::MAX);
+        let consumed = usize::try_from(stream.total_in()).unwrap_or(usize::MAX);
+        match status {
+            Status::StreamEnd if produced == out.len() && consumed == input.len() => Ok(()),
+            Status::StreamEnd if produced != out.len() => {
+                Err(size_mismatch(algorithm, out.len(), produced))
+            }
+            Status::StreamEnd => Err(corrupt(
+                algorithm,
+                format!(
+                    "{} bytes after the end of the stream",
+                    input.len() - consumed
+                ),
+            )),
+            _ if produced == out.len() => Err(size_mismatch(algorithm, out.len(), produced + 1)),
+            _ => Err(corrupt(algorithm, "truncated stream")),
+        }
+    }
+}
+
+/// Checks the frame's declared size, then decodes with `call` and checks the decoded size.
+fn zstd_decode(
+    algorithm: Algorithm,
+    input: &[u8],
+    out: &mut [u8],
+    call: impl FnOnce(&mut [u8]) -> zstd_safe::SafeResult,
+) -> Result<()> {
+    if let Ok(Some(declared)) = zstd_safe::get_frame_content_size(input) {
+        if declared != out.len() as u64 {
+            let actual = usize::try_from(declared).unwrap_or(usize::MAX);
+            return Err(size_mismatch(algorithm, out.len(), actual));
+        }
+    }
+    match call(out) {
+        Ok(n) if n == out.len() => Ok(()),
+        Ok(n) => Err(size_mismatch(algorithm, out.len(), n)),
+        Err(code) => Err(corrupt(algorithm, zstd_safe::get_error_name(code))),
+    }
+}
+
+fn lzma_decompress(input: &[u8], out: &mut [u8]) -> Result<()> {
+    let algorithm = Algorithm::Lzma;
+    let mut stream = xz2::stream::Stream::new_stream_decoder(LZMA_MEMLIMIT, 0)
+        .map_err(|e| corrupt(algorithm, e))?;
+    let status = stream
+        .process(input, out, xz2::stream::Action::Finish)
+        .map_err(|e| corrupt(algorithm, e))?;
+    let produced = usize::try_from(stream.total_out()).unwrap_or(usize::MAX);
+    let consumed = usize::try_from(stream.total_in()).unwrap_or(usize::MAX);
+    match status {
+        xz2::stream::Status::StreamEnd if produced == out.len() && consumed == input.len() => {
+            Ok(())
+        }
+        xz2::stream::Status::StreamEnd if produced != out.len() => {
+            Err(size_mismatch(algorithm, out.len(), produced))
+        }
+        xz2::stream::Status::StreamEnd => Err(corrupt(
+            algorithm,
+            format!(
+                "{} bytes after the end of the stream",
+                input.len() - consumed
+            ),
+        )),
+        _ if produced == out.len() => Err(size_mismatch(algorithm, out.len(), produced + 1)),
+        _ => Err(corrupt(algorithm, "truncated stream")),
+    }
+}
+
+thread_local! {
+    static COMPRESSOR: RefCell<Compressor> = RefCell::new(Compressor::new());
+    static DECOMPRESSOR: RefCell<Decompressor> = RefCell::new(Decompressor::new());
+}
+
+/// [`Compressor::compress`] with this thread's context.
+///
+/// # Errors
+/// As for [`Compressor::compress`].
+pub fn compress(codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<usize> {
+    COMPRESSOR.with(|c| c.borrow_mut().compress(codec, input, out))
+}
+
+/// [`Decompressor::decompress`] with this thread's context.
+///
+/// # Errors
+/// As for [`Decompressor::decompress`].
+pub fn decompress(algorithm: Algorithm, input: &[u8], out: &mut [u8]) -> Result<()> {
+    DECOMPRESSOR.with(|d| d.borrow_mut().decompress(algorithm, input, out))
+}

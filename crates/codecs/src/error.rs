@@ -1,0 +1,115 @@
+//! The error type of `evtc-codecs`.
+
+/// A `Result` whose error defaults to this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong while parsing codec specs, compressing, decompressing or checking blocks.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A codec spec names no known algorithm.
+    #[error(
+        "unknown codec {0:?}: expected none, lz4, lz4hc:1-12, zlib:1-9, lzma:1-9, zstd:-7..22 or a ROOT setting like 505"
+    )]
+    UnknownCodec(String),
+    /// A codec spec's level is not a number.
+    #[error("codec {spec:?}: the level after ':' is not an integer")]
+    BadLevel {
+        /// The spec as given.
+        spec: String,
+    },
+    /// The level is outside the algorithm's range.
+    #[error(
+        "{algorithm} does not accept level {level} (zlib and lzma: 1-9, lz4hc: 1-12, zstd: -7..-1 and 1-22, none and lz4: no level)"
+    )]
+    LevelOutOfRange {
+        /// The algorithm's name.
+        algorithm: &'static str,
+        /// The level that was asked for.
+        level: i32,
+    },
+    /// A ROOT numeric compression setting that evtc cannot map.
+    #[error("ROOT compression setting {setting}: {reason}")]
+    InvalidRootSetting {
+        /// The setting as given.
+        setting: i32,
+        /// Why it was refused.
+        reason: &'static str,
+    },
+    /// An envelope names an algorithm id that does not exist.
+    #[error("unknown compression algorithm id {0} (known: 0-5)")]
+    UnknownAlgorithmId(u8),
+    /// An envelope names a preconditioner id that does not exist.
+    #[error("unknown preconditioner id {0} (known: 0-3)")]
+    UnknownPreconditionId(u8),
+    /// A preconditioner spec that is not `none`, `shuffle:W`, `bitshuffle:W` or `delta:W`.
+    #[error(
+        "unknown preconditioner {0:?}: expected none, shuffle:W, bitshuffle:W or delta:W with W in 1, 2, 4, 8"
+    )]
+    UnknownPrecondition(String),
+    /// An element width other than 1, 2, 4 or 8.
+    #[error("element width {0} is not 1, 2, 4 or 8")]
+    BadElementWidth(u8),
+    /// The backend refused to compress.
+    #[error("{codec} compression failed: {reason}")]
+    Compress {
+        /// The codec, as spelled by users.
+        codec: String,
+        /// The backend's message.
+        reason: String,
+    },
+    /// The compressed bytes are not valid for the codec.
+    #[error("corrupt {codec} data: {reason}")]
+    Corrupt {
+        /// The codec, as spelled by users.
+        codec: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The data decompressed to a different size than declared (including a decompression bomb that
+    /// would have produced more than declared).
+    #[error("{codec} data decompressed to {actual} bytes, {expected} were declared")]
+    SizeMismatch {
+        /// The codec, as spelled by users.
+        codec: String,
+        /// The declared uncompressed size.
+        expected: usize,
+        /// What the data produced (for oversized output: at least this much).
+        actual: usize,
+    },
+    /// The caller's output buffer does not have the declared uncompressed size.
+    #[error("output buffer holds {actual} bytes but the block declares {expected}")]
+    OutputSize {
+        /// The declared uncompressed size.
+        expected: usize,
+        /// The buffer's length.
+        actual: usize,
+    },
+    /// A block is shorter than its header or its declared payload.
+    #[error("truncated block: need {needed} bytes, have {available}")]
+    Truncated {
+        /// Bytes the header says the block needs.
+        needed: u64,
+        /// Bytes available.
+        available: usize,
+    },
+    /// A declared size is larger than the caller allows.
+    #[error("block declares {declared} uncompressed bytes, more than the limit of {limit}")]
+    TooLarge {
+        /// The declared size.
+        declared: u64,
+        /// The caller's limit.
+        limit: u64,
+    },
+    /// A CRC32 did not match.
+    #[error("checksum mismatch: stored {stored:#010x}, computed {computed:#010x}")]
+    Checksum {
+        /// The CRC32 stored with the data.
+        stored: u32,
+        /// The CRC32 of the data as read.
+        computed: u32,
+    },
+    /// A dictionary could not be trained or loaded.
+    #[error("zstd dictionary: {0}")]
+    Dictionary(String),
+}

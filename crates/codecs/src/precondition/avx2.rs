@@ -1,0 +1,179 @@
+//! AVX2 kernels: 32 elements per step.
+//!
+//! The same unpack network as the SSE2 kernels (see there), run in both 128-bit lanes at once. The
+//! lane bit is not rotated by the rounds, so each register is loaded with 16 bytes from the first half
+//! of the step in its low lane and the matching 16 bytes from the second half in its high lane: after
+//! the rounds, byte plane `b` of all 32 elements sits in register `b`, in element order.
+
+#[cfg(target_arch = "x86")]
+use std::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+use super::scalar;
+
+const STEP: usize = 32;
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn round<const W: usize>(regs: &mut [__m256i; W]) {
+    let old = *regs;
+    for i in 0..W / 2 {
+        regs[2 * i] = _mm256_unpacklo_epi8(old[i], old[i + W / 2]);
+        regs[2 * i + 1] = _mm256_unpackhi_epi8(old[i], old[i + W / 2]);
+    }
+}
+
+/// Loads one step (32 elements at `src`) into `W` registers, lanes split as the module docs say.
+///
+/// # Safety
+/// `src` must be valid for reading `32 * W` bytes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load_elements<const W: usize>(src: *const u8) -> [__m256i; W] {
+    let mut regs = [_mm256_setzero_si256(); W];
+    for (r, reg) in regs.iter_mut().enumerate() {
+        // SAFETY: r*16 + 16 <= 16*W and 16*W + r*16 + 16 <= 32*W.
+        unsafe {
+            let lo = _mm_loadu_si128(src.add(r * 16).cast());
+            let hi = _mm_loadu_si128(src.add(16 * W + r * 16).cast());
+            *reg = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+        }
+    }
+    regs
+}
+
+/// Stores `W` registers holding one step of elements to `dst` (inverse of [`load_elements`]).
+///
+/// # Safety
+/// `dst` must be valid for writing `32 * W` bytes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn store_elements<const W: usize>(regs: &[__m256i; W], dst: *mut u8) {
+    for (r, reg) in regs.iter().enumerate() {
+        // SAFETY: as for load_elements.
+        unsafe {
+            _mm_storeu_si128(dst.add(r * 16).cast(), _mm256_castsi256_si128(*reg));
+            _mm_storeu_si128(
+                dst.add(16 * W + r * 16).cast(),
+                _mm256_extracti128_si256::<1>(*reg),
+            );
+        }
+    }
+}
+
+/// Byte shuffle of `n` elements of `W` bytes.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn shuffle<const W: usize>(n: usize, input: &[u8], out: &mut [u8]) {
+    assert!(input.len() >= n * W && out.len() >= n * W);
+    let steps = n / STEP;
+    for s in 0..steps {
+        // SAFETY: step s covers input bytes [s*32*W, (s+1)*32*W), inside the asserted length.
+        let mut regs = unsafe { load_elements::<W>(input.as_ptr().add(s * STEP * W)) };
+        for _ in 0..4 {
+            round(&mut regs);
+        }
+        for (b, reg) in regs.iter().enumerate() {
+            // SAFETY: plane b spans out[b*n..(b+1)*n] and s*32+32 <= n.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(b * n + s * STEP).cast(), *reg) };
+        }
+    }
+    scalar::shuffle_range(W, n, steps * STEP, input, out);
+}
+
+/// Inverse of [`shuffle`].
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn unshuffle<const W: usize>(n: usize, input: &[u8], out: &mut [u8]) {
+    assert!(input.len() >= n * W && out.len() >= n * W);
+    let steps = n / STEP;
+    for s in 0..steps {
+        let mut regs = [_mm256_setzero_si256(); W];
+        for (b, reg) in regs.iter_mut().enumerate() {
+            // SAFETY: plane b spans input[b*n..(b+1)*n] and s*32+32 <= n.
+            *reg = unsafe { _mm256_loadu_si256(input.as_ptr().add(b * n + s * STEP).cast()) };
+        }
+        for _ in 0..W.trailing_zeros() {
+            round(&mut regs);
+        }
+        // SAFETY: step s covers out bytes [s*32*W, (s+1)*32*W).
+        unsafe { store_elements(&regs, out.as_mut_ptr().add(s * STEP * W)) };
+    }
+    scalar::unshuffle_range(W, n, steps * STEP, input, out);
+}
+
+/// Bit transpose of one `m`-element block (`m` a multiple of 8), as [`scalar::bitshuffle_range`].
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn bitshuffle<const W: usize>(m: usize, input: &[u8], out: &mut [u8]) {
+    assert!(m % 8 == 0 && input.len() >= m * W && out.len() >= m * W);
+    let plane_len = m / 8;
+    let steps = m / STEP;
+    for s in 0..steps {
+        let src = input[s * STEP * W..].as_ptr();
+        // SAFETY: step s covers input bytes [s*32*W, (s+1)*32*W).
+        let mut regs = unsafe { load_elements::<W>(src) };
+        for _ in 0..4 {
+            round(&mut regs);
+        }
+        for (b, reg) in regs.iter().enumerate() {
+            let mut x = *reg;
+            for k in (0..8).rev() {
+                let bits = _mm256_movemask_epi8(x) as u32;
+                let at = (b * 8 + k) * plane_len + s * 4;
+                out[at..at + 4].copy_from_slice(&bits.to_le_bytes());
+                x = _mm256_slli_epi16::<1>(x);
+            }
+        }
+    }
+    scalar::bitshuffle_range(W, m, steps * STEP, input, out);
+}
+
+/// Inverse of [`bitshuffle`].
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &mut [u8]) {
+    assert!(m % 8 == 0 && input.len() >= m * W && out.len() >= m * W);
+    let plane_len = m / 8;
+    let steps = m / STEP;
+    // Spread a broadcast 32-bit word so that output byte i holds word byte i / 8, then test bit i % 8.
+    let spread = _mm256_setr_epi8(
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, //
+        2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,
+    );
+    let bit_of_byte = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
+    for s in 0..steps {
+        let mut regs = [_mm256_setzero_si256(); W];
+        for (b, reg) in regs.iter_mut().enumerate() {
+            let mut acc = _mm256_setzero_si256();
+            for k in 0..8 {
+                let at = (b * 8 + k) * plane_len + s * 4;
+                let word =
+                    u32::from_le_bytes([input[at], input[at + 1], input[at + 2], input[at + 3]]);
+                let spread_word = _mm256_shuffle_epi8(_mm256_set1_epi32(word as i32), spread);
+                let set =
+                    _mm256_cmpeq_epi8(_mm256_and_si256(spread_word, bit_of_byte), bit_of_byte);
+                acc = _mm256_or_si256(
+                    acc,
+                    _mm256_and_si256(set, _mm256_set1_epi8((1u8 << k) as i8)),
+                );
+            }
+            *reg = acc;
+        }
+        for _ in 0..W.trailing_zeros() {
+            round(&mut regs);
+        }
+        // SAFETY: step s covers out bytes [s*32*W, (s+1)*32*W).
+        unsafe { store_elements(&regs, out.as_mut_ptr().add(s * STEP * W)) };
+    }
+    scalar::bitunshuffle_range(W, m, steps * STEP, input, out);
+}

@@ -1,0 +1,404 @@
+//! Reversible preconditioners that make numeric data more compressible.
+//!
+//! All of them work on a byte buffer read as little-endian elements of 1, 2, 4 or 8 bytes
+//! ([`Width`]); the `len % width` trailing bytes that do not form a whole element are copied
+//! unchanged to the end of the output. Output and input always have the same length.
+//!
+//! - **Byte shuffle** (byte-stream split, as in Blosc and Parquet's `BYTE_STREAM_SPLIT`): for `n`
+//!   elements, `out[b * n + e] = in[e * w + b]`: all first bytes, then all second bytes, ...
+//! - **Bitshuffle** (the bit transposition of Masui et al. 2015): the first `n - n % 8` elements are
+//!   cut into blocks of [`BITSHUFFLE_BLOCK_BYTES`]` / w` elements (the last block is shorter, still a
+//!   multiple of 8 elements). In a block of `m` elements, bit-plane `p = b * 8 + k` is `m / 8` bytes
+//!   long and its bit `e` (bits numbered LSB first within each byte) is bit `k` of byte `b` of element
+//!   `e`. Planes are stored in order of `p`. The last `n % 8` elements are copied unchanged.
+//! - **Delta** (delta + zigzag, see [`delta`]) for offsets, counts and sorted integers.
+//!
+//! Shuffle and bitshuffle have a scalar kernel (the layout's oracle) and SSE2 and AVX2 kernels, each
+//! in its own module; [`Kernel::best`] picks one once per process by CPU feature detection.
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod avx2;
+mod delta;
+mod scalar;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod sse2;
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use crate::error::{Error, Result};
+
+/// Bitshuffle transposes blocks of this many input bytes (the last block may be shorter).
+pub const BITSHUFFLE_BLOCK_BYTES: usize = 8192;
+
+/// The width of the elements a preconditioner works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Width {
+    /// 1-byte elements (bool, i8, u8).
+    W1 = 1,
+    /// 2-byte elements (i16, u16).
+    W2 = 2,
+    /// 4-byte elements (i32, u32, f32).
+    W4 = 4,
+    /// 8-byte elements (i64, u64, f64).
+    W8 = 8,
+}
+
+impl Width {
+    /// Every width, smallest first.
+    pub const ALL: [Width; 4] = [Width::W1, Width::W2, Width::W4, Width::W8];
+
+    /// The width in bytes.
+    pub fn bytes(self) -> usize {
+        self as usize
+    }
+
+    /// The width of `bytes`-byte elements.
+    ///
+    /// # Errors
+    /// [`Error::BadElementWidth`] unless `bytes` is 1, 2, 4 or 8.
+    pub fn new(bytes: u8) -> Result<Width> {
+        match bytes {
+            1 => Ok(Width::W1),
+            2 => Ok(Width::W2),
+            4 => Ok(Width::W4),
+            8 => Ok(Width::W8),
+            other => Err(Error::BadElementWidth(other)),
+        }
+    }
+}
+
+/// A preconditioner and the element width it works on.
+///
+/// The id ([`Precondition::id`]) is stored in evtc's block envelope and never changes: `0` none, `1`
+/// shuffle, `2` bitshuffle, `3` delta.
+///
+/// ```
+/// use evtc_codecs::{Precondition, Width};
+/// let values: Vec<u8> = (0..100u32).flat_map(|v| (v * 3).to_le_bytes()).collect();
+/// let mut shuffled = vec![0; values.len()];
+/// let mut back = vec![0; values.len()];
+/// let p = Precondition::BitShuffle(Width::W4);
+/// p.apply(&values, &mut shuffled);
+/// p.undo(&shuffled, &mut back);
+/// assert_eq!(back, values);
+/// assert_eq!("bitshuffle:4".parse::<Precondition>()?, p);
+/// # Ok::<(), evtc_codecs::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Precondition {
+    /// No preconditioning.
+    #[default]
+    None,
+    /// Byte shuffle (byte-stream split).
+    Shuffle(Width),
+    /// Bit transposition.
+    BitShuffle(Width),
+    /// Delta + zigzag of little-endian integers.
+    Delta(Width),
+}
+
+impl Precondition {
+    /// The preconditioner's id in the block envelope.
+    pub fn id(self) -> u8 {
+        match self {
+            Precondition::None => 0,
+            Precondition::Shuffle(_) => 1,
+            Precondition::BitShuffle(_) => 2,
+            Precondition::Delta(_) => 3,
+        }
+    }
+
+    /// The element width (1 for [`Precondition::None`]).
+    pub fn width(self) -> Width {
+        match self {
+            Precondition::None => Width::W1,
+            Precondition::Shuffle(w) | Precondition::BitShuffle(w) | Precondition::Delta(w) => w,
+        }
+    }
+
+    /// The preconditioner with envelope id `id` and element width `width` bytes.
+    ///
+    /// # Errors
+    /// [`Error::UnknownPreconditionId`] or [`Error::BadElementWidth`].
+    pub fn from_parts(id: u8, width: u8) -> Result<Precondition> {
+        let width = Width::new(width)?;
+        match id {
+            0 if width == Width::W1 => Ok(Precondition::None),
+            0 => Err(Error::BadElementWidth(width as u8)),
+            1 => Ok(Precondition::Shuffle(width)),
+            2 => Ok(Precondition::BitShuffle(width)),
+            3 => Ok(Precondition::Delta(width)),
+            other => Err(Error::UnknownPreconditionId(other)),
+        }
+    }
+
+    /// Writes the preconditioned `input` to `out`, with the best kernel of this CPU.
+    ///
+    /// # Panics
+    /// If `out.len() != input.len()`.
+    pub fn apply(self, input: &[u8], out: &mut [u8]) {
+        Kernel::best().apply(self, input, out);
+    }
+
+    /// Inverse of [`Precondition::apply`].
+    ///
+    /// # Panics
+    /// If `out.len() != input.len()`.
+    pub fn undo(self, input: &[u8], out: &mut [u8]) {
+        Kernel::best().undo(self, input, out);
+    }
+}
+
+impl fmt::Display for Precondition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Precondition::None => f.write_str("none"),
+            Precondition::Shuffle(w) => write!(f, "shuffle:{}", w.bytes()),
+            Precondition::BitShuffle(w) => write!(f, "bitshuffle:{}", w.bytes()),
+            Precondition::Delta(w) => write!(f, "delta:{}", w.bytes()),
+        }
+    }
+}
+
+impl FromStr for Precondition {
+    type Err = Error;
+
+    /// Parses `none`, `shuffle:W`, `bitshuffle:W` or `delta:W` with `W` in 1, 2, 4, 8.
+    fn from_str(spec: &str) -> Result<Precondition> {
+        let bad = || Error::UnknownPrecondition(spec.to_owned());
+        if spec == "none" {
+            return Ok(Precondition::None);
+        }
+        let (name, width) = spec.split_once(':').ok_or_else(bad)?;
+        let width = Width::new(width.parse().map_err(|_| bad())?)?;
+        match name {
+            "shuffle" => Ok(Precondition::Shuffle(width)),
+            "bitshuffle" => Ok(Precondition::BitShuffle(width)),
+            "delta" => Ok(Precondition::Delta(width)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// An instruction set the shuffle kernels are written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Isa {
+    /// Portable Rust; the oracle for the others.
+    Scalar,
+    /// x86 SSE2, 16 elements per step.
+    Sse2,
+    /// x86 AVX2, 32 elements per step.
+    Avx2,
+}
+
+impl Isa {
+    /// Every instruction set, slowest first.
+    pub const ALL: [Isa; 3] = [Isa::Scalar, Isa::Sse2, Isa::Avx2];
+
+    /// Whether this CPU can run the kernels for this instruction set.
+    pub fn is_supported(self) -> bool {
+        match self {
+            Isa::Scalar => true,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Isa::Sse2 => std::arch::is_x86_feature_detected!("sse2"),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Isa::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+            _ => false,
+        }
+    }
+}
+
+/// Calls the const-generic kernel `f::<W>` for a runtime width.
+macro_rules! by_width {
+    ($width:expr, $($f:ident)::+, $n:expr, $input:expr, $out:expr) => {
+        match $width {
+            Width::W1 => $($f)::+::<1>($n, $input, $out),
+            Width::W2 => $($f)::+::<2>($n, $input, $out),
+            Width::W4 => $($f)::+::<4>($n, $input, $out),
+            Width::W8 => $($f)::+::<8>($n, $input, $out),
+        }
+    };
+}
+
+/// A set of shuffle, bitshuffle and delta kernels for one instruction set this CPU supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kernel {
+    isa: Isa,
+}
+
+impl Kernel {
+    /// The fastest kernel this CPU supports, detected once per process.
+    pub fn best() -> Kernel {
+        static BEST: OnceLock<Kernel> = OnceLock::new();
+        *BEST.get_or_init(|| {
+            let isa = Isa::ALL
+                .into_iter()
+                .rev()
+                .find(|isa| isa.is_supported())
+                .unwrap_or(Isa::Scalar);
+            Kernel { isa }
+        })
+    }
+
+    /// The portable kernel.
+    pub fn scalar() -> Kernel {
+        Kernel { isa: Isa::Scalar }
+    }
+
+    /// The kernel for `isa`, if this CPU supports it.
+    pub fn new(isa: Isa) -> Option<Kernel> {
+        isa.is_supported().then_some(Kernel { isa })
+    }
+
+    /// The instruction set of this kernel.
+    pub fn isa(self) -> Isa {
+        self.isa
+    }
+
+    /// Applies `precondition` to `input`, writing `out`.
+    ///
+    /// # Panics
+    /// If `out.len() != input.len()`.
+    pub fn apply(self, precondition: Precondition, input: &[u8], out: &mut [u8]) {
+        assert_eq!(
+            input.len(),
+            out.len(),
+            "preconditioner output must be as long as its input"
+        );
+        let w = precondition.width().bytes();
+        let body = input.len() - input.len() % w;
+        out[body..].copy_from_slice(&input[body..]);
+        let (input, out) = (&input[..body], &mut out[..body]);
+        match precondition {
+            Precondition::None => out.copy_from_slice(input),
+            Precondition::Shuffle(width) => self.shuffle(width, input, out),
+            Precondition::BitShuffle(width) => self.bitshuffle(width, input, out),
+            Precondition::Delta(width) => match width {
+                Width::W1 => delta::encode8(input, out),
+                Width::W2 => delta::encode16(input, out),
+                Width::W4 => delta::encode32(input, out),
+                Width::W8 => delta::encode64(input, out),
+            },
+        }
+    }
+
+    /// Undoes `precondition`: `undo(apply(x)) == x`.
+    ///
+    /// # Panics
+    /// If `out.len() != input.len()`.
+    pub fn undo(self, precondition: Precondition, input: &[u8], out: &mut [u8]) {
+        assert_eq!(
+            input.len(),
+            out.len(),
+            "preconditioner output must be as long as its input"
+        );
+        let w = precondition.width().bytes();
+        let body = input.len() - input.len() % w;
+        out[body..].copy_from_slice(&input[body..]);
+        let (input, out) = (&input[..body], &mut out[..body]);
+        match precondition {
+            Precondition::None => out.copy_from_slice(input),
+            Precondition::Shuffle(width) => self.unshuffle(width, input, out),
+            Precondition::BitShuffle(width) => self.bitunshuffle(width, input, out),
+            Precondition::Delta(width) => match width {
+                Width::W1 => delta::decode8(input, out),
+                Width::W2 => delta::decode16(input, out),
+                Width::W4 => delta::decode32(input, out),
+                Width::W8 => delta::decode64(input, out),
+            },
+        }
+    }
+
+    /// Byte shuffle of whole elements (`input.len()` a multiple of the width).
+    fn shuffle(self, width: Width, input: &[u8], out: &mut [u8]) {
+        let n = input.len() / width.bytes();
+        if width == Width::W1 {
+            out.copy_from_slice(input);
+            return;
+        }
+        match self.isa {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2 (Kernel::new, best).
+            Isa::Avx2 => unsafe { by_width!(width, avx2::shuffle, n, input, out) },
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            // SAFETY: as above, for SSE2.
+            Isa::Sse2 => unsafe { by_width!(width, sse2::shuffle, n, input, out) },
+            _ => scalar::shuffle_range(width.bytes(), n, 0, input, out),
+        }
+    }
+
+    fn unshuffle(self, width: Width, input: &[u8], out: &mut [u8]) {
+        let n = input.len() / width.bytes();
+        if width == Width::W1 {
+            out.copy_from_slice(input);
+            return;
+        }
+        match self.isa {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2.
+            Isa::Avx2 => unsafe { by_width!(width, avx2::unshuffle, n, input, out) },
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            // SAFETY: as above, for SSE2.
+            Isa::Sse2 => unsafe { by_width!(width, sse2::unshuffle, n, input, out) },
+            _ => scalar::unshuffle_range(width.bytes(), n, 0, input, out),
+        }
+    }
+
+    fn bitshuffle(self, width: Width, input: &[u8], out: &mut [u8]) {
+        let w = width.bytes();
+        let n8 = input.len() / w / 8 * 8;
+        out[n8 * w..].copy_from_slice(&input[n8 * w..]);
+        for (start, m) in bitshuffle_blocks(w, n8) {
+            let (src, dst) = (
+                &input[start * w..(start + m) * w],
+                &mut out[start * w..(start + m) * w],
+            );
+            match self.isa {
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2.
+                Isa::Avx2 => unsafe { by_width!(width, avx2::bitshuffle, m, src, dst) },
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                // SAFETY: as above, for SSE2.
+                Isa::Sse2 => unsafe { by_width!(width, sse2::bitshuffle, m, src, dst) },
+                _ => scalar::bitshuffle_range(w, m, 0, src, dst),
+            }
+        }
+    }
+
+    fn bitunshuffle(self, width: Width, input: &[u8], out: &mut [u8]) {
+        let w = width.bytes();
+        let n8 = input.len() / w / 8 * 8;
+        out[n8 * w..].copy_from_slice(&input[n8 * w..]);
+        for (start, m) in bitshuffle_blocks(w, n8) {
+            let (src, dst) = (
+                &input[start * w..(start + m) * w],
+                &mut out[start * w..(start + m) * w],
+            );
+            match self.isa {
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2.
+                Isa::Avx2 => unsafe { by_width!(width, avx2::bitunshuffle, m, src, dst) },
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                // SAFETY: as above, for SSE2.
+                Isa::Sse2 => unsafe { by_width!(width, sse2::bitunshuffle, m, src, dst) },
+                _ => scalar::bitunshuffle_range(w, m, 0, src, dst),
+            }
+        }
+    }
+}
+
+/// The `(first element, element count)` of each bitshuffle block of `n8` elements (a multiple of 8).
+fn bitshuffle_blocks(w: usize, n8: usize) -> impl Iterator<Item = (usize, usize)> {
+    let block = BITSHUFFLE_BLOCK_BYTES / w;
+    (0..n8)
+        .step_by(block)
+        .map(move |start| (start, block.min(n8 - start)))
+}
+
+#[cfg(test)]
+mod tests;

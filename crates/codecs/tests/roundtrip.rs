@@ -1,0 +1,249 @@
+//! Every codec x level sample x preconditioner x element width roundtrips, through the raw contexts and
+//! through the block envelope.
+
+use evtc_codecs::{
+    Algorithm, BlockDecoder, BlockEncoder, BlockHeader, Codec, Compressor, DecoderDictionary,
+    Decompressor, EncoderDictionary, Precondition, Width, train_dictionary,
+};
+use proptest::prelude::*;
+
+/// A sample of levels per algorithm: the extremes and the middle.
+fn codecs() -> Vec<Codec> {
+    let mut codecs = vec![Codec::NONE, Codec::LZ4];
+    for level in [1, 6, 9] {
+        codecs.push(Codec::zlib(level).unwrap());
+    }
+    for level in [1, 6] {
+        codecs.push(Codec::lzma(level).unwrap());
+    }
+    for level in [1, 9, 12] {
+        codecs.push(Codec::lz4hc(level).unwrap());
+    }
+    for level in [-7, -1, 1, 5, 19, 22] {
+        codecs.push(Codec::zstd(level).unwrap());
+    }
+    codecs
+}
+
+fn preconditions() -> Vec<Precondition> {
+    let mut all = vec![Precondition::None];
+    for w in Width::ALL {
+        all.extend([
+            Precondition::Shuffle(w),
+            Precondition::BitShuffle(w),
+            Precondition::Delta(w),
+        ]);
+    }
+    all
+}
+
+/// Random bytes, and the structured data of physics columns.
+fn data() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..3000),
+        // Runs of equal 4-byte values (TSmall-like).
+        (prop::collection::vec((any::<u32>(), 1usize..12), 0..300)).prop_map(|runs| runs
+            .into_iter()
+            .flat_map(|(v, n)| std::iter::repeat_n(v, n))
+            .flat_map(u32::to_le_bytes)
+            .collect()),
+        // Sorted integers (genomic positions, offsets).
+        (prop::collection::vec(0u64..1000, 0..800)).prop_map(|steps| steps
+            .into_iter()
+            .scan(0u64, |acc, step| {
+                *acc += step;
+                Some(*acc)
+            })
+            .flat_map(u64::to_le_bytes)
+            .collect()),
+        // Floats with few distinct values, and a ragged tail.
+        (prop::collection::vec(0usize..5, 0..1000), 0usize..4).prop_map(|(picks, tail)| {
+            let table = [0.0f32, 1.5, -2.25, 91.1875, 1e-3];
+            let mut bytes: Vec<u8> = picks
+                .into_iter()
+                .flat_map(|i| table[i].to_le_bytes())
+                .collect();
+            bytes.extend(std::iter::repeat_n(7u8, tail));
+            bytes
+        }),
+    ]
+}
+
+fn check_raw(codec: Codec, input: &[u8]) {
+    let mut compressed = vec![0xEE; 3]; // compress appends: existing bytes stay.
+    let n = Compressor::new()
+        .compress(codec, input, &mut compressed)
+        .unwrap();
+    assert_eq!(n, compressed.len() - 3);
+    assert_eq!(&compressed[..3], &[0xEE; 3]);
+    let mut back = vec![0; input.len()];
+    Decompressor::new()
+        .decompress(codec.algorithm(), &compressed[3..], &mut back)
+        .unwrap();
+    assert_eq!(back, input, "{codec}");
+}
+
+#[test]
+fn empty_and_one_byte_inputs() {
+    for codec in codecs() {
+        check_raw(codec, b"");
+        check_raw(codec, b"x");
+        for p in preconditions() {
+            for input in [&b""[..], b"x"] {
+                let mut block = Vec::new();
+                BlockEncoder::new()
+                    .encode(codec, p, input, &mut block)
+                    .unwrap();
+                let mut back = Vec::new();
+                BlockDecoder::new().decode(&block, &mut back).unwrap();
+                assert_eq!(back, input);
+            }
+        }
+    }
+}
+
+#[test]
+fn contexts_are_reusable_across_codecs_and_levels() {
+    let mut compressor = Compressor::new();
+    let mut decompressor = Decompressor::new();
+    let input: Vec<u8> = (0..100_000u32)
+        .flat_map(|i| (i / 7).to_le_bytes())
+        .collect();
+    for _ in 0..2 {
+        for codec in codecs() {
+            let mut compressed = Vec::new();
+            compressor.compress(codec, &input, &mut compressed).unwrap();
+            let mut back = vec![0; input.len()];
+            decompressor
+                .decompress(codec.algorithm(), &compressed, &mut back)
+                .unwrap();
+            assert_eq!(back, input, "{codec}");
+        }
+    }
+}
+
+#[test]
+fn incompressible_data_is_stored() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let input: Vec<u8> = (0..4096)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 56) as u8
+        })
+        .collect();
+    let mut block = Vec::new();
+    let header = BlockEncoder::new()
+        .encode(
+            Codec::LZ4,
+            Precondition::Shuffle(Width::W4),
+            &input,
+            &mut block,
+        )
+        .unwrap();
+    assert_eq!(header.codec, Codec::NONE);
+    assert_eq!(header.precondition, Precondition::None);
+    assert_eq!(block.len(), input.len() + BlockHeader::LEN);
+}
+
+#[test]
+fn large_blocks_beyond_roots_16_mib_limit() {
+    let input: Vec<u8> = (0..(20u32 << 20) / 4)
+        .flat_map(|i| (i / 3).to_le_bytes())
+        .collect();
+    for codec in [Codec::LZ4, Codec::zstd(1).unwrap(), Codec::zlib(1).unwrap()] {
+        let mut block = Vec::new();
+        let header = BlockEncoder::new()
+            .encode(
+                codec,
+                Precondition::BitShuffle(Width::W4),
+                &input,
+                &mut block,
+            )
+            .unwrap();
+        assert_eq!(header.uncompressed_len, input.len() as u64);
+        let mut back = Vec::new();
+        BlockDecoder::new().decode(&block, &mut back).unwrap();
+        assert!(back == input, "{codec}");
+    }
+}
+
+#[test]
+fn zstd_dictionaries_roundtrip_and_shrink_small_frames() {
+    // 2,000 small events sharing structure, as RAC units would.
+    let events: Vec<Vec<u8>> = (0..2000u32)
+        .map(|i| {
+            format!(
+                "event {i}: muons=[{:.2}, {:.2}] jets={}",
+                (i % 17) as f32 * 1.25,
+                (i % 5) as f32,
+                i % 9
+            )
+            .into_bytes()
+        })
+        .collect();
+    let samples: Vec<u8> = events.concat();
+    let sizes: Vec<usize> = events.iter().map(Vec::len).collect();
+    let dict = train_dictionary(&samples, &sizes, 4096).unwrap();
+    let encoder = EncoderDictionary::new(&dict, 5).unwrap();
+    let decoder = DecoderDictionary::new(&dict).unwrap();
+    let (mut with_dict, mut without) = (0, 0);
+    let mut compressor = Compressor::new();
+    let mut decompressor = Decompressor::new();
+    for event in &events {
+        let mut out = Vec::new();
+        with_dict += compressor
+            .compress_with_dictionary(&encoder, event, &mut out)
+            .unwrap();
+        let mut back = vec![0; event.len()];
+        decompressor
+            .decompress_with_dictionary(&decoder, &out, &mut back)
+            .unwrap();
+        assert_eq!(&back, event);
+        without += compressor
+            .compress(Codec::zstd(5).unwrap(), event, &mut Vec::new())
+            .unwrap();
+    }
+    assert!(
+        with_dict * 3 < without * 2,
+        "dictionary {with_dict} vs plain {without}"
+    );
+    assert!(train_dictionary(&samples, &sizes[1..], 4096).is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn raw_codecs_roundtrip(input in data()) {
+        for codec in codecs() {
+            check_raw(codec, &input);
+        }
+    }
+
+    #[test]
+    fn blocks_roundtrip_for_every_codec_and_preconditioner(input in data()) {
+        let mut encoder = BlockEncoder::new();
+        let mut decoder = BlockDecoder::new();
+        for codec in codecs() {
+            for p in preconditions() {
+                let mut block = vec![1, 2, 3];
+                let header = encoder.encode(codec, p, &input, &mut block).unwrap();
+                prop_assert_eq!(block.len() as u64, 3 + header.block_len());
+                prop_assert!(header.block_len() <= input.len() as u64 + BlockHeader::LEN as u64);
+                let mut back = Vec::new();
+                prop_assert_eq!(decoder.decode(&block[3..], &mut back).unwrap(), header);
+                prop_assert_eq!(&back, &input, "{} {}", codec, p);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_algorithm_is_covered() {
+    let covered: Vec<Algorithm> = codecs().iter().map(|c| c.algorithm()).collect();
+    for algorithm in Algorithm::ALL {
+        assert!(covered.contains(&algorithm), "{algorithm:?}");
+    }
+}
