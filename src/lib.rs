@@ -1,1 +1,25 @@
+//! evtc: a columnar container for particle-physics event data with tunable, random-access compression.
+//!
+//! This facade re-exports evtc's library crates so that one dependency brings them all:
+//!
+//! - [`codecs`] (`evtc-codecs`): every codec ROOT uses behind one [`codecs::Codec`] type,
+//!   shuffle/bitshuffle/delta preconditioners with SIMD kernels, CRC32 and the block envelope.
+//! - [`datagen`] (`evtc-datagen`): deterministic NanoAOD-like and RAC-study data for tests and
+//!   benchmarks.
+//!
+//! ```
+//! use evtc::codecs::{BlockDecoder, BlockEncoder, Codec, Precondition, Width};
+//!
+//! let jets = evtc::datagen::nano::jets(10_000, 1);
+//! let raw = evtc::datagen::le_bytes(&jets.pt);
+//! let mut block = Vec::new();
+//! BlockEncoder::new().encode(Codec::zstd(5)?, Precondition::Shuffle(Width::W4), &raw, &mut block)?;
+//! let mut back = Vec::new();
+//! BlockDecoder::new().decode(&block, &mut back)?;
+//! assert_eq!(back, raw);
+//! # Ok::<(), evtc::codecs::Error>(())
+//! ```
+#![deny(missing_docs)]
 
+pub use evtc_codecs as codecs;
+pub use evtc_datagen as datagen;

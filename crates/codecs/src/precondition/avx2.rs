@@ -136,7 +136,37 @@ pub(crate) unsafe fn bitshuffle<const W: usize>(m: usize, input: &[u8], out: &mu
     scalar::bitshuffle_range(W, m, steps * STEP, input, out);
 }
 
+/// Transposes the 8x8 bit matrix in each 64-bit lane: bit `8 * r + c` moves to bit `8 * c + r`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn transpose_bits_8x8(x: __m256i) -> __m256i {
+    let t = _mm256_and_si256(
+        _mm256_xor_si256(x, _mm256_srli_epi64::<7>(x)),
+        _mm256_set1_epi64x(0x00AA_00AA_00AA_00AA),
+    );
+    let x = _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64::<7>(t));
+    let t = _mm256_and_si256(
+        _mm256_xor_si256(x, _mm256_srli_epi64::<14>(x)),
+        _mm256_set1_epi64x(0x0000_CCCC_0000_CCCC),
+    );
+    let x = _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64::<14>(t));
+    let t = _mm256_and_si256(
+        _mm256_xor_si256(x, _mm256_srli_epi64::<28>(x)),
+        _mm256_set1_epi64x(0x0000_0000_F0F0_F0F0),
+    );
+    _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64::<28>(t))
+}
+
+/// Elements per step of the wide bitunshuffle path: 32 bytes of each bit-plane.
+const WIDE: usize = 256;
+
 /// Inverse of [`bitshuffle`].
+///
+/// Steps of 256 elements: for each byte `b`, 32 bytes of each of its 8 bit-planes are byte-transposed
+/// (the 8-wide unshuffle network) so that every 64-bit lane holds one byte from each plane for 8
+/// elements, and an 8x8 bit transpose per lane turns that into the 8 elements' byte `b`. The rows of
+/// bytes then go through the `W`-wide unshuffle network. Remaining 32-element steps broadcast each
+/// plane word and test its bits; the rest is scalar.
 ///
 /// # Safety
 /// The CPU must support AVX2.
@@ -144,6 +174,43 @@ pub(crate) unsafe fn bitshuffle<const W: usize>(m: usize, input: &[u8], out: &mu
 pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &mut [u8]) {
     assert!(m % 8 == 0 && input.len() >= m * W && out.len() >= m * W);
     let plane_len = m / 8;
+    let wide_steps = m / WIDE;
+    let mut rows = [0u8; 8 * WIDE];
+    for c in 0..wide_steps {
+        for b in 0..W {
+            let mut regs = [_mm256_setzero_si256(); 8];
+            for (k, reg) in regs.iter_mut().enumerate() {
+                let at = (b * 8 + k) * plane_len + c * (WIDE / 8);
+                // SAFETY: plane (b, k) spans input[at - c*32 .. at - c*32 + plane_len] and (c+1)*32 <= plane_len.
+                *reg = unsafe { _mm256_loadu_si256(input.as_ptr().add(at).cast()) };
+            }
+            for _ in 0..3 {
+                round(&mut regs);
+            }
+            for reg in &mut regs {
+                *reg = transpose_bits_8x8(*reg);
+            }
+            let dst = if W == 1 {
+                out[c * WIDE..].as_mut_ptr()
+            } else {
+                rows[b * WIDE..].as_mut_ptr()
+            };
+            // SAFETY: dst has room for 256 bytes: out holds m >= (c+1)*256 bytes when W == 1, and
+            // rows holds 8 * 256 >= (b+1) * 256 bytes.
+            unsafe { store_elements::<8>(&regs, dst) };
+        }
+        if W > 1 {
+            // SAFETY: the caller guarantees AVX2.
+            unsafe {
+                unshuffle::<W>(
+                    WIDE,
+                    &rows[..W * WIDE],
+                    &mut out[c * WIDE * W..(c + 1) * WIDE * W],
+                )
+            };
+        }
+    }
+
     let steps = m / STEP;
     // Spread a broadcast 32-bit word so that output byte i holds word byte i / 8, then test bit i % 8.
     let spread = _mm256_setr_epi8(
@@ -151,7 +218,7 @@ pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &
         2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,
     );
     let bit_of_byte = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
-    for s in 0..steps {
+    for s in wide_steps * (WIDE / STEP)..steps {
         let mut regs = [_mm256_setzero_si256(); W];
         for (b, reg) in regs.iter_mut().enumerate() {
             let mut acc = _mm256_setzero_si256();
