@@ -85,9 +85,10 @@ impl BlockHeader {
         })
     }
 
-    /// Total length of the block: header plus payload.
+    /// Total length of the block: header plus payload (saturating: a corrupt header may declare
+    /// any payload length).
     pub fn block_len(&self) -> u64 {
-        BlockHeader::LEN as u64 + self.payload_len
+        (BlockHeader::LEN as u64).saturating_add(self.payload_len)
     }
 
     fn write(&self, out: &mut [u8]) {
