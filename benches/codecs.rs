@@ -242,9 +242,9 @@ fn bench_crc(c: &mut Criterion) {
     group.finish();
 }
 
-/// evtc's wrappers against calling the backend crates directly, on 1 MiB of jet pt.
-fn bench_overhead(c: &mut Criterion, raw: &[u8]) {
-    let mut group = c.benchmark_group("overhead");
+/// evtc's wrappers against calling the backend crates directly, on 1 MiB of `data`.
+fn bench_overhead(c: &mut Criterion, data: &str, raw: &[u8]) {
+    let mut group = c.benchmark_group(format!("overhead {data}"));
     configure(&mut group);
     group
         .sample_size(30)
@@ -594,7 +594,8 @@ fn main() {
     let mut ratios = BTreeMap::new();
     bench_kernels(&mut c);
     bench_crc(&mut c);
-    bench_overhead(&mut c, &sets[0].bytes);
+    bench_overhead(&mut c, "nano/Jet_pt", &sets[0].bytes);
+    bench_overhead(&mut c, "rac/TSmall", &sets[sets.len() - 1].bytes);
     bench_zlib_backends(&mut c, &sets[0].bytes);
     bench_codecs(&mut c, &sets, &mut ratios);
     c.final_summary();

@@ -29,8 +29,12 @@ const LZMA_MEMLIMIT: u64 = 256 << 20;
 /// ```
 #[derive(Default)]
 pub struct Compressor {
-    zstd: Option<CCtx<'static>>,
+    /// The zstd context and the level it is set to.
+    zstd: Option<(CCtx<'static>, i32)>,
     zlib: Option<(u32, Compress)>,
+    /// LZ4 output scratch, zero-filled once and reused: `lz4_flex` writes into initialized memory, and
+    /// copying the compressed bytes out costs less than zero-filling the worst case on every call.
+    lz4: Vec<u8>,
 }
 
 impl std::fmt::Debug for Compressor {
@@ -57,13 +61,13 @@ impl Compressor {
         match codec.algorithm() {
             Algorithm::None => out.extend_from_slice(input),
             Algorithm::Lz4 => {
-                out.resize(
-                    start + lz4_flex::block::get_maximum_output_size(input.len()),
-                    0,
-                );
-                let n = lz4_flex::block::compress_into(input, &mut out[start..])
+                let bound = lz4_flex::block::get_maximum_output_size(input.len());
+                if self.lz4.len() < bound {
+                    self.lz4.resize(bound, 0);
+                }
+                let n = lz4_flex::block::compress_into(input, &mut self.lz4)
                     .map_err(|e| compress_error(codec, e))?;
-                out.truncate(start + n);
+                out.extend_from_slice(&self.lz4[..n]);
             }
             // liblz4's HC compressor crashes on empty input at level 12; empty is one token either way.
             Algorithm::Lz4Hc if input.is_empty() => return self.compress(Codec::LZ4, input, out),
@@ -77,9 +81,12 @@ impl Compressor {
                 out.truncate(start + n);
             }
             Algorithm::Zstd => {
-                let cctx = self.zstd.get_or_insert_with(CCtx::create);
-                cctx.set_parameter(CParameter::CompressionLevel(codec.level()))
-                    .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
+                let (cctx, level) = self.zstd.get_or_insert_with(|| (CCtx::create(), i32::MIN));
+                if *level != codec.level() {
+                    cctx.set_parameter(CParameter::CompressionLevel(codec.level()))
+                        .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
+                    *level = codec.level();
+                }
                 zstd_into(out, input.len(), |dst| cctx.compress2(dst, input))
                     .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
             }
@@ -101,7 +108,7 @@ impl Compressor {
         out: &mut Vec<u8>,
     ) -> Result<usize> {
         let start = out.len();
-        let cctx = self.zstd.get_or_insert_with(CCtx::create);
+        let (cctx, _) = self.zstd.get_or_insert_with(|| (CCtx::create(), i32::MIN));
         zstd_into(out, input.len(), |dst| {
             cctx.compress_using_cdict(dst, input, dictionary.cdict())
         })

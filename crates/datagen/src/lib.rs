@@ -263,6 +263,172 @@ pub mod nano {
     pub fn jets(events: usize, seed: u64) -> Particles {
         particles(JET, events, seed)
     }
+
+    /// The values of one column of a generated event table.
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum Values {
+        /// Booleans (trigger bits, ids).
+        Bool(Vec<bool>),
+        /// Signed 32-bit integers.
+        I32(Vec<i32>),
+        /// Unsigned 32-bit integers (counters, run numbers).
+        U32(Vec<u32>),
+        /// Unsigned 64-bit integers (event numbers).
+        U64(Vec<u64>),
+        /// Floats.
+        F32(Vec<f32>),
+    }
+
+    impl Values {
+        /// Number of values.
+        pub fn len(&self) -> usize {
+            match self {
+                Values::Bool(v) => v.len(),
+                Values::I32(v) => v.len(),
+                Values::U32(v) => v.len(),
+                Values::U64(v) => v.len(),
+                Values::F32(v) => v.len(),
+            }
+        }
+
+        /// Whether there are no values.
+        pub fn is_empty(&self) -> bool {
+            self.len() == 0
+        }
+
+        /// Bytes per value.
+        pub fn value_size(&self) -> usize {
+            match self {
+                Values::Bool(_) => 1,
+                Values::I32(_) | Values::U32(_) | Values::F32(_) => 4,
+                Values::U64(_) => 8,
+            }
+        }
+    }
+
+    /// One column of a generated event table. With a `counter`, entry `i` holds `counter[i]` values
+    /// (a NanoAOD collection branch such as `Jet_pt[nJet]`); without, one value per entry.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Column {
+        /// Branch name, NanoAOD style.
+        pub name: String,
+        /// Name of the counter column of a collection branch.
+        pub counter: Option<String>,
+        /// The values, back to back.
+        pub values: Values,
+    }
+
+    /// Number of trigger-bit columns in [`events`].
+    pub const TRIGGERS: usize = 40;
+
+    /// A NanoAOD-like event table of `events` events: event identifiers, 5 collections (Jet, Muon,
+    /// Electron, Photon, Tau) with their counters and 24 variable-length branches, 8 event-level
+    /// floats and integers, and 40 boolean trigger bits (`HLT_*`, each true in a few percent of
+    /// events). 77 columns in all.
+    pub fn events(events: usize, seed: u64) -> Vec<Column> {
+        let mut rng = Rng::new(seed);
+        let mut columns = Vec::new();
+        let scalar = |name: &str, values: Values| Column {
+            name: name.into(),
+            counter: None,
+            values,
+        };
+        let jagged = |name: &str, counter: &str, values: Values| Column {
+            name: name.into(),
+            counter: Some(counter.into()),
+            values,
+        };
+        columns.push(scalar("run", Values::U32(vec![1; events])));
+        columns.push(scalar(
+            "luminosityBlock",
+            Values::U32((0..events).map(|e| 1 + (e / 2000) as u32).collect()),
+        ));
+        columns.push(scalar(
+            "event",
+            Values::U64((0..events).map(|e| 1_000_000 + 3 * e as u64).collect()),
+        ));
+        let collections: [(&str, Kind, u64); 5] = [
+            ("Jet", JET, 1),
+            ("Muon", MUON, 2),
+            ("Electron", ELECTRON, 3),
+            ("Photon", PHOTON, 4),
+            ("Tau", TAU, 5),
+        ];
+        for (name, kind, salt) in collections {
+            let p = particles(kind, events, seed.wrapping_mul(31).wrapping_add(salt));
+            let counter = format!("n{name}");
+            let total = p.pt.len();
+            columns.push(scalar(&counter, Values::U32(p.counts.clone())));
+            columns.push(jagged(&format!("{name}_pt"), &counter, Values::F32(p.pt)));
+            columns.push(jagged(&format!("{name}_eta"), &counter, Values::F32(p.eta)));
+            columns.push(jagged(&format!("{name}_phi"), &counter, Values::F32(p.phi)));
+            match name {
+                "Jet" => {
+                    columns.push(jagged("Jet_mass", &counter, Values::F32(p.mass)));
+                    let btag = (0..total)
+                        .map(|_| round_mantissa(rng.uniform() as f32, 10))
+                        .collect();
+                    columns.push(jagged("Jet_btagDeepFlavB", &counter, Values::F32(btag)));
+                    let id = (0..total)
+                        .map(|_| if rng.below(10) < 8 { 6 } else { 2 })
+                        .collect();
+                    columns.push(jagged("Jet_jetId", &counter, Values::I32(id)));
+                }
+                "Muon" | "Electron" => {
+                    columns.push(jagged(
+                        &format!("{name}_mass"),
+                        &counter,
+                        Values::F32(p.mass),
+                    ));
+                    let charge = (0..total)
+                        .map(|_| if rng.below(2) == 0 { -1 } else { 1 })
+                        .collect();
+                    columns.push(jagged(
+                        &format!("{name}_charge"),
+                        &counter,
+                        Values::I32(charge),
+                    ));
+                    if name == "Muon" {
+                        let iso = (0..total)
+                            .map(|_| round_mantissa(rng.exponential(0.1) as f32, 8))
+                            .collect();
+                        columns.push(jagged("Muon_pfRelIso04_all", &counter, Values::F32(iso)));
+                        let tight = (0..total).map(|_| rng.below(10) < 7).collect();
+                        columns.push(jagged("Muon_tightId", &counter, Values::Bool(tight)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let met = (0..events).map(|_| rng.exponential(30.0) as f32).collect();
+        columns.push(scalar("MET_pt", Values::F32(met)));
+        let phi = (0..events)
+            .map(|_| round_mantissa(rng.range(-std::f64::consts::PI, std::f64::consts::PI) as f32, 12))
+            .collect();
+        columns.push(scalar("MET_phi", Values::F32(phi)));
+        columns.push(scalar(
+            "PV_npvs",
+            Values::I32((0..events).map(|_| rng.poisson(30.0) as i32).collect()),
+        ));
+        columns.push(scalar(
+            "PV_z",
+            Values::F32(
+                (0..events)
+                    .map(|_| round_mantissa((rng.normal() * 3.5) as f32, 10))
+                    .collect(),
+            ),
+        ));
+        columns.push(scalar(
+            "fixedGridRhoFastjetAll",
+            Values::F32((0..events).map(|_| rng.range(5.0, 40.0) as f32).collect()),
+        ));
+        for t in 0..TRIGGERS {
+            let rate = 1 + (t as u64 * 7) % 13;
+            let bits = (0..events).map(|_| rng.below(100) < rate).collect();
+            columns.push(scalar(&format!("HLT_path{t:02}"), Values::Bool(bits)));
+        }
+        columns
+    }
 }
 
 pub mod ints {

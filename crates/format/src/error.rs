@@ -1,0 +1,210 @@
+//! The error type of `evtc-format`.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::meta::DataType;
+
+/// A `Result` whose error defaults to this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Where in a file something went wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Location {
+    /// Tree name, if known.
+    pub tree: Option<String>,
+    /// Branch name, if known.
+    pub branch: Option<String>,
+    /// Basket number within the branch, if known.
+    pub basket: Option<usize>,
+    /// File offset of the record involved.
+    pub offset: u64,
+}
+
+impl Location {
+    /// A location at `offset` with nothing else known.
+    pub fn at(offset: u64) -> Location {
+        Location {
+            offset,
+            ..Location::default()
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(tree) = &self.tree {
+            write!(f, "tree {tree:?}, ")?;
+        }
+        if let Some(branch) = &self.branch {
+            write!(f, "branch {branch:?}, ")?;
+        }
+        if let Some(basket) = self.basket {
+            write!(f, "basket {basket}, ")?;
+        }
+        write!(f, "file offset {}", self.offset)
+    }
+}
+
+/// Everything that can go wrong writing or reading an evtc file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An I/O error, with the file it concerns.
+    #[error("{}: {source}", path.as_ref().map_or_else(|| "I/O".to_owned(), |p| p.display().to_string()))]
+    Io {
+        /// The file, if known.
+        path: Option<PathBuf>,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The bytes are not an evtc file (wrong magic).
+    #[error("not an evtc file: {0}")]
+    NotEvtc(String),
+    /// The file was written by a newer, incompatible format version.
+    #[error(
+        "file format version {major}.{minor} is not supported: this reader reads version {supported}.x"
+    )]
+    UnsupportedVersion {
+        /// The file's major version.
+        major: u16,
+        /// The file's minor version.
+        minor: u16,
+        /// The major version this reader supports.
+        supported: u16,
+    },
+    /// The file is shorter than its structures say.
+    #[error("truncated file: {what} at {location} needs {needed} bytes, the file has {file_len}")]
+    Truncated {
+        /// What was being read.
+        what: &'static str,
+        /// Where.
+        location: Location,
+        /// Bytes needed from the start of the file.
+        needed: u64,
+        /// The file's length.
+        file_len: u64,
+    },
+    /// A CRC32 did not match.
+    #[error(
+        "checksum mismatch in {what} at {location}: stored {stored:#010x}, computed {computed:#010x}"
+    )]
+    Checksum {
+        /// What was checked.
+        what: &'static str,
+        /// Where.
+        location: Location,
+        /// The stored CRC32.
+        stored: u32,
+        /// The CRC32 of the bytes read.
+        computed: u32,
+    },
+    /// A structure holds impossible values.
+    #[error("corrupt file at {location}: {reason}")]
+    Corrupt {
+        /// Where.
+        location: Location,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A compressed block failed to decode.
+    #[error("corrupt basket at {location}: {source}")]
+    Codec {
+        /// Where.
+        location: Location,
+        /// The codec error.
+        source: Box<evtc_codecs::Error>,
+    },
+    /// A compression error while writing.
+    #[error("compressing tree {tree:?}, branch {branch:?}: {source}")]
+    Compress {
+        /// Tree name.
+        tree: String,
+        /// Branch name.
+        branch: String,
+        /// The codec error.
+        source: Box<evtc_codecs::Error>,
+    },
+    /// The file needs an extension this reader does not know.
+    #[error("the file requires extension {key:?}, which this reader does not support")]
+    RequiredExtension {
+        /// The extension key.
+        key: String,
+    },
+    /// No tree of that name.
+    #[error("no tree {name:?} in the file (trees: {available})")]
+    NoSuchTree {
+        /// The requested name.
+        name: String,
+        /// The trees the file has, comma-separated.
+        available: String,
+    },
+    /// No branch of that name.
+    #[error("tree {tree:?} has no branch {name:?}")]
+    NoSuchBranch {
+        /// Tree name.
+        tree: String,
+        /// The requested name.
+        name: String,
+    },
+    /// A branch was read as a type it does not have.
+    #[error(
+        "tree {tree:?}, branch {branch:?}: requested {requested}, but the branch holds {actual}"
+    )]
+    TypeMismatch {
+        /// Tree name.
+        tree: String,
+        /// Branch name.
+        branch: String,
+        /// What the caller asked for.
+        requested: String,
+        /// The branch's type.
+        actual: DataType,
+    },
+    /// An entry or entry range outside the tree.
+    #[error("tree {tree:?}: entries {start}..{end} are outside 0..{entries}")]
+    EntryOutOfRange {
+        /// Tree name.
+        tree: String,
+        /// Start of the requested range.
+        start: u64,
+        /// End of the requested range.
+        end: u64,
+        /// The tree's entries.
+        entries: u64,
+    },
+    /// A schema the writer cannot accept (duplicate names, bad counters, ...).
+    #[error("invalid schema for tree {tree:?}: {reason}")]
+    InvalidSchema {
+        /// Tree name.
+        tree: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Data handed to the writer does not fit the schema.
+    #[error("tree {tree:?}, branch {branch:?}: {reason}")]
+    InvalidFill {
+        /// Tree name.
+        tree: String,
+        /// Branch name.
+        branch: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl Error {
+    pub(crate) fn io(path: Option<&std::path::Path>, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.map(ToOwned::to_owned),
+            source,
+        }
+    }
+
+    pub(crate) fn corrupt(location: Location, reason: impl Into<String>) -> Error {
+        Error::Corrupt {
+            location,
+            reason: reason.into(),
+        }
+    }
+}

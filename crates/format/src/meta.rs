@@ -1,0 +1,271 @@
+//! File metadata: the postcard-encoded structures of docs/format.md section 4.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The element type of a branch's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ScalarType {
+    /// `bool`, stored as one byte 0 or 1.
+    Bool,
+    /// `i8`.
+    I8,
+    /// `u8`.
+    U8,
+    /// `i16`.
+    I16,
+    /// `u16`.
+    U16,
+    /// `i32`.
+    I32,
+    /// `u32`.
+    U32,
+    /// `i64`.
+    I64,
+    /// `u64`.
+    U64,
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+}
+
+impl ScalarType {
+    /// Every scalar type.
+    pub const ALL: [ScalarType; 11] = [
+        ScalarType::Bool,
+        ScalarType::I8,
+        ScalarType::U8,
+        ScalarType::I16,
+        ScalarType::U16,
+        ScalarType::I32,
+        ScalarType::U32,
+        ScalarType::I64,
+        ScalarType::U64,
+        ScalarType::F32,
+        ScalarType::F64,
+    ];
+
+    /// Size of one value in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
+            ScalarType::I16 | ScalarType::U16 => 2,
+            ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
+            ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 8,
+        }
+    }
+
+    /// The Rust name of the type (`f32`, `bool`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::I8 => "i8",
+            ScalarType::U8 => "u8",
+            ScalarType::I16 => "i16",
+            ScalarType::U16 => "u16",
+            ScalarType::I32 => "i32",
+            ScalarType::U32 => "u32",
+            ScalarType::I64 => "i64",
+            ScalarType::U64 => "u64",
+            ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
+        }
+    }
+
+    /// Whether this is an integer type (usable as a counter).
+    pub fn is_integer(self) -> bool {
+        !matches!(self, ScalarType::Bool | ScalarType::F32 | ScalarType::F64)
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The type of a branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DataType {
+    /// One value per entry.
+    Scalar(ScalarType),
+    /// Exactly `n` values per entry (`x[3]`).
+    FixedArray(ScalarType, u32),
+    /// Any number of values per entry (`Muon_pt[nMuon]`, `std::vector<float>`).
+    Jagged(ScalarType),
+    /// A byte string per entry.
+    Bytes,
+    /// A UTF-8 string per entry.
+    Utf8,
+}
+
+impl DataType {
+    /// The type of the stored values.
+    pub fn scalar(self) -> ScalarType {
+        match self {
+            DataType::Scalar(t) | DataType::FixedArray(t, _) | DataType::Jagged(t) => t,
+            DataType::Bytes | DataType::Utf8 => ScalarType::U8,
+        }
+    }
+
+    /// Whether entries have varying numbers of values.
+    pub fn is_variable(self) -> bool {
+        matches!(self, DataType::Jagged(_) | DataType::Bytes | DataType::Utf8)
+    }
+
+    /// Values per entry for scalars (1) and fixed arrays (n); `None` for variable-length types.
+    pub fn fixed_len(self) -> Option<usize> {
+        match self {
+            DataType::Scalar(_) => Some(1),
+            DataType::FixedArray(_, n) => Some(n as usize),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DataType::Scalar(t) => write!(f, "{t}"),
+            DataType::FixedArray(t, n) => write!(f, "{t}[{n}]"),
+            DataType::Jagged(t) => write!(f, "{t}[]"),
+            DataType::Bytes => f.write_str("bytes"),
+            DataType::Utf8 => f.write_str("string"),
+        }
+    }
+}
+
+/// How the entry boundaries of a branch are stored (docs/format.md 3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Boundaries {
+    /// Scalars and fixed arrays: boundaries follow from the type.
+    Fixed,
+    /// Per-entry u32 element offsets stored with the values in one block, as ROOT does.
+    Offsets,
+    /// Per-entry u32 counts in their own block.
+    Counts,
+    /// No boundaries stored: they come from the counter branch.
+    None,
+}
+
+impl fmt::Display for Boundaries {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Boundaries::Fixed => "fixed",
+            Boundaries::Offsets => "offsets",
+            Boundaries::Counts => "counts",
+            Boundaries::None => "none",
+        })
+    }
+}
+
+/// An addition of a later minor version (docs/format.md 4.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Extension {
+    /// What the extension is.
+    pub key: String,
+    /// Whether a reader that does not know `key` must refuse the file (or branch).
+    pub required: bool,
+    /// The extension's own encoding.
+    pub value: Vec<u8>,
+}
+
+/// Everything the footer says about one branch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BranchMeta {
+    /// Branch name, unique in its tree.
+    pub name: String,
+    /// Type of the branch.
+    pub dtype: DataType,
+    /// The counter branch of a variable-length branch, if any.
+    pub counter: Option<String>,
+    /// How entry boundaries are stored.
+    pub boundaries: Boundaries,
+    /// Algorithm id of the codec the writer used.
+    pub codec: u8,
+    /// Level of that codec.
+    pub level: i8,
+    /// Preconditioner id of the values.
+    pub precondition: u8,
+    /// Element width of the values' preconditioner.
+    pub width: u8,
+    /// Preconditioner id of the counts or offsets (width 4).
+    pub count_precondition: u8,
+    /// Entries in the branch (equals the tree's).
+    pub entries: u64,
+    /// Uncompressed bytes of values, counts and offsets.
+    pub raw_bytes: u64,
+    /// Bytes of the branch's basket records on disk.
+    pub stored_bytes: u64,
+    /// Number of baskets.
+    pub baskets: u64,
+    /// File offset of the branch's index record.
+    pub index_offset: u64,
+    /// Length of the branch's index record.
+    pub index_len: u64,
+    /// Extensions.
+    pub extensions: Vec<Extension>,
+}
+
+/// Everything the footer says about one tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TreeMeta {
+    /// Tree name, unique in the file.
+    pub name: String,
+    /// Number of entries.
+    pub entries: u64,
+    /// Entries at which clusters end, strictly increasing, the last equal to `entries`.
+    pub cluster_ends: Vec<u64>,
+    /// The branches.
+    pub branches: Vec<BranchMeta>,
+    /// Extensions.
+    pub extensions: Vec<Extension>,
+}
+
+/// The tree-schema record: a tree's name and branches as writing starts (for recovery).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TreeSchema {
+    /// Tree name.
+    pub name: String,
+    /// Branches, with zero sizes and index locations.
+    pub branches: Vec<BranchMeta>,
+}
+
+/// The footer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileMeta {
+    /// Format major version.
+    pub major: u16,
+    /// Format minor version.
+    pub minor: u16,
+    /// The software that wrote the file.
+    pub writer: String,
+    /// The trees.
+    pub trees: Vec<TreeMeta>,
+    /// Extensions.
+    pub extensions: Vec<Extension>,
+}
+
+/// Where one basket is and what it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BasketLoc {
+    /// File offset of the basket record.
+    pub offset: u64,
+    /// Length of the record, header included.
+    pub record_len: u64,
+    /// First entry in the basket.
+    pub first_entry: u64,
+    /// Number of entries.
+    pub entries: u64,
+    /// Number of values.
+    pub elements: u64,
+}
+
+/// The branch-index record: every basket of a branch, in entry order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BasketIndex {
+    /// The baskets.
+    pub baskets: Vec<BasketLoc>,
+}

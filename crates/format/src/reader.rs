@@ -1,0 +1,1183 @@
+//! Reading evtc files: [`FileReader`], [`TreeReader`], [`BranchReader`] and [`BranchCursor`].
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use evtc_codecs::{BlockDecoder, BlockHeader};
+use rayon::prelude::*;
+
+use crate::error::{Error, Location, Result};
+use crate::io::{LocalFile, ReadAt};
+use crate::meta::{BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, FileMeta, TreeMeta};
+use crate::record::{
+    self, FILE_HEADER_LEN, RECORD_HEADER_LEN, RecordHeader, RecordKind, TRAILER_LEN, Trailer,
+};
+use crate::types::{Scalar, decode_counts};
+
+/// A basket may decode to at most this many times its stored size (plus 1 MiB): a bound on any
+/// allocation a basket index can ask for. The most compressible data evtc's codecs produce stays
+/// far below it (zstd's run-length blocks reach about 40,000x).
+const MAX_EXPANSION: u64 = 1 << 16;
+
+/// Reader settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOptions {
+    verify_checksums: bool,
+    threads: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions {
+            verify_checksums: true,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Whether to verify record checksums (default: yes). Structure is always checked.
+    pub fn verify_checksums(mut self, verify: bool) -> ReadOptions {
+        self.verify_checksums = verify;
+        self
+    }
+
+    /// Threads that decompress baskets in bulk reads (default: all cores; 1 reads on the calling thread).
+    pub fn threads(mut self, threads: usize) -> ReadOptions {
+        self.threads = threads.max(1);
+        self
+    }
+}
+
+/// Variable-length data in the Arrow layout: entry `i` is `values[offsets[i]..offsets[i + 1]]`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Jagged<T> {
+    /// `entries + 1` offsets into `values`, starting at 0.
+    pub offsets: Vec<u64>,
+    /// All values, back to back.
+    pub values: Vec<T>,
+}
+
+impl<T> Jagged<T> {
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values of entry `i`.
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    pub fn entry(&self, i: usize) -> &[T] {
+        &self.values[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
+/// An open evtc file.
+///
+/// Opening reads the trailer and the footer only; a branch's basket index is read the first time
+/// the branch is read, and its baskets only when their entries are.
+///
+/// ```no_run
+/// use evtc_format::FileReader;
+/// let file = FileReader::open("events.evtc")?;
+/// for tree in file.trees() {
+///     println!("{}: {} entries, {} branches", tree.name, tree.entries, tree.branches.len());
+/// }
+/// let events = file.tree("Events")?;
+/// let n_muon: Vec<u32> = events.branch("nMuon")?.read()?;
+/// let muon_pt = events.branch("Muon_pt")?.read_jagged::<f32>()?;
+/// # Ok::<(), evtc_format::Error>(())
+/// ```
+pub struct FileReader<R: ReadAt = LocalFile> {
+    source: R,
+    meta: FileMeta,
+    options: ReadOptions,
+    /// End of the record region (the footer's offset).
+    records_end: u64,
+    indexes: Vec<Vec<OnceLock<Arc<BasketIndex>>>>,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl<R: ReadAt> std::fmt::Debug for FileReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileReader")
+            .field("path", &self.source.path())
+            .field("trees", &self.meta.trees.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl FileReader<LocalFile> {
+    /// Opens the file at `path` with default options.
+    ///
+    /// # Errors
+    /// [`Error::Io`], [`Error::NotEvtc`], [`Error::UnsupportedVersion`], or a corruption error.
+    pub fn open(path: impl AsRef<Path>) -> Result<FileReader<LocalFile>> {
+        FileReader::open_with(path, ReadOptions::default())
+    }
+
+    /// Opens the file at `path`.
+    ///
+    /// # Errors
+    /// As for [`FileReader::open`].
+    pub fn open_with(
+        path: impl AsRef<Path>,
+        options: ReadOptions,
+    ) -> Result<FileReader<LocalFile>> {
+        let path = path.as_ref();
+        let source = LocalFile::open(path).map_err(|e| Error::io(Some(path), e))?;
+        FileReader::from_source(source, options)
+    }
+}
+
+thread_local! {
+    static DECODER: RefCell<BlockDecoder> = RefCell::new(BlockDecoder::new().verify_checksums(false));
+}
+
+impl<R: ReadAt> FileReader<R> {
+    /// Opens an evtc file held by any [`ReadAt`] source (a buffer, a custom backend).
+    ///
+    /// # Errors
+    /// As for [`FileReader::open`].
+    pub fn from_source(source: R, options: ReadOptions) -> Result<FileReader<R>> {
+        let file_len = source.len();
+        if file_len < FILE_HEADER_LEN + TRAILER_LEN {
+            return Err(Error::NotEvtc(format!(
+                "{file_len} bytes is too short for an evtc file"
+            )));
+        }
+        let mut header = [0u8; FILE_HEADER_LEN as usize];
+        source
+            .read_exact_at(0, &mut header)
+            .map_err(|e| Error::io(source.path(), e))?;
+        record::check_file_header(&header)?;
+        let trailer_at = file_len - TRAILER_LEN;
+        let mut trailer = [0u8; TRAILER_LEN as usize];
+        source
+            .read_exact_at(trailer_at, &mut trailer)
+            .map_err(|e| Error::io(source.path(), e))?;
+        let trailer = Trailer::decode(&trailer, trailer_at)?;
+        let location = Location::at(trailer.footer_offset);
+        if trailer.footer_offset < FILE_HEADER_LEN
+            || trailer.footer_offset.checked_add(trailer.footer_len) != Some(trailer_at)
+        {
+            return Err(Error::corrupt(
+                location,
+                format!(
+                    "the trailer puts the footer at {}..+{}, which is not the end of the records (file length {file_len})",
+                    trailer.footer_offset, trailer.footer_len
+                ),
+            ));
+        }
+        let pool = if options.threads > 1 {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(options.threads)
+                .build()
+                .ok()
+        } else {
+            None
+        };
+        let mut reader = FileReader {
+            source,
+            meta: FileMeta {
+                major: 0,
+                minor: 0,
+                writer: String::new(),
+                trees: Vec::new(),
+                extensions: Vec::new(),
+            },
+            options,
+            records_end: trailer.footer_offset,
+            indexes: Vec::new(),
+            pool,
+        };
+        let (_, body) = reader.read_record(
+            trailer.footer_offset,
+            trailer.footer_len,
+            RecordKind::Footer,
+            &location,
+            file_len,
+        )?;
+        let meta: FileMeta = postcard::from_bytes(&body).map_err(|e| {
+            Error::corrupt(location.clone(), format!("the footer does not decode: {e}"))
+        })?;
+        validate_meta(&meta, reader.records_end)?;
+        reader.indexes = meta
+            .trees
+            .iter()
+            .map(|t| t.branches.iter().map(|_| OnceLock::new()).collect())
+            .collect();
+        reader.meta = meta;
+        Ok(reader)
+    }
+
+    /// The footer: every tree and branch with types, settings and sizes.
+    pub fn meta(&self) -> &FileMeta {
+        &self.meta
+    }
+
+    /// The trees.
+    pub fn trees(&self) -> &[TreeMeta] {
+        &self.meta.trees
+    }
+
+    /// The tree named `name`.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchTree`].
+    pub fn tree(&self, name: &str) -> Result<TreeReader<'_, R>> {
+        let tree = self
+            .meta
+            .trees
+            .iter()
+            .position(|t| t.name == name)
+            .ok_or_else(|| Error::NoSuchTree {
+                name: name.to_owned(),
+                available: self
+                    .meta
+                    .trees
+                    .iter()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        Ok(TreeReader { file: self, tree })
+    }
+
+    /// Reads the record at `offset..offset + len`, checks its header (kind, lengths, CRCs) and
+    /// returns the header and body.
+    fn read_record(
+        &self,
+        offset: u64,
+        len: u64,
+        kind: RecordKind,
+        location: &Location,
+        end: u64,
+    ) -> Result<(RecordHeader, Vec<u8>)> {
+        if len < RECORD_HEADER_LEN as u64 || offset.checked_add(len).is_none_or(|e| e > end) {
+            return Err(Error::Truncated {
+                what: "record",
+                location: location.clone(),
+                needed: offset.saturating_add(len.max(RECORD_HEADER_LEN as u64)),
+                file_len: end,
+            });
+        }
+        let len_usize = usize::try_from(len)
+            .map_err(|_| Error::corrupt(location.clone(), "record too large for memory"))?;
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(len_usize).map_err(|_| {
+            Error::corrupt(
+                location.clone(),
+                format!("cannot allocate {len} bytes for a record"),
+            )
+        })?;
+        bytes.resize(len_usize, 0);
+        self.source
+            .read_exact_at(offset, &mut bytes)
+            .map_err(|e| Error::io(self.source.path(), e))?;
+        let head: &[u8; RECORD_HEADER_LEN] = bytes[..RECORD_HEADER_LEN]
+            .try_into()
+            .expect("length checked");
+        let header = RecordHeader::decode(head, location)?;
+        if header.kind != kind {
+            return Err(Error::corrupt(
+                location.clone(),
+                format!("expected a {kind:?} record, found {:?}", header.kind),
+            ));
+        }
+        if header.body_len != len - RECORD_HEADER_LEN as u64 {
+            return Err(Error::corrupt(
+                location.clone(),
+                format!(
+                    "record body is {} bytes but {} were expected",
+                    header.body_len,
+                    len - RECORD_HEADER_LEN as u64
+                ),
+            ));
+        }
+        bytes.drain(..RECORD_HEADER_LEN);
+        if self.options.verify_checksums {
+            let computed = evtc_codecs::crc32(&bytes);
+            if computed != header.body_crc {
+                return Err(Error::Checksum {
+                    what: "record body",
+                    location: location.clone(),
+                    stored: header.body_crc,
+                    computed,
+                });
+            }
+        }
+        Ok((header, bytes))
+    }
+
+    fn run<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+        match &self.pool {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
+    }
+}
+
+/// Checks the footer's internal consistency (docs/format.md 4.1).
+fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
+    if meta.major != record::MAJOR {
+        return Err(Error::UnsupportedVersion {
+            major: meta.major,
+            minor: meta.minor,
+            supported: record::MAJOR,
+        });
+    }
+    for ext in meta
+        .extensions
+        .iter()
+        .chain(meta.trees.iter().flat_map(|t| &t.extensions))
+    {
+        if ext.required {
+            return Err(Error::RequiredExtension {
+                key: ext.key.clone(),
+            });
+        }
+    }
+    for tree in &meta.trees {
+        let location = |branch: Option<&str>| Location {
+            tree: Some(tree.name.clone()),
+            branch: branch.map(str::to_owned),
+            basket: None,
+            offset: records_end,
+        };
+        let ends = &tree.cluster_ends;
+        if ends.windows(2).any(|w| w[0] >= w[1])
+            || ends.last().copied().unwrap_or(0) != tree.entries
+            || ends.first() == Some(&0)
+        {
+            return Err(Error::corrupt(
+                location(None),
+                "cluster boundaries are not increasing up to the entry count",
+            ));
+        }
+        for (i, b) in tree.branches.iter().enumerate() {
+            if let Some(ext) = b.extensions.iter().find(|e| e.required) {
+                return Err(Error::RequiredExtension {
+                    key: ext.key.clone(),
+                });
+            }
+            if tree.branches[..i].iter().any(|o| o.name == b.name) {
+                return Err(Error::corrupt(
+                    location(Some(&b.name)),
+                    "two branches have this name",
+                ));
+            }
+            if b.entries != tree.entries {
+                return Err(Error::corrupt(
+                    location(Some(&b.name)),
+                    format!(
+                        "branch has {} entries, its tree {}",
+                        b.entries, tree.entries
+                    ),
+                ));
+            }
+            if b.index_offset < FILE_HEADER_LEN
+                || b.index_offset
+                    .checked_add(b.index_len)
+                    .is_none_or(|e| e > records_end)
+            {
+                return Err(Error::corrupt(
+                    location(Some(&b.name)),
+                    "basket index lies outside the records",
+                ));
+            }
+            let fixed = !b.dtype.is_variable();
+            let ok = match b.boundaries {
+                Boundaries::Fixed => fixed,
+                Boundaries::Offsets | Boundaries::Counts => !fixed,
+                Boundaries::None => !fixed && b.counter.is_some(),
+            };
+            if !ok || matches!(b.dtype, DataType::FixedArray(_, 0)) {
+                return Err(Error::corrupt(
+                    location(Some(&b.name)),
+                    format!("type {} with boundaries {}", b.dtype, b.boundaries),
+                ));
+            }
+            if let Some(counter) = &b.counter {
+                let c = tree.branches[..i].iter().find(|o| &o.name == counter);
+                if !matches!(c.map(|c| c.dtype), Some(DataType::Scalar(t)) if t.is_integer()) {
+                    return Err(Error::corrupt(
+                        location(Some(&b.name)),
+                        format!("counter {counter:?} is not an integer branch before it"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One tree of an open file.
+pub struct TreeReader<'a, R: ReadAt = LocalFile> {
+    file: &'a FileReader<R>,
+    tree: usize,
+}
+
+impl<R: ReadAt> Clone for TreeReader<'_, R> {
+    fn clone(&self) -> Self {
+        TreeReader {
+            file: self.file,
+            tree: self.tree,
+        }
+    }
+}
+
+impl<R: ReadAt> std::fmt::Debug for TreeReader<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeReader")
+            .field("name", &self.meta().name)
+            .finish()
+    }
+}
+
+impl<'a, R: ReadAt> TreeReader<'a, R> {
+    /// The tree's metadata.
+    pub fn meta(&self) -> &'a TreeMeta {
+        &self.file.meta.trees[self.tree]
+    }
+
+    /// The tree name.
+    pub fn name(&self) -> &'a str {
+        &self.meta().name
+    }
+
+    /// Number of entries.
+    pub fn entries(&self) -> u64 {
+        self.meta().entries
+    }
+
+    /// The branches, with types and sizes.
+    pub fn branches(&self) -> &'a [BranchMeta] {
+        &self.meta().branches
+    }
+
+    /// The branch named `name`.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchBranch`].
+    pub fn branch(&self, name: &str) -> Result<BranchReader<'a, R>> {
+        let branch = self
+            .branches()
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| Error::NoSuchBranch {
+                tree: self.name().to_owned(),
+                name: name.to_owned(),
+            })?;
+        Ok(BranchReader {
+            tree: self.clone(),
+            branch,
+        })
+    }
+
+    fn check_range(&self, range: &Range<u64>) -> Result<()> {
+        if range.start > range.end || range.end > self.entries() {
+            return Err(Error::EntryOutOfRange {
+                tree: self.name().to_owned(),
+                start: range.start,
+                end: range.end,
+                entries: self.entries(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One branch of a tree: bulk, range and entry reads.
+pub struct BranchReader<'a, R: ReadAt = LocalFile> {
+    tree: TreeReader<'a, R>,
+    branch: usize,
+}
+
+impl<R: ReadAt> Clone for BranchReader<'_, R> {
+    fn clone(&self) -> Self {
+        BranchReader {
+            tree: self.tree.clone(),
+            branch: self.branch,
+        }
+    }
+}
+
+impl<R: ReadAt> std::fmt::Debug for BranchReader<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BranchReader")
+            .field("name", &self.meta().name)
+            .finish()
+    }
+}
+
+/// One decoded basket's per-entry counts, where the basket stores them.
+type Counts = Option<Vec<u32>>;
+
+impl<'a, R: ReadAt> BranchReader<'a, R> {
+    /// The branch's metadata.
+    pub fn meta(&self) -> &'a BranchMeta {
+        &self.tree.meta().branches[self.branch]
+    }
+
+    /// The tree this branch belongs to.
+    pub fn tree(&self) -> &TreeReader<'a, R> {
+        &self.tree
+    }
+
+    fn file(&self) -> &'a FileReader<R> {
+        self.tree.file
+    }
+
+    fn location(&self, basket: Option<usize>, offset: u64) -> Location {
+        Location {
+            tree: Some(self.tree.name().to_owned()),
+            branch: Some(self.meta().name.clone()),
+            basket,
+            offset,
+        }
+    }
+
+    fn type_check<T: Scalar>(&self, requested: impl FnOnce() -> String, ok: bool) -> Result<()> {
+        if ok && self.meta().dtype.scalar() == T::TYPE {
+            return Ok(());
+        }
+        Err(Error::TypeMismatch {
+            tree: self.tree.name().to_owned(),
+            branch: self.meta().name.clone(),
+            requested: requested(),
+            actual: self.meta().dtype,
+        })
+    }
+
+    /// The branch's basket index (read from the file on first use, then cached).
+    ///
+    /// # Errors
+    /// I/O and corruption errors.
+    pub fn baskets(&self) -> Result<Arc<BasketIndex>> {
+        let cell = &self.file().indexes[self.tree.tree][self.branch];
+        if let Some(index) = cell.get() {
+            return Ok(index.clone());
+        }
+        let meta = self.meta();
+        let file = self.file();
+        let location = self.location(None, meta.index_offset);
+        let (header, body) = file.read_record(
+            meta.index_offset,
+            meta.index_len,
+            RecordKind::BranchIndex,
+            &location,
+            file.records_end,
+        )?;
+        if header.tree as usize != self.tree.tree || header.branch as usize != self.branch {
+            return Err(Error::corrupt(
+                location,
+                "the basket index belongs to another branch",
+            ));
+        }
+        let index: BasketIndex = postcard::from_bytes(&body).map_err(|e| {
+            Error::corrupt(
+                location.clone(),
+                format!("basket index does not decode: {e}"),
+            )
+        })?;
+        self.validate_index(&index)?;
+        Ok(cell.get_or_init(|| Arc::new(index)).clone())
+    }
+
+    fn validate_index(&self, index: &BasketIndex) -> Result<()> {
+        let meta = self.meta();
+        let clusters = &self.tree.meta().cluster_ends;
+        let size = meta.dtype.scalar().size() as u64;
+        let mut next = 0u64;
+        for (i, loc) in index.baskets.iter().enumerate() {
+            let location = self.location(Some(i), loc.offset);
+            let bad = |reason: String| Err(Error::corrupt(location.clone(), reason));
+            if loc.first_entry != next || loc.entries == 0 {
+                return bad(format!(
+                    "basket covers entries {}..+{} but {next} comes next",
+                    loc.first_entry, loc.entries
+                ));
+            }
+            let end = loc
+                .first_entry
+                .checked_add(loc.entries)
+                .filter(|&e| e <= meta.entries);
+            let Some(end) = end else {
+                return bad("basket runs past the branch's entries".into());
+            };
+            let cluster = clusters.partition_point(|&c| c <= loc.first_entry);
+            if clusters.get(cluster).is_none_or(|&c| end > c) {
+                return bad("basket crosses a cluster boundary".into());
+            }
+            if loc.offset < FILE_HEADER_LEN
+                || loc
+                    .offset
+                    .checked_add(loc.record_len)
+                    .is_none_or(|e| e > self.file().records_end)
+            {
+                return bad("basket lies outside the records".into());
+            }
+            if let Some(len) = meta.dtype.fixed_len() {
+                if Some(loc.elements) != loc.entries.checked_mul(len as u64) {
+                    return bad(format!(
+                        "{} values for {} entries of {len}",
+                        loc.elements, loc.entries
+                    ));
+                }
+            }
+            let raw = loc.elements.saturating_mul(size);
+            if raw
+                > loc
+                    .record_len
+                    .saturating_mul(MAX_EXPANSION)
+                    .saturating_add(1 << 20)
+            {
+                return bad(format!(
+                    "basket claims {raw} bytes of values in a {}-byte record",
+                    loc.record_len
+                ));
+            }
+            next = end;
+        }
+        if next != meta.entries {
+            return Err(Error::corrupt(
+                self.location(None, meta.index_offset),
+                format!(
+                    "baskets cover {next} entries, the branch has {}",
+                    meta.entries
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Decodes basket `i` into `values` (exactly `loc.elements` long) and returns its per-entry
+    /// counts when the basket stores them.
+    ///
+    /// With `raw`, `T` is `u8` and `values` receives the values' little-endian bytes
+    /// (`loc.elements * size` of them).
+    fn decode_basket<T: Scalar>(
+        &self,
+        i: usize,
+        loc: &BasketLoc,
+        values: &mut [T],
+        raw: bool,
+    ) -> Result<Counts> {
+        let file = self.file();
+        let location = self.location(Some(i), loc.offset);
+        let (header, body) = file.read_record(
+            loc.offset,
+            loc.record_len,
+            RecordKind::Basket,
+            &location,
+            file.records_end,
+        )?;
+        if header.tree as usize != self.tree.tree
+            || header.branch as usize != self.branch
+            || header.first_entry != loc.first_entry
+            || header.entries != loc.entries
+        {
+            return Err(Error::corrupt(
+                location,
+                "basket header does not match the basket index",
+            ));
+        }
+        if header.basket_kind != 0 {
+            return Err(Error::corrupt(
+                location,
+                format!("unknown basket kind {}", header.basket_kind),
+            ));
+        }
+        decode_body(
+            self.meta(),
+            loc.entries as usize,
+            &body,
+            values,
+            raw,
+            &location,
+        )
+    }
+
+    /// Decodes the baskets covering `range` into one buffer. Returns the values from the first
+    /// basket's first entry, each basket's counts (if stored), and the first basket's first entry.
+    /// With `raw`, `T` is `u8` and the buffer holds the values' bytes.
+    fn decode_range<T: Scalar>(
+        &self,
+        range: &Range<u64>,
+        raw: bool,
+    ) -> Result<(Vec<T>, Vec<Counts>, u64, u64)> {
+        let unit = if raw {
+            self.meta().dtype.scalar().size() as u64
+        } else {
+            1
+        };
+        let index = self.baskets()?;
+        let baskets = &index.baskets;
+        let first = baskets.partition_point(|b| b.first_entry + b.entries <= range.start);
+        let last = if range.is_empty() {
+            first
+        } else {
+            baskets.partition_point(|b| b.first_entry < range.end)
+        };
+        let selected = &baskets[first..last];
+        let total: u64 = selected.iter().map(|b| b.elements * unit).sum();
+        let total = usize::try_from(total)
+            .map_err(|_| Error::corrupt(self.location(None, 0), "branch too large for memory"))?;
+        let mut values: Vec<T> = Vec::new();
+        values.try_reserve_exact(total).map_err(|_| {
+            Error::corrupt(
+                self.location(None, 0),
+                format!("cannot allocate {total} values"),
+            )
+        })?;
+        values.resize(total, T::default());
+        let mut slices = Vec::with_capacity(selected.len());
+        let mut rest = values.as_mut_slice();
+        for b in selected {
+            let (head, tail) = rest.split_at_mut((b.elements * unit) as usize);
+            slices.push(head);
+            rest = tail;
+        }
+        let counts: Vec<Result<Counts>> = self.file().run(|| {
+            slices
+                .into_par_iter()
+                .zip(selected.par_iter())
+                .enumerate()
+                .map(|(j, (slice, loc))| self.decode_basket(first + j, loc, slice, raw))
+                .collect()
+        });
+        let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
+        let start = selected.first().map_or(range.start, |b| b.first_entry);
+        let end = selected
+            .last()
+            .map_or(range.start, |b| b.first_entry + b.entries);
+        Ok((values, counts, start, end))
+    }
+
+    /// Reads every value of a scalar or fixed-size branch (fixed arrays flattened, entry-major).
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] if the branch does not hold `T` or is variable-length; I/O and
+    /// corruption errors.
+    pub fn read<T: Scalar>(&self) -> Result<Vec<T>> {
+        self.read_range(0..self.tree.entries())
+    }
+
+    /// Reads the values of entries `range` of a scalar or fixed-size branch.
+    ///
+    /// # Errors
+    /// As for [`BranchReader::read`]; [`Error::EntryOutOfRange`].
+    pub fn read_range<T: Scalar>(&self, range: Range<u64>) -> Result<Vec<T>> {
+        let len = self.meta().dtype.fixed_len();
+        self.type_check::<T>(|| T::TYPE.to_string(), len.is_some())?;
+        self.tree.check_range(&range)?;
+        let len = len.expect("checked") as u64;
+        let (mut values, _, start, end) = self.decode_range::<T>(&range, false)?;
+        values.truncate(((range.end.min(end) - start) * len) as usize);
+        values.drain(..((range.start - start.min(range.start)) * len) as usize);
+        Ok(values)
+    }
+
+    /// Per-entry value counts of entries `range` of a variable-length branch.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] for fixed-size branches; I/O and corruption errors.
+    pub fn read_counts(&self, range: Range<u64>) -> Result<Vec<u64>> {
+        let meta = self.meta();
+        if !meta.dtype.is_variable() {
+            return Err(Error::TypeMismatch {
+                tree: self.tree.name().to_owned(),
+                branch: meta.name.clone(),
+                requested: "a variable-length type".into(),
+                actual: meta.dtype,
+            });
+        }
+        self.tree.check_range(&range)?;
+        if meta.boundaries == Boundaries::None {
+            return self.counter()?.read_as_counts(range);
+        }
+        let (_, counts, start, end) = self.jagged_parts::<u8>(&range, true)?;
+        let skip = (range.start.max(start) - start) as usize;
+        let take = (range.end.min(end).max(range.start) - range.start.max(start)) as usize;
+        Ok(counts[skip..skip + take].to_vec())
+    }
+
+    fn counter(&self) -> Result<BranchReader<'a, R>> {
+        let name = self
+            .meta()
+            .counter
+            .as_deref()
+            .expect("validated: none boundaries have a counter");
+        self.tree.branch(name)
+    }
+
+    /// Reads an integer scalar branch as counts.
+    fn read_as_counts(&self, range: Range<u64>) -> Result<Vec<u64>> {
+        let t = self.meta().dtype.scalar();
+        let (bytes, _, start, end) = self.decode_range::<u8>(&range, true)?;
+        let size = t.size();
+        let from = ((range.start - start.min(range.start)) as usize) * size;
+        let to = ((range.end.min(end) - start) as usize) * size;
+        let mut counts = Vec::with_capacity(to.saturating_sub(from) / size);
+        decode_counts(t, &bytes[from..to], &mut counts).map_err(|at| {
+            Error::corrupt(
+                self.location(None, 0),
+                format!("counter value {} is negative", range.start + at as u64),
+            )
+        })?;
+        Ok(counts)
+    }
+
+    /// Reads every entry of a variable-length branch (jagged arrays, byte strings, UTF-8 strings
+    /// as `u8`) in the Arrow layout.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] for fixed-size branches or another element type; I/O and corruption errors.
+    pub fn read_jagged<T: Scalar>(&self) -> Result<Jagged<T>> {
+        self.read_jagged_range(0..self.tree.entries())
+    }
+
+    /// Reads entries `range` of a variable-length branch.
+    ///
+    /// # Errors
+    /// As for [`BranchReader::read_jagged`]; [`Error::EntryOutOfRange`].
+    pub fn read_jagged_range<T: Scalar>(&self, range: Range<u64>) -> Result<Jagged<T>> {
+        self.type_check::<T>(|| format!("{}[]", T::TYPE), self.meta().dtype.is_variable())?;
+        self.tree.check_range(&range)?;
+        self.read_jagged_range_typed(range)
+    }
+
+    /// Decodes the baskets covering `range` and the per-entry counts of all their entries.
+    fn jagged_parts<T: Scalar>(
+        &self,
+        range: &Range<u64>,
+        raw: bool,
+    ) -> Result<(Vec<T>, Vec<u64>, u64, u64)> {
+        let (values, counts, start, end) = self.decode_range::<T>(range, raw)?;
+        let n_values = if raw {
+            values.len() / self.meta().dtype.scalar().size()
+        } else {
+            values.len()
+        };
+        let counts: Vec<u64> = if self.meta().boundaries == Boundaries::None {
+            let counts = self.counter()?.read_as_counts(start..end)?;
+            let sum: u64 = counts.iter().sum();
+            if sum != n_values as u64 {
+                return Err(Error::corrupt(
+                    self.location(None, 0),
+                    format!(
+                        "counter {:?} adds up to {sum} values for entries {start}..{end}, the baskets hold {}",
+                        self.meta().counter.as_deref().unwrap_or(""),
+                        n_values
+                    ),
+                ));
+            }
+            counts
+        } else {
+            counts
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(u64::from)
+                .collect()
+        };
+        Ok((values, counts, start, end))
+    }
+
+    fn read_jagged_range_typed<T: Scalar>(&self, range: Range<u64>) -> Result<Jagged<T>> {
+        let (mut values, counts, start, end) = self.jagged_parts::<T>(&range, false)?;
+        let skip = (range.start.max(start) - start) as usize;
+        let take = (range.end.min(end).max(range.start) - range.start.max(start)) as usize;
+        let first_value: u64 = counts[..skip].iter().sum();
+        let mut offsets = Vec::with_capacity(take + 1);
+        let mut at = 0u64;
+        offsets.push(0);
+        for &c in &counts[skip..skip + take] {
+            at += c;
+            offsets.push(at);
+        }
+        values.truncate((first_value + at) as usize);
+        values.drain(..first_value as usize);
+        Ok(Jagged { offsets, values })
+    }
+
+    /// Reads every entry of a UTF-8 or byte-string branch as strings (bytes that are not UTF-8 are
+    /// replaced, for byte-string branches).
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] for other branches; corruption errors, including invalid UTF-8 in a
+    /// UTF-8 branch.
+    pub fn read_strings(&self) -> Result<Vec<String>> {
+        let dtype = self.meta().dtype;
+        if !matches!(dtype, DataType::Utf8 | DataType::Bytes) {
+            return Err(Error::TypeMismatch {
+                tree: self.tree.name().to_owned(),
+                branch: self.meta().name.clone(),
+                requested: "string".into(),
+                actual: dtype,
+            });
+        }
+        let raw = self.read_jagged_range_typed::<u8>(0..self.tree.entries())?;
+        (0..raw.len())
+            .map(|i| match std::str::from_utf8(raw.entry(i)) {
+                Ok(s) => Ok(s.to_owned()),
+                Err(_) if dtype == DataType::Bytes => {
+                    Ok(String::from_utf8_lossy(raw.entry(i)).into_owned())
+                }
+                Err(_) => Err(Error::corrupt(
+                    self.location(None, 0),
+                    format!("entry {i} is not valid UTF-8"),
+                )),
+            })
+            .collect()
+    }
+
+    /// A cursor for entry-by-entry reads of this branch (ROOT's `GetEntry`), which keeps the last
+    /// decoded basket so that sequential reads decompress each basket once.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] if the branch does not hold `T`.
+    pub fn cursor<T: Scalar>(&self) -> Result<BranchCursor<'a, R, T>> {
+        self.type_check::<T>(|| T::TYPE.to_string(), true)?;
+        Ok(BranchCursor {
+            branch: self.clone(),
+            index: None,
+            basket: None,
+            values: Vec::new(),
+            offsets: Vec::new(),
+        })
+    }
+}
+
+/// Entry-by-entry reads of one branch with a one-basket cache.
+///
+/// ```no_run
+/// # use evtc_format::FileReader;
+/// let file = FileReader::open("events.evtc")?;
+/// let tree = file.tree("Events")?;
+/// let mut pt = tree.branch("Muon_pt")?.cursor::<f32>()?;
+/// for entry in 0..tree.entries() {
+///     let muons: &[f32] = pt.get(entry)?;
+///     # let _ = muons;
+/// }
+/// # Ok::<(), evtc_format::Error>(())
+/// ```
+pub struct BranchCursor<'a, R: ReadAt, T> {
+    branch: BranchReader<'a, R>,
+    index: Option<Arc<BasketIndex>>,
+    basket: Option<usize>,
+    values: Vec<T>,
+    /// Offsets into `values` of the cached basket's entries (`entries + 1`).
+    offsets: Vec<u64>,
+}
+
+impl<R: ReadAt, T> std::fmt::Debug for BranchCursor<'_, R, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BranchCursor")
+            .field("branch", &self.branch.meta().name)
+            .field("basket", &self.basket)
+            .finish()
+    }
+}
+
+impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
+    /// The values of `entry`: one for scalars, `n` for fixed arrays, any number for variable-length
+    /// branches.
+    ///
+    /// # Errors
+    /// [`Error::EntryOutOfRange`]; I/O and corruption errors.
+    pub fn get(&mut self, entry: u64) -> Result<&[T]> {
+        let tree = &self.branch.tree;
+        tree.check_range(&(entry..entry + 1))?;
+        let index = match &self.index {
+            Some(index) => index.clone(),
+            None => self.index.insert(self.branch.baskets()?).clone(),
+        };
+        let b = index
+            .baskets
+            .partition_point(|b| b.first_entry + b.entries <= entry);
+        let loc = index.baskets[b];
+        if self.basket != Some(b) {
+            self.basket = None;
+            self.values.clear();
+            self.values.resize(loc.elements as usize, T::default());
+            let counts = self
+                .branch
+                .decode_basket(b, &loc, &mut self.values, false)?;
+            let meta = self.branch.meta();
+            self.offsets.clear();
+            self.offsets.push(0);
+            match meta.dtype.fixed_len() {
+                Some(len) => self
+                    .offsets
+                    .extend((1..=loc.entries).map(|e| e * len as u64)),
+                None => {
+                    let counts: Vec<u64> = match counts {
+                        Some(c) => c.into_iter().map(u64::from).collect(),
+                        None => self
+                            .branch
+                            .counter()?
+                            .read_as_counts(loc.first_entry..loc.first_entry + loc.entries)?,
+                    };
+                    let mut at = 0;
+                    for c in counts {
+                        at += c;
+                        self.offsets.push(at);
+                    }
+                    if at != loc.elements {
+                        return Err(Error::corrupt(
+                            self.branch.location(Some(b), loc.offset),
+                            "counter and basket disagree",
+                        ));
+                    }
+                }
+            }
+            self.basket = Some(b);
+        }
+        let local = (entry - loc.first_entry) as usize;
+        Ok(&self.values[self.offsets[local] as usize..self.offsets[local + 1] as usize])
+    }
+}
+
+/// Decodes a basket body (its blocks) of `entries` entries of a branch described by `meta` into
+/// `values`; returns the per-entry counts where the basket stores them. With `raw`, `T` is `u8` and
+/// `values` receives the values' bytes.
+pub(crate) fn decode_body<T: Scalar>(
+    meta: &BranchMeta,
+    entries: usize,
+    body: &[u8],
+    values: &mut [T],
+    raw: bool,
+    location: &Location,
+) -> Result<Counts> {
+    let size = meta.dtype.scalar().size();
+    let (value_bytes, n_values) = if raw {
+        (values.len(), values.len() / size)
+    } else {
+        (values.len() * size, values.len())
+    };
+    let codec_error = |source| Error::Codec {
+        location: location.clone(),
+        source: Box::new(source),
+    };
+    let block_error = |e: BlockError| match e {
+        BlockError::Codec(source) => Error::Codec {
+            location: location.clone(),
+            source: Box::new(source),
+        },
+        BlockError::Invalid(at) => Error::corrupt(
+            location.clone(),
+            format!(
+                "value {at} of the basket is not a valid {}",
+                meta.dtype.scalar()
+            ),
+        ),
+    };
+    let trailing = || Error::corrupt(location.clone(), "bytes after the basket's last block");
+    let (first, rest) = split_block(body).map_err(codec_error)?;
+    let counts = match meta.boundaries {
+        Boundaries::Fixed | Boundaries::None => {
+            if !rest.is_empty() {
+                return Err(trailing());
+            }
+            decode_block_into(first, value_bytes, values).map_err(block_error)?;
+            None
+        }
+        Boundaries::Counts => {
+            decode_block_into(first, value_bytes, values).map_err(block_error)?;
+            let (block, rest) = split_block(rest).map_err(codec_error)?;
+            if !rest.is_empty() {
+                return Err(trailing());
+            }
+            let mut counts = vec![0u32; entries];
+            decode_block_into(block, entries * 4, &mut counts).map_err(block_error)?;
+            Some(counts)
+        }
+        Boundaries::Offsets => {
+            if !rest.is_empty() {
+                return Err(trailing());
+            }
+            let total = value_bytes + 4 * (entries + 1);
+            let mut joined = Vec::new();
+            joined
+                .try_reserve_exact(total)
+                .map_err(|_| Error::corrupt(location.clone(), "basket too large for memory"))?;
+            joined.resize(total, 0);
+            decode_block_into(first, total, &mut joined).map_err(block_error)?;
+            // In raw mode T is u8 and value_bytes == values.len(): decode copies.
+            T::decode(&joined[..value_bytes], values)
+                .map_err(|at| block_error(BlockError::Invalid(at)))?;
+            let mut offsets = vec![0u32; entries + 1];
+            u32::decode(&joined[value_bytes..], &mut offsets).expect("u32 always decodes");
+            if offsets[0] != 0
+                || offsets.windows(2).any(|w| w[0] > w[1])
+                || offsets[entries] as usize != n_values
+            {
+                return Err(Error::corrupt(
+                    location.clone(),
+                    "entry offsets are not increasing from 0 to the value count",
+                ));
+            }
+            Some(offsets.windows(2).map(|w| w[1] - w[0]).collect())
+        }
+    };
+    if let Some(counts) = &counts {
+        let sum: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+        if sum != n_values as u64 {
+            return Err(Error::corrupt(
+                location.clone(),
+                format!("counts add up to {sum}, the basket has {n_values} values"),
+            ));
+        }
+    }
+    Ok(counts)
+}
+
+enum BlockError {
+    Codec(evtc_codecs::Error),
+    Invalid(usize),
+}
+
+/// Splits the first block off `bytes`.
+fn split_block(bytes: &[u8]) -> Result<(&[u8], &[u8]), evtc_codecs::Error> {
+    let header = BlockHeader::parse(bytes)?;
+    let len = usize::try_from(header.block_len())
+        .ok()
+        .filter(|&len| len <= bytes.len())
+        .ok_or(evtc_codecs::Error::Truncated {
+            needed: header.block_len(),
+            available: bytes.len(),
+        })?;
+    Ok(bytes.split_at(len))
+}
+
+/// Decodes one block of exactly `len` bytes into `out`.
+fn decode_block_into<T: Scalar>(block: &[u8], len: usize, out: &mut [T]) -> Result<(), BlockError> {
+    let header = BlockHeader::parse(block).map_err(BlockError::Codec)?;
+    if header.uncompressed_len != len as u64 {
+        return Err(BlockError::Codec(evtc_codecs::Error::OutputSize {
+            expected: usize::try_from(header.uncompressed_len).unwrap_or(usize::MAX),
+            actual: len,
+        }));
+    }
+    if let Some(bytes) = T::as_bytes_mut(out) {
+        return DECODER
+            .with(|d| d.borrow_mut().decode_into(block, bytes))
+            .map(|_| ())
+            .map_err(BlockError::Codec);
+    }
+    let mut scratch = vec![0u8; len];
+    DECODER
+        .with(|d| d.borrow_mut().decode_into(block, &mut scratch))
+        .map_err(BlockError::Codec)?;
+    T::decode(&scratch, out).map_err(BlockError::Invalid)
+}

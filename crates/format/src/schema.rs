@@ -1,0 +1,210 @@
+//! Branch declarations and writer settings.
+
+use evtc_codecs::{Codec, Precondition, Width};
+
+use crate::meta::{Boundaries, DataType, ScalarType};
+
+/// A branch to create: name, type and optional per-branch settings.
+///
+/// ```
+/// use evtc_format::{BranchSpec, ScalarType};
+/// use evtc_codecs::Codec;
+/// let n = BranchSpec::scalar("nMuon", ScalarType::U32);
+/// let pt = BranchSpec::jagged("Muon_pt", ScalarType::F32).counter("nMuon").codec(Codec::LZ4);
+/// # let _ = (n, pt);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct BranchSpec {
+    pub(crate) name: String,
+    pub(crate) dtype: DataType,
+    pub(crate) counter: Option<String>,
+    pub(crate) boundaries: Option<Boundaries>,
+    pub(crate) codec: Option<Codec>,
+    pub(crate) precondition: Option<Precondition>,
+}
+
+impl BranchSpec {
+    /// A branch of type `dtype`.
+    pub fn new(name: impl Into<String>, dtype: DataType) -> BranchSpec {
+        BranchSpec {
+            name: name.into(),
+            dtype,
+            counter: None,
+            boundaries: None,
+            codec: None,
+            precondition: None,
+        }
+    }
+
+    /// One value per entry.
+    pub fn scalar(name: impl Into<String>, t: ScalarType) -> BranchSpec {
+        BranchSpec::new(name, DataType::Scalar(t))
+    }
+
+    /// `len` values per entry.
+    pub fn fixed(name: impl Into<String>, t: ScalarType, len: u32) -> BranchSpec {
+        BranchSpec::new(name, DataType::FixedArray(t, len))
+    }
+
+    /// Any number of values per entry.
+    pub fn jagged(name: impl Into<String>, t: ScalarType) -> BranchSpec {
+        BranchSpec::new(name, DataType::Jagged(t))
+    }
+
+    /// A byte string per entry.
+    pub fn bytes(name: impl Into<String>) -> BranchSpec {
+        BranchSpec::new(name, DataType::Bytes)
+    }
+
+    /// A UTF-8 string per entry.
+    pub fn utf8(name: impl Into<String>) -> BranchSpec {
+        BranchSpec::new(name, DataType::Utf8)
+    }
+
+    /// The integer scalar branch holding this variable-length branch's per-entry lengths.
+    pub fn counter(mut self, counter: impl Into<String>) -> BranchSpec {
+        self.counter = Some(counter.into());
+        self
+    }
+
+    /// How to store entry boundaries (default: `none` with a counter, else `counts`).
+    pub fn boundaries(mut self, boundaries: Boundaries) -> BranchSpec {
+        self.boundaries = Some(boundaries);
+        self
+    }
+
+    /// This branch's codec (default: the file's).
+    pub fn codec(mut self, codec: Codec) -> BranchSpec {
+        self.codec = Some(codec);
+        self
+    }
+
+    /// This branch's values preconditioner (default: [`auto_precondition`]).
+    pub fn precondition(mut self, precondition: Precondition) -> BranchSpec {
+        self.precondition = Some(precondition);
+        self
+    }
+
+    /// The branch name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The branch type.
+    pub fn dtype(&self) -> DataType {
+        self.dtype
+    }
+}
+
+/// The preconditioner evtc picks for values of type `t`:
+///
+/// - `f32`, `f64`: byte shuffle (exponent and high mantissa bytes compress together);
+/// - `bool`: bitshuffle of width 1 (seven of eight bit-planes are zero);
+/// - 2-, 4- and 8-byte integers: bitshuffle at their width (small values leave high planes empty);
+/// - `i8`, `u8`, strings: none.
+pub fn auto_precondition(t: ScalarType) -> Precondition {
+    let width = match t.size() {
+        2 => Width::W2,
+        4 => Width::W4,
+        8 => Width::W8,
+        _ => Width::W1,
+    };
+    match t {
+        ScalarType::F32 | ScalarType::F64 => Precondition::Shuffle(width),
+        ScalarType::Bool => Precondition::BitShuffle(Width::W1),
+        ScalarType::I8 | ScalarType::U8 => Precondition::None,
+        _ => Precondition::BitShuffle(width),
+    }
+}
+
+/// The preconditioner of per-entry counts (u32): bitshuffle, which packs small counts into few
+/// non-zero bit-planes.
+pub const COUNT_PRECONDITION: Precondition = Precondition::BitShuffle(Width::W4);
+
+/// When a cluster ends (ROOT's AutoFlush).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClusterSize {
+    /// Every this many entries.
+    Entries(u64),
+    /// When this many uncompressed bytes have been filled; as in ROOT, the entry count of the
+    /// first cluster then holds for the rest of the tree.
+    Bytes(u64),
+}
+
+/// File-wide writer settings.
+///
+/// ```
+/// use evtc_format::{ClusterSize, WriteOptions};
+/// let options = WriteOptions::default()
+///     .codec("lz4".parse()?)
+///     .basket_size(128 << 10)
+///     .cluster_size(ClusterSize::Entries(10_000))
+///     .threads(2);
+/// # let _ = options;
+/// # Ok::<(), evtc_codecs::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct WriteOptions {
+    pub(crate) codec: Codec,
+    pub(crate) basket_size: usize,
+    pub(crate) cluster: ClusterSize,
+    pub(crate) flush_at_cluster: bool,
+    pub(crate) threads: usize,
+    pub(crate) max_cluster_bytes: u64,
+}
+
+impl Default for WriteOptions {
+    fn default() -> WriteOptions {
+        WriteOptions {
+            codec: Codec::DEFAULT,
+            basket_size: 256 << 10,
+            cluster: ClusterSize::Bytes(32 << 20),
+            flush_at_cluster: false,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            max_cluster_bytes: 1 << 30,
+        }
+    }
+}
+
+impl WriteOptions {
+    /// The default codec of every branch (default `zstd:5`).
+    pub fn codec(mut self, codec: Codec) -> WriteOptions {
+        self.codec = codec;
+        self
+    }
+
+    /// Target uncompressed bytes per basket (default 256 KiB); a basket is cut at the first entry
+    /// boundary at or past it. Ignored with [`WriteOptions::flush_at_cluster`].
+    pub fn basket_size(mut self, bytes: usize) -> WriteOptions {
+        self.basket_size = bytes.max(1);
+        self
+    }
+
+    /// When clusters end (default: every 32 MiB of uncompressed data, like ROOT's 30 MB AutoFlush).
+    pub fn cluster_size(mut self, size: ClusterSize) -> WriteOptions {
+        self.cluster = match size {
+            ClusterSize::Entries(n) => ClusterSize::Entries(n.max(1)),
+            ClusterSize::Bytes(n) => ClusterSize::Bytes(n.max(1)),
+        };
+        self
+    }
+
+    /// Write exactly one basket per branch per cluster (default: off).
+    pub fn flush_at_cluster(mut self, on: bool) -> WriteOptions {
+        self.flush_at_cluster = on;
+        self
+    }
+
+    /// Threads compressing baskets (default: all cores; 1 compresses on the calling thread).
+    pub fn threads(mut self, threads: usize) -> WriteOptions {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// Upper bound on the uncompressed bytes a cluster may hold before it is cut early
+    /// (default 1 GiB). This bounds writer memory in flush-at-cluster mode.
+    pub fn max_cluster_bytes(mut self, bytes: u64) -> WriteOptions {
+        self.max_cluster_bytes = bytes.max(1);
+        self
+    }
+}

@@ -1,0 +1,105 @@
+//! Rust types that branches hold, and their little-endian encoding.
+
+use crate::meta::ScalarType;
+
+/// A Rust type that a branch's values can be read as and written from.
+pub trait Scalar: Copy + Default + Send + Sync + std::fmt::Debug + PartialEq + 'static {
+    /// The branch element type this Rust type maps to.
+    const TYPE: ScalarType;
+
+    /// Appends the little-endian bytes of `values` to `out`.
+    fn extend_bytes(values: &[Self], out: &mut Vec<u8>);
+
+    /// Decodes `out.len()` values from `bytes` (exactly `out.len() * size` bytes).
+    ///
+    /// # Errors
+    /// The index of the first invalid value (a `bool` byte other than 0 or 1).
+    fn decode(bytes: &[u8], out: &mut [Self]) -> Result<(), usize>;
+
+    /// `out` as its little-endian bytes, where the in-memory layout is exactly that (numbers on
+    /// little-endian CPUs), so that blocks decode straight into typed buffers.
+    fn as_bytes_mut(out: &mut [Self]) -> Option<&mut [u8]>;
+}
+
+macro_rules! numeric {
+    ($($t:ty => $variant:ident),* $(,)?) => {$(
+        impl Scalar for $t {
+            const TYPE: ScalarType = ScalarType::$variant;
+
+            fn extend_bytes(values: &[Self], out: &mut Vec<u8>) {
+                out.reserve(std::mem::size_of_val(values));
+                for v in values {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+
+            fn decode(bytes: &[u8], out: &mut [Self]) -> Result<(), usize> {
+                const N: usize = std::mem::size_of::<$t>();
+                debug_assert_eq!(bytes.len(), out.len() * N);
+                for (dst, src) in out.iter_mut().zip(bytes.chunks_exact(N)) {
+                    *dst = <$t>::from_le_bytes(src.try_into().expect("N bytes"));
+                }
+                Ok(())
+            }
+
+            fn as_bytes_mut(out: &mut [Self]) -> Option<&mut [u8]> {
+                cfg!(target_endian = "little").then(|| bytemuck::cast_slice_mut(out))
+            }
+        }
+    )*};
+}
+
+numeric!(i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32, i64 => I64, u64 => U64, f32 => F32, f64 => F64);
+
+impl Scalar for bool {
+    const TYPE: ScalarType = ScalarType::Bool;
+
+    fn extend_bytes(values: &[Self], out: &mut Vec<u8>) {
+        out.extend(values.iter().map(|&b| u8::from(b)));
+    }
+
+    fn decode(bytes: &[u8], out: &mut [Self]) -> Result<(), usize> {
+        for (i, (dst, &src)) in out.iter_mut().zip(bytes).enumerate() {
+            *dst = match src {
+                0 => false,
+                1 => true,
+                _ => return Err(i),
+            };
+        }
+        Ok(())
+    }
+
+    fn as_bytes_mut(_: &mut [Self]) -> Option<&mut [u8]> {
+        None
+    }
+}
+
+/// Reads little-endian integers of type `t` as counts.
+///
+/// # Errors
+/// The index of the first value that is negative (or not an integer type at all: index 0).
+pub(crate) fn decode_counts(t: ScalarType, bytes: &[u8], out: &mut Vec<u64>) -> Result<(), usize> {
+    let start = out.len();
+    macro_rules! signed {
+        ($ty:ty) => {{
+            const N: usize = std::mem::size_of::<$ty>();
+            for (i, chunk) in bytes.chunks_exact(N).enumerate() {
+                let v = <$ty>::from_le_bytes(chunk.try_into().expect("N bytes"));
+                out.push(u64::try_from(v).map_err(|_| i)?);
+            }
+        }};
+    }
+    match t {
+        ScalarType::U8 => out.extend(bytes.iter().map(|&b| u64::from(b))),
+        ScalarType::I8 => signed!(i8),
+        ScalarType::U16 => signed!(u16),
+        ScalarType::I16 => signed!(i16),
+        ScalarType::U32 => signed!(u32),
+        ScalarType::I32 => signed!(i32),
+        ScalarType::U64 => signed!(u64),
+        ScalarType::I64 => signed!(i64),
+        ScalarType::Bool | ScalarType::F32 | ScalarType::F64 => return Err(0),
+    }
+    debug_assert!(out.len() >= start);
+    Ok(())
+}

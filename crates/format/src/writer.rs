@@ -1,0 +1,1037 @@
+//! Writing evtc files: [`FileWriter`] and [`TreeWriter`].
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use evtc_codecs::{BlockEncoder, Codec, Precondition};
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::meta::{
+    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, FileMeta, TreeMeta, TreeSchema,
+};
+use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind, Trailer};
+use crate::schema::{BranchSpec, COUNT_PRECONDITION, ClusterSize, WriteOptions, auto_precondition};
+use crate::types::{Scalar, decode_counts};
+
+/// Writes an evtc file: create it, write its trees one after the other, then [`FileWriter::finish`].
+///
+/// Data goes to a temporary file next to the target, renamed over the target only when `finish`
+/// succeeds (after an fsync): a writer dropped before that leaves nothing under the target name.
+///
+/// ```
+/// use evtc_format::{BranchSpec, FileReader, FileWriter, ScalarType, WriteOptions};
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("events.evtc");
+/// let mut file = FileWriter::create(&path, WriteOptions::default())?;
+/// let mut tree = file.tree("Events", vec![
+///     BranchSpec::scalar("nMuon", ScalarType::U32),
+///     BranchSpec::jagged("Muon_pt", ScalarType::F32).counter("nMuon"),
+/// ])?;
+/// tree.fill_column(0, &[2u32, 0, 1])?;
+/// tree.fill_jagged(1, &[2, 0, 1], &[31.5f32, 12.25, 40.0])?;
+/// tree.commit()?;
+/// tree.finish()?;
+/// file.finish()?;
+///
+/// let reader = FileReader::open(&path)?;
+/// let pt = reader.tree("Events")?.branch("Muon_pt")?.read_jagged::<f32>()?;
+/// assert_eq!(pt.offsets, [0, 2, 2, 3]);
+/// assert_eq!(pt.values, [31.5, 12.25, 40.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct FileWriter {
+    path: PathBuf,
+    temp: Option<tempfile::NamedTempFile>,
+    out: std::io::BufWriter<std::fs::File>,
+    offset: u64,
+    trees: Vec<TreeMeta>,
+    open_tree: Option<String>,
+    options: WriteOptions,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl std::fmt::Debug for FileWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileWriter")
+            .field("path", &self.path)
+            .field("offset", &self.offset)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FileWriter {
+    /// Starts writing `path` (through a temporary file in the same directory).
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the directory does not exist or is not writable.
+    pub fn create(path: impl AsRef<Path>, options: WriteOptions) -> Result<FileWriter> {
+        let path = path.as_ref().to_owned();
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        let name = path
+            .file_name()
+            .map_or_else(|| "evtc".into(), |n| n.to_string_lossy().into_owned());
+        let temp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(&dir)
+            .map_err(|e| Error::io(Some(&path), e))?;
+        let file = temp
+            .as_file()
+            .try_clone()
+            .map_err(|e| Error::io(Some(&path), e))?;
+        let pool = if options.threads > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(options.threads)
+                .build()
+                .map_err(|e| Error::io(Some(&path), std::io::Error::other(e)))?;
+            Some(pool)
+        } else {
+            None
+        };
+        let mut writer = FileWriter {
+            path,
+            temp: Some(temp),
+            out: std::io::BufWriter::with_capacity(1 << 20, file),
+            offset: 0,
+            trees: Vec::new(),
+            open_tree: None,
+            options,
+            pool,
+        };
+        writer.write(&record::file_header())?;
+        Ok(writer)
+    }
+
+    /// Starts a tree with the given branches. Trees are written one at a time: finish this one with
+    /// [`TreeWriter::finish`] before starting the next.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSchema`] for duplicate names, an unknown or non-integer counter, a counter
+    /// on a fixed-size branch, `Boundaries::None` without a counter, or a second tree of the same name.
+    pub fn tree(
+        &mut self,
+        name: impl Into<String>,
+        branches: Vec<BranchSpec>,
+    ) -> Result<TreeWriter<'_>> {
+        let name = name.into();
+        if let Some(open) = &self.open_tree {
+            return Err(Error::InvalidSchema {
+                tree: name,
+                reason: format!("tree {open:?} is still being written"),
+            });
+        }
+        if self.trees.iter().any(|t| t.name == name) {
+            return Err(Error::InvalidSchema {
+                tree: name,
+                reason: "the file already has a tree of this name".into(),
+            });
+        }
+        let states = build_branches(&name, branches, self.options.codec)?;
+        let tree_no = u32::try_from(self.trees.len()).map_err(|_| Error::InvalidSchema {
+            tree: name.clone(),
+            reason: "too many trees".into(),
+        })?;
+        let schema = TreeSchema {
+            name: name.clone(),
+            branches: states.iter().map(|s| s.meta.clone()).collect(),
+        };
+        let body = postcard::to_stdvec(&schema).expect("schema serializes");
+        let header = RecordHeader {
+            kind: RecordKind::TreeSchema,
+            basket_kind: 0,
+            tree: tree_no,
+            branch: NO_BRANCH,
+            first_entry: 0,
+            entries: 0,
+            body_len: 0,
+            body_crc: 0,
+        };
+        self.write(&record::encode_record(header, &body))?;
+        self.open_tree = Some(name.clone());
+        Ok(TreeWriter {
+            file: self,
+            tree_no,
+            name,
+            branches: states,
+            entries: 0,
+            cluster_start: 0,
+            cluster_ends: Vec::new(),
+            cluster_entries: None,
+            pending: Vec::new(),
+            pending_raw: 0,
+        })
+    }
+
+    /// Writes the footer and trailer, syncs the file to disk and renames it over the target path.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSchema`] if a tree was started but not finished; [`Error::Io`].
+    pub fn finish(mut self) -> Result<()> {
+        if let Some(open) = self.open_tree.take() {
+            return Err(Error::InvalidSchema {
+                tree: open,
+                reason: "the tree was not finished (call TreeWriter::finish); nothing was written"
+                    .into(),
+            });
+        }
+        let meta = FileMeta {
+            major: record::MAJOR,
+            minor: record::MINOR,
+            writer: concat!("evtc-format ", env!("CARGO_PKG_VERSION")).into(),
+            trees: std::mem::take(&mut self.trees),
+            extensions: Vec::new(),
+        };
+        let body = postcard::to_stdvec(&meta).expect("metadata serializes");
+        let header = RecordHeader {
+            kind: RecordKind::Footer,
+            basket_kind: 0,
+            tree: 0,
+            branch: NO_BRANCH,
+            first_entry: 0,
+            entries: 0,
+            body_len: 0,
+            body_crc: 0,
+        };
+        let footer = record::encode_record(header, &body);
+        let trailer = Trailer {
+            footer_offset: self.offset,
+            footer_len: footer.len() as u64,
+        };
+        self.write(&footer)?;
+        self.write(&trailer.encode())?;
+        let path = self.path.clone();
+        self.out.flush().map_err(|e| Error::io(Some(&path), e))?;
+        self.out
+            .get_ref()
+            .sync_all()
+            .map_err(|e| Error::io(Some(&path), e))?;
+        let temp = self
+            .temp
+            .take()
+            .expect("the temporary file lives until finish");
+        temp.persist(&path)
+            .map_err(|e| Error::io(Some(&path), e.error))?;
+        if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            // Make the rename durable too; not all platforms can open a directory, so best effort.
+            if let Ok(dir) = std::fs::File::open(dir) {
+                let _ = dir.sync_all();
+            }
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.out
+            .write_all(bytes)
+            .map_err(|e| Error::io(Some(&self.path), e))?;
+        self.offset += bytes.len() as u64;
+        Ok(())
+    }
+}
+
+/// Per-branch writer state.
+struct BranchState {
+    meta: BranchMeta,
+    /// Position in the tree.
+    number: u32,
+    codec: Codec,
+    precondition: Precondition,
+    counter: Option<usize>,
+    /// Values of entries not yet sealed into a basket, little-endian, from `values[consumed..]`.
+    values: Vec<u8>,
+    /// Bytes at the front of `values` already sealed (dropped lazily, so that cutting many baskets
+    /// from one large batch stays linear).
+    consumed: usize,
+    /// Per-entry element counts of those entries (variable-length branches only), from `counts[counts_consumed..]`.
+    counts: Vec<u32>,
+    /// Counts at the front of `counts` already sealed.
+    counts_consumed: usize,
+    /// Entries in `values` (sealed entries excluded), committed or not.
+    buffered: u64,
+    /// First entry in `values`.
+    first_entry: u64,
+    baskets: Vec<BasketLoc>,
+}
+
+impl BranchState {
+    fn value_size(&self) -> usize {
+        self.meta.dtype.scalar().size()
+    }
+
+    /// Per-entry counts of the buffered entries.
+    fn buffered_counts(&self) -> &[u32] {
+        &self.counts[self.counts_consumed..]
+    }
+
+    /// Number of values in the first `k` buffered entries.
+    fn elements_of(&self, k: usize) -> usize {
+        match self.meta.dtype.fixed_len() {
+            Some(len) => k * len,
+            None => self.buffered_counts()[..k]
+                .iter()
+                .map(|&c| c as usize)
+                .sum(),
+        }
+    }
+
+    /// Uncompressed bytes (values and counts) of the first `k` buffered entries.
+    fn bytes_of(&self, k: usize) -> usize {
+        let counts = if self.meta.dtype.is_variable() {
+            4 * k
+        } else {
+            0
+        };
+        self.elements_of(k) * self.value_size() + counts
+    }
+
+    /// Uncompressed bytes buffered.
+    fn raw_len(&self) -> usize {
+        self.values.len() - self.consumed + 4 * (self.counts.len() - self.counts_consumed)
+    }
+
+    /// Takes the first `k` buffered entries out as `(values, counts, elements)`.
+    fn take_front(&mut self, k: usize) -> (Vec<u8>, Vec<u32>, usize) {
+        let elements = self.elements_of(k);
+        let end = self.consumed + elements * self.value_size();
+        let values = self.values[self.consumed..end].to_vec();
+        self.consumed = end;
+        let counts = if self.meta.dtype.is_variable() {
+            let counts = self.counts[self.counts_consumed..self.counts_consumed + k].to_vec();
+            self.counts_consumed += k;
+            counts
+        } else {
+            Vec::new()
+        };
+        // Drop the sealed prefix once it is at least half the buffer: amortized linear.
+        if self.consumed > 0 && self.consumed >= self.values.len() / 2 {
+            self.values.drain(..self.consumed);
+            self.consumed = 0;
+        }
+        if self.counts_consumed > 0 && self.counts_consumed >= self.counts.len() / 2 {
+            self.counts.drain(..self.counts_consumed);
+            self.counts_consumed = 0;
+        }
+        (values, counts, elements)
+    }
+}
+
+fn build_branches(
+    tree: &str,
+    specs: Vec<BranchSpec>,
+    default_codec: Codec,
+) -> Result<Vec<BranchState>> {
+    let invalid = |reason: String| Error::InvalidSchema {
+        tree: tree.to_owned(),
+        reason,
+    };
+    let mut states: Vec<BranchState> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        if spec.name.is_empty() {
+            return Err(invalid("a branch has an empty name".into()));
+        }
+        if states.iter().any(|s| s.meta.name == spec.name) {
+            return Err(invalid(format!("two branches are named {:?}", spec.name)));
+        }
+        if let DataType::FixedArray(_, 0) = spec.dtype {
+            return Err(invalid(format!(
+                "branch {:?} is a fixed array of length 0",
+                spec.name
+            )));
+        }
+        let counter = match &spec.counter {
+            None => None,
+            Some(_) if !spec.dtype.is_variable() => {
+                return Err(invalid(format!(
+                    "branch {:?} has a fixed size and cannot have a counter",
+                    spec.name
+                )));
+            }
+            Some(counter) => {
+                let at = states
+                    .iter()
+                    .position(|s| &s.meta.name == counter)
+                    .ok_or_else(|| {
+                        invalid(format!(
+                            "counter {counter:?} of branch {:?} is not a branch declared before it",
+                            spec.name
+                        ))
+                    })?;
+                match states[at].meta.dtype {
+                    DataType::Scalar(t) if t.is_integer() => Some(at),
+                    other => {
+                        return Err(invalid(format!(
+                            "counter {counter:?} of branch {:?} must be an integer scalar branch, not {other}",
+                            spec.name
+                        )));
+                    }
+                }
+            }
+        };
+        let boundaries = match (spec.dtype.is_variable(), spec.boundaries) {
+            (false, None | Some(Boundaries::Fixed)) => Boundaries::Fixed,
+            (false, Some(b)) => {
+                return Err(invalid(format!(
+                    "branch {:?} has a fixed size; boundaries {b} do not apply",
+                    spec.name
+                )));
+            }
+            (true, Some(Boundaries::Fixed)) => {
+                return Err(invalid(format!(
+                    "variable-length branch {:?} cannot use fixed boundaries",
+                    spec.name
+                )));
+            }
+            (true, Some(Boundaries::None)) if counter.is_none() => {
+                return Err(invalid(format!(
+                    "branch {:?} has no counter, so its boundaries cannot be none",
+                    spec.name
+                )));
+            }
+            (true, Some(b)) => b,
+            (true, None) if counter.is_some() => Boundaries::None,
+            (true, None) => Boundaries::Counts,
+        };
+        let codec = spec.codec.unwrap_or(default_codec);
+        let scalar = spec.dtype.scalar();
+        let precondition = spec.precondition.unwrap_or(match spec.dtype {
+            DataType::Bytes | DataType::Utf8 => Precondition::None,
+            _ => auto_precondition(scalar),
+        });
+        let count_precondition = match boundaries {
+            Boundaries::Counts => COUNT_PRECONDITION.id(),
+            _ => 0,
+        };
+        let number = u32::try_from(states.len())
+            .map_err(|_| invalid("more than 2^32 - 1 branches".into()))?;
+        states.push(BranchState {
+            number,
+            meta: BranchMeta {
+                name: spec.name,
+                dtype: spec.dtype,
+                counter: spec.counter,
+                boundaries,
+                codec: codec.algorithm() as u8,
+                level: codec.level() as i8,
+                precondition: precondition.id(),
+                width: precondition.width() as u8,
+                count_precondition,
+                entries: 0,
+                raw_bytes: 0,
+                stored_bytes: 0,
+                baskets: 0,
+                index_offset: 0,
+                index_len: 0,
+                extensions: Vec::new(),
+            },
+            codec,
+            precondition,
+            counter,
+            values: Vec::new(),
+            consumed: 0,
+            counts: Vec::new(),
+            counts_consumed: 0,
+            buffered: 0,
+            first_entry: 0,
+            baskets: Vec::new(),
+        });
+    }
+    Ok(states)
+}
+
+/// A basket cut from a branch's buffer, waiting for compression.
+struct Sealed {
+    branch: usize,
+    first_entry: u64,
+    entries: u64,
+    elements: u64,
+    values: Vec<u8>,
+    counts: Vec<u32>,
+}
+
+/// Writes one tree. Fill each branch with the same number of entries, then [`TreeWriter::commit`];
+/// finally [`TreeWriter::finish`].
+///
+/// Branches are addressed by their position in the spec list ([`TreeWriter::branch_id`] finds it by
+/// name). Two ways to fill:
+///
+/// - by entry, as ROOT's `Fill`: [`fill`](TreeWriter::fill) a value or
+///   [`fill_array`](TreeWriter::fill_array) / [`fill_str`](TreeWriter::fill_str) an entry's values
+///   into every branch, then `commit`;
+/// - by column batch, for conversions: [`fill_column`](TreeWriter::fill_column) and
+///   [`fill_jagged`](TreeWriter::fill_jagged) many entries of every branch, then `commit`.
+///
+/// # Memory
+/// Each branch buffers at most one basket (`basket_size` plus one entry) of uncompressed data, and
+/// sealed baskets wait for compression until they add up to `threads x 4 x basket_size`. In
+/// flush-at-cluster mode each branch buffers its whole cluster instead; clusters are cut early when
+/// the tree's buffered data reaches `max_cluster_bytes`, so memory stays below about twice that
+/// (plus one committed batch).
+pub struct TreeWriter<'f> {
+    file: &'f mut FileWriter,
+    tree_no: u32,
+    name: String,
+    branches: Vec<BranchState>,
+    /// Committed entries.
+    entries: u64,
+    cluster_start: u64,
+    cluster_ends: Vec<u64>,
+    /// Entries per cluster, once known.
+    cluster_entries: Option<u64>,
+    pending: Vec<Sealed>,
+    pending_raw: usize,
+}
+
+impl std::fmt::Debug for TreeWriter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeWriter")
+            .field("name", &self.name)
+            .field("entries", &self.entries)
+            .finish_non_exhaustive()
+    }
+}
+
+thread_local! {
+    static ENCODER: RefCell<BlockEncoder> = RefCell::new(BlockEncoder::new());
+}
+
+impl TreeWriter<'_> {
+    /// The position of branch `name`, for the fill methods.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchBranch`].
+    pub fn branch_id(&self, name: &str) -> Result<usize> {
+        self.branches
+            .iter()
+            .position(|b| b.meta.name == name)
+            .ok_or_else(|| Error::NoSuchBranch {
+                tree: self.name.clone(),
+                name: name.to_owned(),
+            })
+    }
+
+    /// Committed entries so far.
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    fn fill_error(&self, branch: usize, reason: impl Into<String>) -> Error {
+        let name = self
+            .branches
+            .get(branch)
+            .map_or_else(|| format!("#{branch}"), |b| b.meta.name.clone());
+        Error::InvalidFill {
+            tree: self.name.clone(),
+            branch: name,
+            reason: reason.into(),
+        }
+    }
+
+    fn state<T: Scalar>(&mut self, branch: usize) -> Result<&mut BranchState> {
+        let Some(state) = self.branches.get(branch) else {
+            return Err(self.fill_error(branch, format!("no branch number {branch}")));
+        };
+        let actual = state.meta.dtype;
+        if actual.scalar() != T::TYPE {
+            return Err(Error::TypeMismatch {
+                tree: self.name.clone(),
+                branch: state.meta.name.clone(),
+                requested: T::TYPE.to_string(),
+                actual,
+            });
+        }
+        Ok(&mut self.branches[branch])
+    }
+
+    /// Fills one entry of a scalar branch.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] if `T` is not the branch's type; [`Error::InvalidFill`] if the branch
+    /// is not a scalar.
+    pub fn fill<T: Scalar>(&mut self, branch: usize, value: T) -> Result<()> {
+        self.fill_column(branch, std::slice::from_ref(&value))
+    }
+
+    /// Fills one entry of a fixed-size or variable-length branch.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`]; [`Error::InvalidFill`] for a scalar branch or a fixed array of another length.
+    pub fn fill_array<T: Scalar>(&mut self, branch: usize, values: &[T]) -> Result<()> {
+        let dtype = self.state::<T>(branch)?.meta.dtype;
+        match dtype {
+            DataType::FixedArray(_, n) if values.len() == n as usize => {
+                self.fill_column(branch, values)
+            }
+            DataType::FixedArray(_, n) => Err(self.fill_error(
+                branch,
+                format!(
+                    "an entry of this fixed array has {n} values, got {}",
+                    values.len()
+                ),
+            )),
+            DataType::Scalar(_) => {
+                Err(self.fill_error(branch, "a scalar branch takes fill, not fill_array"))
+            }
+            _ => {
+                let count = u32::try_from(values.len()).map_err(|_| {
+                    self.fill_error(branch, "more than 2^32 - 1 values in one entry")
+                })?;
+                self.fill_jagged(branch, &[count], values)
+            }
+        }
+    }
+
+    /// Fills one entry of a byte-string or UTF-8 string branch.
+    ///
+    /// # Errors
+    /// [`Error::InvalidFill`] if the branch is not a string branch.
+    pub fn fill_str(&mut self, branch: usize, value: &str) -> Result<()> {
+        self.fill_bytes(branch, value.as_bytes())
+    }
+
+    /// Fills one entry of a byte-string branch (or a UTF-8 branch, after checking the encoding).
+    ///
+    /// # Errors
+    /// [`Error::InvalidFill`] if the branch is not a string branch or the bytes are not UTF-8 for a
+    /// UTF-8 branch.
+    pub fn fill_bytes(&mut self, branch: usize, value: &[u8]) -> Result<()> {
+        match self.branches.get(branch).map(|b| b.meta.dtype) {
+            Some(DataType::Bytes | DataType::Utf8) => self.fill_array(branch, value),
+            _ => Err(self.fill_error(branch, "not a string branch")),
+        }
+    }
+
+    /// Fills many entries of a scalar branch (`values.len()` entries) or a fixed-size array branch
+    /// (`values.len() / n` entries).
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`]; [`Error::InvalidFill`] for variable-length branches or a length that
+    /// is not a multiple of the array length.
+    pub fn fill_column<T: Scalar>(&mut self, branch: usize, values: &[T]) -> Result<()> {
+        let state = self.state::<T>(branch)?;
+        let Some(len) = state.meta.dtype.fixed_len() else {
+            return Err(self.fill_error(
+                branch,
+                "a variable-length branch takes fill_jagged or fill_array",
+            ));
+        };
+        if values.len() % len != 0 {
+            return Err(self.fill_error(
+                branch,
+                format!(
+                    "{} values are not a whole number of {len}-value entries",
+                    values.len()
+                ),
+            ));
+        }
+        T::extend_bytes(values, &mut state.values);
+        state.buffered += (values.len() / len) as u64;
+        Ok(())
+    }
+
+    /// Fills many entries of a variable-length branch: entry `i` has `counts[i]` values, taken in
+    /// order from `values`.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`]; [`Error::InvalidFill`] for fixed-size branches, counts that do not
+    /// add up to `values.len()`, or invalid UTF-8 in a UTF-8 branch.
+    pub fn fill_jagged<T: Scalar>(
+        &mut self,
+        branch: usize,
+        counts: &[u32],
+        values: &[T],
+    ) -> Result<()> {
+        let state = self.state::<T>(branch)?;
+        if !state.meta.dtype.is_variable() {
+            return Err(self.fill_error(branch, "a fixed-size branch takes fill or fill_column"));
+        }
+        let total: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+        if total != values.len() as u64 {
+            return Err(self.fill_error(
+                branch,
+                format!(
+                    "counts add up to {total} values but {} were given",
+                    values.len()
+                ),
+            ));
+        }
+        let utf8 = state.meta.dtype == DataType::Utf8;
+        let start = state.values.len();
+        T::extend_bytes(values, &mut state.values);
+        if utf8 {
+            let mut at = start;
+            for &c in counts {
+                let end = at + c as usize;
+                if std::str::from_utf8(&state.values[at..end]).is_err() {
+                    state.values.truncate(start);
+                    return Err(
+                        self.fill_error(branch, "an entry of a UTF-8 branch is not valid UTF-8")
+                    );
+                }
+                at = end;
+            }
+        }
+        state.counts.extend_from_slice(counts);
+        state.buffered += counts.len() as u64;
+        Ok(())
+    }
+
+    /// Ends the current entry, as ROOT's `TTree::Fill`: the same as [`TreeWriter::commit`].
+    ///
+    /// # Errors
+    /// As for `commit`.
+    pub fn end_entry(&mut self) -> Result<()> {
+        self.commit().map(|_| ())
+    }
+
+    /// Commits the entries filled since the last commit; every branch must have received the same
+    /// number. Returns that number. Cuts clusters and baskets and compresses as needed.
+    ///
+    /// # Errors
+    /// [`Error::InvalidFill`] if branches received different numbers of entries or a variable-length
+    /// branch's counts differ from its counter's values; compression and I/O errors.
+    pub fn commit(&mut self) -> Result<u64> {
+        let Some(first) = self.branches.first() else {
+            return Ok(0);
+        };
+        let new = first.first_entry + first.buffered - self.entries;
+        for (i, b) in self.branches.iter().enumerate() {
+            let got = b.first_entry + b.buffered - self.entries;
+            if got != new {
+                return Err(self.fill_error(
+                    i,
+                    format!("received {got} entries since the last commit, but branch {:?} received {new}", first.meta.name),
+                ));
+            }
+        }
+        if new == 0 {
+            return Ok(0);
+        }
+        self.check_counters(new)?;
+        let end = self.entries + new;
+        // Cut clusters inside the new entries.
+        while let Some(boundary) = self.next_cluster_end(end).filter(|&b| b <= end) {
+            self.entries = boundary;
+            self.cut_cluster()?;
+        }
+        self.entries = end;
+        let buffered: usize = self.branches.iter().map(BranchState::raw_len).sum();
+        if buffered as u64 >= self.file.options.max_cluster_bytes {
+            self.cut_cluster()?;
+        } else if !self.file.options.flush_at_cluster {
+            for b in 0..self.branches.len() {
+                self.seal_full_baskets(b);
+            }
+        }
+        if self.pending_raw >= 4 * self.file.options.threads * self.file.options.basket_size {
+            self.write_pending()?;
+        }
+        Ok(new)
+    }
+
+    /// Checks that the counts of the `new` uncommitted entries of every countered branch equal the
+    /// counter's values.
+    fn check_counters(&self, new: u64) -> Result<()> {
+        for (i, b) in self.branches.iter().enumerate() {
+            let Some(c) = b.counter else { continue };
+            let counter = &self.branches[c];
+            let size = counter.value_size();
+            let uncommitted = (counter.first_entry + counter.buffered - self.entries) as usize;
+            debug_assert_eq!(uncommitted as u64, new);
+            let bytes = &counter.values[counter.values.len() - uncommitted * size..];
+            let mut expected = Vec::with_capacity(uncommitted);
+            decode_counts(counter.meta.dtype.scalar(), bytes, &mut expected).map_err(|at| {
+                self.fill_error(
+                    c,
+                    format!(
+                        "counter value of entry {} is negative",
+                        self.entries + at as u64
+                    ),
+                )
+            })?;
+            let counts = &b.counts[b.counts.len() - uncommitted..];
+            if let Some(at) = counts
+                .iter()
+                .zip(&expected)
+                .position(|(&got, &want)| u64::from(got) != want)
+            {
+                return Err(self.fill_error(
+                    i,
+                    format!(
+                        "entry {} has {} values but its counter {:?} says {}",
+                        self.entries + at as u64,
+                        counts[at],
+                        counter.meta.name,
+                        expected[at]
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The entry at which the current cluster ends, if it is known by `end` (committed + new).
+    fn next_cluster_end(&mut self, end: u64) -> Option<u64> {
+        match self.file.options.cluster {
+            ClusterSize::Entries(n) => Some(self.cluster_start + n),
+            ClusterSize::Bytes(target) => {
+                if let Some(n) = self.cluster_entries {
+                    return Some(self.cluster_start + n);
+                }
+                // First cluster: find the first entry at which the uncompressed bytes reach the target.
+                let mut total: u64 = self.branches.iter().map(|b| b.meta.raw_bytes).sum::<u64>()
+                    + self
+                        .pending
+                        .iter()
+                        .map(|s| (s.values.len() + 4 * s.counts.len()) as u64)
+                        .sum::<u64>()
+                    + self
+                        .branches
+                        .iter()
+                        .map(|b| b.bytes_of((self.entries - b.first_entry) as usize) as u64)
+                        .sum::<u64>();
+                for e in self.entries..end {
+                    for b in &self.branches {
+                        let local = (e - b.first_entry) as usize;
+                        total += match b.meta.dtype.fixed_len() {
+                            Some(len) => (len * b.value_size()) as u64,
+                            None => {
+                                u64::from(b.buffered_counts()[local]) * b.value_size() as u64 + 4
+                            }
+                        };
+                    }
+                    if total >= target {
+                        let n = e + 1 - self.cluster_start;
+                        self.cluster_entries = Some(n);
+                        return Some(self.cluster_start + n);
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Ends the cluster at `self.entries`: seals every branch's buffered entries up to there.
+    fn cut_cluster(&mut self) -> Result<()> {
+        let end = self.entries;
+        if end == self.cluster_start {
+            return Ok(());
+        }
+        for b in 0..self.branches.len() {
+            if !self.file.options.flush_at_cluster {
+                self.seal_full_baskets_before(b, end);
+            }
+            let k = end - self.branches[b].first_entry;
+            if k > 0 {
+                self.seal(b, k as usize);
+            }
+        }
+        self.cluster_ends.push(end);
+        self.cluster_start = end;
+        self.write_pending()
+    }
+
+    /// Seals baskets of at least `basket_size` bytes from committed entries.
+    fn seal_full_baskets(&mut self, b: usize) {
+        let end = self.entries;
+        self.seal_full_baskets_before(b, end);
+    }
+
+    /// Seals baskets of at least `basket_size` bytes from entries before `end`.
+    fn seal_full_baskets_before(&mut self, b: usize, end: u64) {
+        let target = self.file.options.basket_size;
+        loop {
+            let state = &self.branches[b];
+            let available = (end - state.first_entry) as usize;
+            if available == 0 {
+                return;
+            }
+            let size = state.value_size();
+            let k = match state.meta.dtype.fixed_len() {
+                Some(len) => target.div_ceil(len * size).max(1),
+                None => {
+                    let mut bytes = 0;
+                    let mut k = 0;
+                    let counts = state.buffered_counts();
+                    while k < available && bytes < target {
+                        bytes += counts[k] as usize * size + 4;
+                        k += 1;
+                    }
+                    if bytes < target {
+                        return;
+                    }
+                    k
+                }
+            };
+            if k > available {
+                return;
+            }
+            self.seal(b, k);
+        }
+    }
+
+    /// Moves the first `k` buffered entries of branch `b` into a sealed basket.
+    fn seal(&mut self, b: usize, k: usize) {
+        let state = &mut self.branches[b];
+        let first_entry = state.first_entry;
+        let (values, counts, elements) = state.take_front(k);
+        state.first_entry += k as u64;
+        state.buffered -= k as u64;
+        self.pending_raw += values.len() + 4 * counts.len();
+        self.pending.push(Sealed {
+            branch: b,
+            first_entry,
+            entries: k as u64,
+            elements: elements as u64,
+            values,
+            counts,
+        });
+    }
+
+    /// Compresses the sealed baskets (in parallel when the writer has threads) and writes them.
+    fn write_pending(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        self.pending_raw = 0;
+        let branches = &self.branches;
+        let tree_no = self.tree_no;
+        let name = &self.name;
+        let compress = |s: &Sealed| encode_basket(name, tree_no, &branches[s.branch], s);
+        let records: Vec<Result<Vec<u8>>> = match &self.file.pool {
+            Some(pool) => pool.install(|| pending.par_iter().map(compress).collect()),
+            None => pending.iter().map(compress).collect(),
+        };
+        for (sealed, record) in pending.iter().zip(records) {
+            let record = record?;
+            let loc = BasketLoc {
+                offset: self.file.offset,
+                record_len: record.len() as u64,
+                first_entry: sealed.first_entry,
+                entries: sealed.entries,
+                elements: sealed.elements,
+            };
+            self.file.write(&record)?;
+            let state = &mut self.branches[sealed.branch];
+            state.meta.raw_bytes += (sealed.values.len() + 4 * sealed.counts.len()) as u64;
+            state.meta.stored_bytes += loc.record_len;
+            state.meta.baskets += 1;
+            state.meta.entries = sealed.first_entry + sealed.entries;
+            state.baskets.push(loc);
+        }
+        Ok(())
+    }
+
+    /// Writes the rest of the tree and its branch indexes.
+    ///
+    /// # Errors
+    /// [`Error::InvalidFill`] if entries were filled but not committed; compression and I/O errors.
+    pub fn finish(mut self) -> Result<()> {
+        for (i, b) in self.branches.iter().enumerate() {
+            if b.first_entry + b.buffered != self.entries {
+                return Err(self.fill_error(i, "entries were filled but not committed"));
+            }
+        }
+        self.cut_cluster()?;
+        let mut metas = Vec::with_capacity(self.branches.len());
+        for (b, state) in self.branches.iter_mut().enumerate() {
+            let index = BasketIndex {
+                baskets: std::mem::take(&mut state.baskets),
+            };
+            let body = postcard::to_stdvec(&index).expect("index serializes");
+            let header = RecordHeader {
+                kind: RecordKind::BranchIndex,
+                basket_kind: 0,
+                tree: self.tree_no,
+                branch: b as u32,
+                first_entry: 0,
+                entries: 0,
+                body_len: 0,
+                body_crc: 0,
+            };
+            let record = record::encode_record(header, &body);
+            state.meta.index_offset = self.file.offset;
+            state.meta.index_len = record.len() as u64;
+            state.meta.entries = self.entries;
+            self.file.write(&record)?;
+            metas.push(state.meta.clone());
+        }
+        self.file.trees.push(TreeMeta {
+            name: std::mem::take(&mut self.name),
+            entries: self.entries,
+            cluster_ends: std::mem::take(&mut self.cluster_ends),
+            branches: metas,
+            extensions: Vec::new(),
+        });
+        self.file.open_tree = None;
+        Ok(())
+    }
+}
+
+/// Compresses one sealed basket into a whole basket record.
+fn encode_basket(
+    tree: &str,
+    tree_no: u32,
+    state: &BranchState,
+    sealed: &Sealed,
+) -> Result<Vec<u8>> {
+    let compress_error = |source| Error::Compress { tree: tree.to_owned(), branch: state.meta.name.clone(), source: Box::new(source) };
+    if state.meta.boundaries == Boundaries::Offsets && sealed.elements > u64::from(u32::MAX) {
+        return Err(Error::InvalidFill {
+            tree: tree.to_owned(),
+            branch: state.meta.name.clone(),
+            reason: "a basket with offsets holds at most 2^32 - 1 values; lower the cluster size"
+                .into(),
+        });
+    }
+    ENCODER.with(|encoder| {
+        let mut encoder = encoder.borrow_mut();
+        let mut body = Vec::with_capacity(sealed.values.len() / 2 + 64);
+        match state.meta.boundaries {
+            Boundaries::Fixed | Boundaries::None => {
+                encoder
+                    .encode(state.codec, state.precondition, &sealed.values, &mut body)
+                    .map_err(compress_error)?;
+            }
+            Boundaries::Counts => {
+                encoder
+                    .encode(state.codec, state.precondition, &sealed.values, &mut body)
+                    .map_err(compress_error)?;
+                let counts: Vec<u8> = sealed.counts.iter().flat_map(|c| c.to_le_bytes()).collect();
+                encoder
+                    .encode(state.codec, COUNT_PRECONDITION, &counts, &mut body)
+                    .map_err(compress_error)?;
+            }
+            Boundaries::Offsets => {
+                let mut joined =
+                    Vec::with_capacity(sealed.values.len() + 4 * (sealed.counts.len() + 1));
+                joined.extend_from_slice(&sealed.values);
+                let mut at = 0u32;
+                joined.extend_from_slice(&at.to_le_bytes());
+                for &c in &sealed.counts {
+                    at = at.wrapping_add(c);
+                    joined.extend_from_slice(&at.to_le_bytes());
+                }
+                encoder
+                    .encode(state.codec, state.precondition, &joined, &mut body)
+                    .map_err(compress_error)?;
+            }
+        }
+        let header = RecordHeader {
+            kind: RecordKind::Basket,
+            basket_kind: 0,
+            tree: tree_no,
+            branch: state.number,
+            first_entry: sealed.first_entry,
+            entries: sealed.entries,
+            body_len: 0,
+            body_crc: 0,
+        };
+        Ok(record::encode_record(header, &body))
+    })
+}

@@ -1,0 +1,98 @@
+//! Fuzz harnesses, shared by the cargo-fuzz targets in `fuzz/` and by `tests/fuzz_corpus.rs`, which
+//! replays the committed corpus and every kept crasher on stable Rust in CI.
+//!
+//! Each harness must return (with an error or with data) on any input; a panic is a bug.
+
+use evtc_codecs::{Algorithm, BlockDecoder, Decompressor};
+use evtc_format::{FileReader, ReadOptions, Scalar};
+
+/// Decodes `data` as a block envelope with and without checksum verification, and feeds it raw to
+/// every backend with a declared size taken from its first two bytes.
+pub fn decode_block(data: &[u8]) {
+    let mut out = Vec::new();
+    let _ = BlockDecoder::new()
+        .max_uncompressed_len(1 << 24)
+        .decode(data, &mut out);
+    let _ = BlockDecoder::new()
+        .verify_checksums(false)
+        .max_uncompressed_len(1 << 24)
+        .decode(data, &mut out);
+    if let [a, b, rest @ ..] = data {
+        let declared = usize::from(u16::from_le_bytes([*a, *b]));
+        let mut out = vec![0; declared];
+        let mut decompressor = Decompressor::new();
+        for algorithm in Algorithm::ALL {
+            let _ = decompressor.decompress(algorithm, rest, &mut out);
+        }
+    }
+}
+
+/// Opens `data` as an evtc file and reads every branch of every tree, by bulk and entry reads,
+/// with checksums off so that the decoders see the mutated bytes.
+pub fn open_file(data: &[u8]) {
+    for verify in [true, false] {
+        let Ok(file) = FileReader::from_source(
+            data.to_vec(),
+            ReadOptions::default().verify_checksums(verify).threads(1),
+        ) else {
+            continue;
+        };
+        for tree in file.trees() {
+            let Ok(reader) = file.tree(&tree.name) else {
+                continue;
+            };
+            for branch in reader.branches() {
+                let Ok(b) = reader.branch(&branch.name) else {
+                    continue;
+                };
+                read_branch(&b, branch.dtype.scalar());
+            }
+        }
+    }
+}
+
+fn read_branch<R: evtc_format::ReadAt>(
+    b: &evtc_format::BranchReader<'_, R>,
+    t: evtc_format::ScalarType,
+) {
+    use evtc_format::ScalarType as S;
+    match t {
+        S::Bool => read_typed::<bool, R>(b),
+        S::I8 => read_typed::<i8, R>(b),
+        S::U8 => read_typed::<u8, R>(b),
+        S::I16 => read_typed::<i16, R>(b),
+        S::U16 => read_typed::<u16, R>(b),
+        S::I32 => read_typed::<i32, R>(b),
+        S::U32 => read_typed::<u32, R>(b),
+        S::I64 => read_typed::<i64, R>(b),
+        S::U64 => read_typed::<u64, R>(b),
+        S::F32 => read_typed::<f32, R>(b),
+        S::F64 => read_typed::<f64, R>(b),
+    }
+}
+
+fn read_typed<T: Scalar, R: evtc_format::ReadAt>(b: &evtc_format::BranchReader<'_, R>) {
+    if b.meta().dtype.is_variable() {
+        let _ = b.read_jagged::<T>();
+        let _ = b.read_strings();
+    } else {
+        let _ = b.read::<T>();
+    }
+    if let Ok(mut cursor) = b.cursor::<T>() {
+        let entries = b.tree().entries();
+        for e in (0..entries).step_by(((entries / 16) as usize).max(1)) {
+            if cursor.get(e).is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// Decodes `data` as the body of one basket: the first byte picks the branch type and boundary
+/// encoding, the next two the entry count, the rest is the body.
+pub fn decode_basket(data: &[u8]) {
+    if let [kind, e0, e1, body @ ..] = data {
+        let entries = usize::from(u16::from_le_bytes([*e0, *e1])) % 4096;
+        evtc_format::fuzzing::decode_basket_body(*kind, entries, body);
+    }
+}

@@ -1,0 +1,154 @@
+//! Replays the fuzz corpus and every kept crasher through the fuzz harnesses on stable Rust: a
+//! crash found once stays fixed.
+
+use std::path::Path;
+
+fn replay(target: &str, harness: fn(&[u8])) -> usize {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let mut count = 0;
+    for dir in [
+        root.join("corpus").join(target),
+        root.join("regressions").join(target),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut paths: Vec<_> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
+        paths.sort();
+        for path in paths {
+            let data = std::fs::read(&path).unwrap();
+            harness(&data);
+            count += 1;
+        }
+    }
+    count
+}
+
+#[test]
+fn decode_block_corpus() {
+    assert!(
+        replay("decode_block", evtc::fuzzing::decode_block) > 0,
+        "the decode_block corpus is empty"
+    );
+}
+
+#[test]
+fn open_file_corpus() {
+    assert!(
+        replay("open_file", evtc::fuzzing::open_file) > 0,
+        "the open_file corpus is empty"
+    );
+}
+
+#[test]
+fn decode_basket_corpus() {
+    assert!(
+        replay("decode_basket", evtc::fuzzing::decode_basket) > 0,
+        "the decode_basket corpus is empty"
+    );
+}
+
+/// Writes the seed corpus: `cargo test --test fuzz_corpus -- --ignored write_seed_corpus`.
+#[test]
+#[ignore = "writes fuzz/corpus; run by hand when the seeds should change"]
+fn write_seed_corpus() {
+    use evtc::codecs::{BlockEncoder, Codec, Precondition, Width};
+    use evtc::format::{Boundaries, BranchSpec, ClusterSize, FileWriter, ScalarType, WriteOptions};
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz")
+        .join("corpus");
+    let write = |target: &str, name: &str, data: &[u8]| {
+        let dir = root.join(target);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(name), data).unwrap();
+    };
+
+    let values: Vec<u8> = (0..300u32).flat_map(|i| (i / 3).to_le_bytes()).collect();
+    for spec in ["none", "lz4", "lz4hc:9", "zlib:6", "lzma:6", "zstd:5"] {
+        for p in [
+            Precondition::None,
+            Precondition::BitShuffle(Width::W4),
+            Precondition::Delta(Width::W4),
+        ] {
+            let mut block = Vec::new();
+            BlockEncoder::new()
+                .encode(spec.parse::<Codec>().unwrap(), p, &values, &mut block)
+                .unwrap();
+            write(
+                "decode_block",
+                &format!(
+                    "{}-{}",
+                    spec.replace(':', ""),
+                    p.to_string().replace(':', "")
+                ),
+                &block,
+            );
+            // decode_basket: kind (u32 scalar, fixed boundaries = 6), 300 entries, one block.
+            let mut basket = vec![6u8];
+            basket.extend_from_slice(&300u16.to_le_bytes());
+            basket.extend_from_slice(&block);
+            write(
+                "decode_basket",
+                &format!(
+                    "u32-{}-{}",
+                    spec.replace(':', ""),
+                    p.to_string().replace(':', "")
+                ),
+                &basket,
+            );
+        }
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    for (name, codec, boundaries) in [
+        ("zstd-counts", "zstd:1", Boundaries::Counts),
+        ("lz4-offsets", "lz4", Boundaries::Offsets),
+        ("none-counts", "none", Boundaries::Counts),
+    ] {
+        let path = dir.path().join(name);
+        let options = WriteOptions::default()
+            .codec(codec.parse().unwrap())
+            .basket_size(48)
+            .cluster_size(ClusterSize::Entries(16))
+            .threads(1);
+        let mut file = FileWriter::create(&path, options).unwrap();
+        let mut tree = file
+            .tree(
+                "Events",
+                vec![
+                    BranchSpec::scalar("n", ScalarType::U8),
+                    BranchSpec::jagged("pt", ScalarType::F32).counter("n"),
+                    BranchSpec::jagged("ids", ScalarType::I64).boundaries(boundaries),
+                    BranchSpec::fixed("xyz", ScalarType::F64, 3),
+                    BranchSpec::scalar("ok", ScalarType::Bool),
+                    BranchSpec::utf8("name"),
+                ],
+            )
+            .unwrap();
+        for e in 0..40u8 {
+            tree.fill(0, e % 3).unwrap();
+            tree.fill_array(1, &vec![f32::from(e); usize::from(e % 3)])
+                .unwrap();
+            tree.fill_array(2, &vec![i64::from(e); usize::from(e % 4)])
+                .unwrap();
+            tree.fill_array(3, &[1.0, f64::from(e), 3.0]).unwrap();
+            tree.fill(4, e % 2 == 1).unwrap();
+            tree.fill_str(5, &format!("e{e}")).unwrap();
+            tree.end_entry().unwrap();
+        }
+        tree.finish().unwrap();
+        let mut tree = file
+            .tree("Runs", vec![BranchSpec::scalar("run", ScalarType::U32)])
+            .unwrap();
+        tree.fill_column(0, &[1u32, 2, 3]).unwrap();
+        tree.commit().unwrap();
+        tree.finish().unwrap();
+        file.finish().unwrap();
+        write("open_file", name, &std::fs::read(&path).unwrap());
+    }
+}
