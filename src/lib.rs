@@ -28,3 +28,8 @@ pub use evtc_format as format;
 
 #[doc(hidden)]
 pub mod fuzzing;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -403,7 +403,12 @@ pub mod nano {
         let met = (0..events).map(|_| rng.exponential(30.0) as f32).collect();
         columns.push(scalar("MET_pt", Values::F32(met)));
         let phi = (0..events)
-            .map(|_| round_mantissa(rng.range(-std::f64::consts::PI, std::f64::consts::PI) as f32, 12))
+            .map(|_| {
+                round_mantissa(
+                    rng.range(-std::f64::consts::PI, std::f64::consts::PI) as f32,
+                    12,
+                )
+            })
             .collect();
         columns.push(scalar("MET_phi", Values::F32(phi)));
         columns.push(scalar(

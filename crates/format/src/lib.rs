@@ -10,8 +10,8 @@
 //!   [`TreeWriter::fill_jagged`], then [`TreeWriter::commit`]) for conversions.
 //! - Bulk read (ROOT's BulkIO): [`BranchReader::read`], [`BranchReader::read_jagged`] and their
 //!   `_range` forms; variable-length data comes back as [`Jagged`] (Arrow's offsets + values).
-//! - Entry reads (ROOT's `GetEntry`): [`BranchReader::cursor`] gives a [`BranchCursor`] that caches
-//!   the current basket.
+//! - Entry reads (ROOT's `GetEntry`): [`BranchReader::cursor`] gives a typed [`BranchCursor`] that
+//!   caches the current basket; [`TreeReader::rows`] iterates rows of several branches as [`Value`]s.
 //!
 //! # Example
 //! ```
@@ -64,7 +64,9 @@ pub use meta::{
     BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, Extension, FileMeta, ScalarType,
     TreeMeta, TreeSchema,
 };
-pub use reader::{BranchCursor, BranchReader, FileReader, Jagged, ReadOptions, TreeReader};
+pub use reader::{
+    BranchCursor, BranchReader, FileReader, Jagged, ReadOptions, RowReader, TreeReader, Value,
+};
 pub use schema::{BranchSpec, COUNT_PRECONDITION, ClusterSize, WriteOptions, auto_precondition};
 pub use types::Scalar;
 pub use writer::{FileWriter, TreeWriter};

@@ -980,7 +980,11 @@ fn encode_basket(
     state: &BranchState,
     sealed: &Sealed,
 ) -> Result<Vec<u8>> {
-    let compress_error = |source| Error::Compress { tree: tree.to_owned(), branch: state.meta.name.clone(), source: Box::new(source) };
+    let compress_error = |source| Error::Compress {
+        tree: tree.to_owned(),
+        branch: state.meta.name.clone(),
+        source: Box::new(source),
+    };
     if state.meta.boundaries == Boundaries::Offsets && sealed.elements > u64::from(u32::MAX) {
         return Err(Error::InvalidFill {
             tree: tree.to_owned(),

@@ -4,7 +4,7 @@
 use evtc_codecs::Codec;
 use evtc_format::{
     Boundaries, BranchSpec, ClusterSize, DataType, FileReader, FileWriter, ReadOptions, Scalar,
-    ScalarType, TreeWriter, WriteOptions,
+    ScalarType, TreeWriter, Value, WriteOptions,
 };
 use proptest::prelude::*;
 
@@ -228,6 +228,31 @@ fn write(case: &Case, path: &std::path::Path) {
     file.finish().unwrap();
 }
 
+/// The row value of entry `e` of `column`, from the test's own data.
+fn expected_value<T: Scalar + Into<Value>>(column: &Column, values: &[T], e: usize) -> Value {
+    match (&column.counts, column.spec.dtype()) {
+        (None, DataType::Scalar(_)) => values[e].into(),
+        (None, dtype) => {
+            let n = dtype.fixed_len().unwrap();
+            Value::List(
+                values[e * n..(e + 1) * n]
+                    .iter()
+                    .map(|&v| v.into())
+                    .collect(),
+            )
+        }
+        (Some(counts), _) => {
+            let start: usize = counts[..e].iter().map(|&c| c as usize).sum();
+            Value::List(
+                values[start..start + counts[e] as usize]
+                    .iter()
+                    .map(|&v| v.into())
+                    .collect(),
+            )
+        }
+    }
+}
+
 fn check_column<T: Scalar>(
     tree: &evtc_format::TreeReader<'_>,
     column: &Column,
@@ -313,6 +338,22 @@ proptest! {
             }
             let strings = tree.branch("label").unwrap().read_strings().unwrap();
             prop_assert_eq!(strings.len(), case.entries);
+            let names: Vec<&str> = case.columns.iter().map(|c| c.spec.name()).collect();
+            let rows = tree.rows(&names).unwrap();
+            let mut seen = 0;
+            for (e, row) in rows.enumerate() {
+                let row = row.unwrap();
+                for (column, got) in case.columns.iter().zip(&row) {
+                    let want = if column.spec.dtype() == DataType::Utf8 {
+                        Value::Str(strings[e].clone())
+                    } else {
+                        each_values!(&column.values, v => expected_value(column, v, e))
+                    };
+                    prop_assert_eq!(got, &want, "row {} of {}", e, column.spec.name());
+                }
+                seen += 1;
+            }
+            prop_assert_eq!(seen, case.entries);
         }
     }
 }
