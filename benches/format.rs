@@ -303,6 +303,11 @@ fn main() {
             });
         }
     }
+    let path = dir.path().join("write-sync.evtc");
+    let options = WriteOptions::default().codec(Codec::DEFAULT).threads(2);
+    group.bench_function("zstd:5 with fsync - 2 threads", |b| {
+        b.iter(|| write(&path, &columns, options.clone(), None))
+    });
     group.finish();
 
     let mut group = c.benchmark_group("read");

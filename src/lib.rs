@@ -5,6 +5,7 @@
 //! - [`codecs`] (`evtc-codecs`): every codec ROOT uses behind one [`codecs::Codec`] type,
 //!   shuffle/bitshuffle/delta preconditioners with SIMD kernels, CRC32 and the block envelope.
 //! - [`format`] (`evtc-format`): the file format; [`format::FileWriter`] and [`format::FileReader`].
+//! - [`rac`] (`evtc-rac`): random-access compression: units, seek tables, dictionaries.
 //! - [`datagen`] (`evtc-datagen`): deterministic NanoAOD-like and RAC-study data for tests and
 //!   benchmarks.
 //!
@@ -25,6 +26,7 @@
 pub use evtc_codecs as codecs;
 pub use evtc_datagen as datagen;
 pub use evtc_format as format;
+pub use evtc_rac as rac;
 
 #[doc(hidden)]
 pub mod fuzzing;

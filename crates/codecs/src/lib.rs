@@ -52,6 +52,7 @@ mod context;
 mod dict;
 mod error;
 pub mod precondition;
+mod unit;
 
 pub use block::{BlockDecoder, BlockEncoder, BlockHeader};
 pub use checksum::{Crc32, crc32};
@@ -60,3 +61,4 @@ pub use context::{Compressor, Decompressor, compress, decompress};
 pub use dict::{DecoderDictionary, EncoderDictionary, train_dictionary};
 pub use error::{Error, Result};
 pub use precondition::{Isa, Kernel, Precondition, Width};
+pub use unit::UnitCompressor;

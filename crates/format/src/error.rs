@@ -125,6 +125,16 @@ pub enum Error {
         /// The codec error.
         source: Box<evtc_codecs::Error>,
     },
+    /// A random-access basket could not be encoded.
+    #[error("random-access compression of tree {tree:?}, branch {branch:?}: {source}")]
+    Rac {
+        /// Tree name.
+        tree: String,
+        /// Branch name.
+        branch: String,
+        /// The RAC error.
+        source: Box<evtc_rac::Error>,
+    },
     /// The file needs an extension this reader does not know.
     #[error("the file requires extension {key:?}, which this reader does not support")]
     RequiredExtension {

@@ -2,7 +2,7 @@
 
 use crate::error::Location;
 use crate::meta::{Boundaries, BranchMeta, DataType, ScalarType};
-use crate::reader::decode_body;
+use crate::reader::{BasketKind, decode_body};
 use crate::types::Scalar;
 
 /// Decodes `body` as a basket of `entries` entries of a branch whose type and boundary encoding
@@ -45,6 +45,10 @@ pub fn decode_basket_body(kind: u8, entries: usize, body: &[u8]) {
         precondition: 0,
         width: 1,
         count_precondition: 0,
+        rac: false,
+        rac_unit_bytes: 0,
+        dictionary_offset: 0,
+        dictionary_len: 0,
         entries: entries as u64,
         raw_bytes: 0,
         stored_bytes: 0,
@@ -55,14 +59,17 @@ pub fn decode_basket_body(kind: u8, entries: usize, body: &[u8]) {
     };
     fn run<T: Scalar>(meta: &BranchMeta, entries: usize, elements: usize, body: &[u8]) {
         let mut values = vec![T::default(); elements];
-        let _ = decode_body(
-            meta,
-            entries,
-            body,
-            &mut values,
-            false,
-            &Location::default(),
-        );
+        for kind in [BasketKind::Blocks, BasketKind::Rac(None)] {
+            let _ = decode_body(
+                meta,
+                entries,
+                body,
+                &mut values,
+                false,
+                &Location::default(),
+                kind,
+            );
+        }
     }
     match t {
         ScalarType::Bool => run::<bool>(&meta, entries, elements, body),

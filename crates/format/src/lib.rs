@@ -67,7 +67,9 @@ pub use meta::{
 pub use reader::{
     BranchCursor, BranchReader, FileReader, Jagged, ReadOptions, RowReader, TreeReader, Value,
 };
-pub use schema::{BranchSpec, COUNT_PRECONDITION, ClusterSize, WriteOptions, auto_precondition};
+pub use schema::{
+    BranchSpec, COUNT_PRECONDITION, ClusterSize, RacMode, WriteOptions, auto_precondition,
+};
 pub use types::Scalar;
 pub use writer::{FileWriter, TreeWriter};
 

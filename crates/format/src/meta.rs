@@ -193,6 +193,14 @@ pub struct BranchMeta {
     pub width: u8,
     /// Preconditioner id of the counts or offsets (width 4).
     pub count_precondition: u8,
+    /// Whether the branch's baskets are random-access baskets (kind 1).
+    pub rac: bool,
+    /// Minimum uncompressed bytes per RAC unit the writer used.
+    pub rac_unit_bytes: u32,
+    /// File offset of the branch's dictionary record, 0 for none.
+    pub dictionary_offset: u64,
+    /// Length of the branch's dictionary record, 0 for none.
+    pub dictionary_len: u64,
     /// Entries in the branch (equals the tree's).
     pub entries: u64,
     /// Uncompressed bytes of values, counts and offsets.

@@ -5,7 +5,8 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use evtc_codecs::{BlockDecoder, BlockHeader};
+use evtc_codecs::{Algorithm, BlockDecoder, BlockHeader, DecoderDictionary};
+use evtc_rac::{DecodeDictionary, RacDecoder, SeekTable};
 use rayon::prelude::*;
 
 use crate::error::{Error, Location, Result};
@@ -105,7 +106,23 @@ pub struct FileReader<R: ReadAt = LocalFile> {
     /// End of the record region (the footer's offset).
     records_end: u64,
     indexes: Vec<Vec<OnceLock<Arc<BasketIndex>>>>,
+    dictionaries: Vec<Vec<OnceLock<Arc<ReaderDictionary>>>>,
     pool: Option<rayon::ThreadPool>,
+}
+
+/// A branch's RAC dictionary, read on first use.
+struct ReaderDictionary {
+    bytes: Vec<u8>,
+    zstd: Option<DecoderDictionary>,
+}
+
+impl ReaderDictionary {
+    fn as_decode(&self) -> DecodeDictionary<'_> {
+        match &self.zstd {
+            Some(d) => DecodeDictionary::Zstd(d),
+            None => DecodeDictionary::Lz4Prefix(&self.bytes),
+        }
+    }
 }
 
 impl<R: ReadAt> std::fmt::Debug for FileReader<R> {
@@ -199,6 +216,7 @@ impl<R: ReadAt> FileReader<R> {
             options,
             records_end: trailer.footer_offset,
             indexes: Vec::new(),
+            dictionaries: Vec::new(),
             pool,
         };
         let (_, body) = reader.read_record(
@@ -213,6 +231,11 @@ impl<R: ReadAt> FileReader<R> {
         })?;
         validate_meta(&meta, reader.records_end)?;
         reader.indexes = meta
+            .trees
+            .iter()
+            .map(|t| t.branches.iter().map(|_| OnceLock::new()).collect())
+            .collect();
+        reader.dictionaries = meta
             .trees
             .iter()
             .map(|t| t.branches.iter().map(|_| OnceLock::new()).collect())
@@ -263,7 +286,7 @@ impl<R: ReadAt> FileReader<R> {
         kind: RecordKind,
         location: &Location,
         end: u64,
-    ) -> Result<(RecordHeader, Vec<u8>)> {
+    ) -> Result<(RecordHeader, Body)> {
         if len < RECORD_HEADER_LEN as u64 || offset.checked_add(len).is_none_or(|e| e > end) {
             return Err(Error::Truncated {
                 what: "record",
@@ -305,7 +328,7 @@ impl<R: ReadAt> FileReader<R> {
                 ),
             ));
         }
-        bytes.drain(..RECORD_HEADER_LEN);
+        let bytes = Body(bytes);
         if self.options.verify_checksums {
             let computed = evtc_codecs::crc32(&bytes);
             if computed != header.body_crc {
@@ -325,6 +348,26 @@ impl<R: ReadAt> FileReader<R> {
             Some(pool) => pool.install(work),
             None => work(),
         }
+    }
+}
+
+/// How a basket body is laid out.
+#[derive(Clone, Copy)]
+pub(crate) enum BasketKind<'d> {
+    /// Basket kind 0: compressed blocks.
+    Blocks,
+    /// Basket kind 1: a RAC payload, with the branch's dictionary if it has one.
+    Rac(Option<&'d DecodeDictionary<'d>>),
+}
+
+/// A record read whole; derefs to its body.
+struct Body(Vec<u8>);
+
+impl std::ops::Deref for Body {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.0[RECORD_HEADER_LEN..]
     }
 }
 
@@ -365,13 +408,15 @@ fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
                 "cluster boundaries are not increasing up to the entry count",
             ));
         }
+        let mut positions: std::collections::HashMap<&str, usize> =
+            std::collections::HashMap::with_capacity(tree.branches.len());
         for (i, b) in tree.branches.iter().enumerate() {
             if let Some(ext) = b.extensions.iter().find(|e| e.required) {
                 return Err(Error::RequiredExtension {
                     key: ext.key.clone(),
                 });
             }
-            if tree.branches[..i].iter().any(|o| o.name == b.name) {
+            if positions.insert(&b.name, i).is_some() {
                 return Err(Error::corrupt(
                     location(Some(&b.name)),
                     "two branches have this name",
@@ -409,7 +454,10 @@ fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
                 ));
             }
             if let Some(counter) = &b.counter {
-                let c = tree.branches[..i].iter().find(|o| &o.name == counter);
+                let c = positions
+                    .get(counter.as_str())
+                    .filter(|&&at| at < i)
+                    .map(|&at| &tree.branches[at]);
                 if !matches!(c.map(|c| c.dtype), Some(DataType::Scalar(t)) if t.is_integer()) {
                     return Err(Error::corrupt(
                         location(Some(&b.name)),
@@ -595,6 +643,46 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         Ok(cell.get_or_init(|| Arc::new(index)).clone())
     }
 
+    /// The branch's RAC dictionary, if it has one (read on first use).
+    fn dictionary(&self) -> Result<Option<Arc<ReaderDictionary>>> {
+        let meta = self.meta();
+        if meta.dictionary_len == 0 {
+            return Ok(None);
+        }
+        let cell = &self.file().dictionaries[self.tree.tree][self.branch];
+        if let Some(d) = cell.get() {
+            return Ok(Some(d.clone()));
+        }
+        let file = self.file();
+        let location = self.location(None, meta.dictionary_offset);
+        let (header, bytes) = file.read_record(
+            meta.dictionary_offset,
+            meta.dictionary_len,
+            RecordKind::Dictionary,
+            &location,
+            file.records_end,
+        )?;
+        if header.tree as usize != self.tree.tree || header.branch as usize != self.branch {
+            return Err(Error::corrupt(
+                location,
+                "the dictionary belongs to another branch",
+            ));
+        }
+        let zstd = if Algorithm::from_id(meta.codec).ok() == Some(Algorithm::Zstd) {
+            Some(DecoderDictionary::new(&bytes).map_err(|e| Error::Codec {
+                location: location.clone(),
+                source: Box::new(e),
+            })?)
+        } else {
+            None
+        };
+        let bytes = bytes.to_vec();
+        Ok(Some(
+            cell.get_or_init(|| Arc::new(ReaderDictionary { bytes, zstd }))
+                .clone(),
+        ))
+    }
+
     fn validate_index(&self, index: &BasketIndex) -> Result<()> {
         let meta = self.meta();
         let clusters = &self.tree.meta().cluster_ends;
@@ -693,12 +781,18 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 "basket header does not match the basket index",
             ));
         }
-        if header.basket_kind != 0 {
+        if header.basket_kind != u8::from(self.meta().rac) {
             return Err(Error::corrupt(
                 location,
-                format!("unknown basket kind {}", header.basket_kind),
+                format!("unexpected basket kind {}", header.basket_kind),
             ));
         }
+        let dictionary = if header.basket_kind == 1 {
+            self.dictionary()?
+        } else {
+            None
+        };
+        let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
         decode_body(
             self.meta(),
             loc.entries as usize,
@@ -706,6 +800,11 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             values,
             raw,
             &location,
+            if header.basket_kind == 1 {
+                BasketKind::Rac(dictionary.as_ref())
+            } else {
+                BasketKind::Blocks
+            },
         )
     }
 
@@ -956,6 +1055,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             basket: None,
             values: Vec::new(),
             offsets: Vec::new(),
+            rac: None,
+            decoder: RacDecoder::new(),
+            scratch: Vec::new(),
         })
     }
 }
@@ -978,8 +1080,22 @@ pub struct BranchCursor<'a, R: ReadAt, T> {
     index: Option<Arc<BasketIndex>>,
     basket: Option<usize>,
     values: Vec<T>,
-    /// Offsets into `values` of the cached basket's entries (`entries + 1`).
+    /// Offsets into `values` of the cached basket's entries (`entries + 1`); for RAC baskets,
+    /// element offsets of the basket's entries.
     offsets: Vec<u64>,
+    /// The seek table of the current RAC basket and the unit held in `values`.
+    rac: Option<RacState>,
+    decoder: RacDecoder,
+    scratch: Vec<u8>,
+}
+
+/// What a cursor keeps of the RAC basket it is in.
+struct RacState {
+    table: SeekTable,
+    /// File offset of the units region.
+    units_at: u64,
+    /// The unit decoded into `values`, if any.
+    unit: Option<usize>,
 }
 
 impl<R: ReadAt, T> std::fmt::Debug for BranchCursor<'_, R, T> {
@@ -1008,6 +1124,9 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
             .baskets
             .partition_point(|b| b.first_entry + b.entries <= entry);
         let loc = index.baskets[b];
+        if self.branch.meta().rac {
+            return self.get_rac(b, &loc, entry);
+        }
         if self.basket != Some(b) {
             self.basket = None;
             self.values.clear();
@@ -1060,7 +1179,11 @@ pub(crate) fn decode_body<T: Scalar>(
     values: &mut [T],
     raw: bool,
     location: &Location,
+    kind: BasketKind<'_>,
 ) -> Result<Counts> {
+    if let BasketKind::Rac(dictionary) = kind {
+        return decode_rac_body(meta, entries, body, values, raw, location, dictionary);
+    }
     let size = meta.dtype.scalar().size();
     let (value_bytes, n_values) = if raw {
         (values.len(), values.len() / size)
@@ -1142,6 +1265,259 @@ pub(crate) fn decode_body<T: Scalar>(
         }
     }
     Ok(counts)
+}
+
+/// Decodes a random-access basket body: `u64` payload length, the RAC payload, then (boundaries
+/// `counts`) the counts block.
+fn decode_rac_body<T: Scalar>(
+    meta: &BranchMeta,
+    entries: usize,
+    body: &[u8],
+    values: &mut [T],
+    raw: bool,
+    location: &Location,
+    dictionary: Option<&DecodeDictionary<'_>>,
+) -> Result<Counts> {
+    let size = meta.dtype.scalar().size();
+    let (value_bytes, n_values) = if raw {
+        (values.len(), values.len() / size)
+    } else {
+        (values.len() * size, values.len())
+    };
+    let corrupt = |reason: String| Error::corrupt(location.clone(), reason);
+    let (payload, rest) = split_rac(body)
+        .ok_or_else(|| corrupt("random-access payload runs past the basket".into()))?;
+    let (table, units) = SeekTable::parse(payload).map_err(|e| corrupt(e.to_string()))?;
+    if table.entries() != entries as u64 || table.raw_len() != value_bytes as u64 {
+        return Err(corrupt(format!(
+            "seek table covers {} entries and {} bytes, the basket {entries} entries and {value_bytes} bytes",
+            table.entries(),
+            table.raw_len()
+        )));
+    }
+    let mut decoder = RacDecoder::new();
+    match T::as_bytes_mut(values) {
+        Some(bytes) => decoder
+            .decode_all(&table, units, dictionary, bytes, false)
+            .map_err(|e| corrupt(e.to_string()))?,
+        None => {
+            let mut scratch = vec![0u8; value_bytes];
+            decoder
+                .decode_all(&table, units, dictionary, &mut scratch, false)
+                .map_err(|e| corrupt(e.to_string()))?;
+            T::decode(&scratch, values).map_err(|at| {
+                corrupt(format!("value {at} is not a valid {}", meta.dtype.scalar()))
+            })?;
+        }
+    }
+    let counts = match meta.boundaries {
+        Boundaries::Counts => {
+            let (block, tail) = split_block(rest).map_err(|e| Error::Codec {
+                location: location.clone(),
+                source: Box::new(e),
+            })?;
+            if !tail.is_empty() {
+                return Err(corrupt("bytes after the basket's last block".into()));
+            }
+            let mut counts = vec![0u32; entries];
+            decode_block_into(block, entries * 4, &mut counts).map_err(|e| match e {
+                BlockError::Codec(source) => Error::Codec {
+                    location: location.clone(),
+                    source: Box::new(source),
+                },
+                BlockError::Invalid(at) => corrupt(format!("count {at} is invalid")),
+            })?;
+            let sum: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+            if sum != n_values as u64 {
+                return Err(corrupt(format!(
+                    "counts add up to {sum}, the basket has {n_values} values"
+                )));
+            }
+            Some(counts)
+        }
+        _ if !rest.is_empty() => {
+            return Err(corrupt("bytes after the random-access payload".into()));
+        }
+        _ => None,
+    };
+    Ok(counts)
+}
+
+/// Splits a RAC basket body into the RAC payload and what follows it.
+fn split_rac(body: &[u8]) -> Option<(&[u8], &[u8])> {
+    let len = usize::try_from(u64::from_le_bytes(body.get(..8)?.try_into().ok()?)).ok()?;
+    let end = 8usize.checked_add(len)?;
+    Some((body.get(8..end)?, body.get(end..)?))
+}
+
+impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
+    /// Entry reads of RAC baskets: positional reads of the record header and seek table once per
+    /// basket, then of the one unit holding the entry.
+    fn get_rac(&mut self, b: usize, loc: &BasketLoc, entry: u64) -> Result<&[T]> {
+        let branch = self.branch.clone();
+        let meta = branch.meta();
+        let file = branch.file();
+        let location = branch.location(Some(b), loc.offset);
+        let size = meta.dtype.scalar().size();
+        let read = |offset: u64, len: usize| -> Result<Vec<u8>> {
+            if offset
+                .checked_add(len as u64)
+                .is_none_or(|end| end > loc.offset + loc.record_len)
+            {
+                return Err(Error::corrupt(
+                    location.clone(),
+                    "random-access basket structure runs past its record",
+                ));
+            }
+            let mut buf = vec![0u8; len];
+            file.source
+                .read_exact_at(offset, &mut buf)
+                .map_err(|e| Error::io(file.source.path(), e))?;
+            Ok(buf)
+        };
+        if self.basket != Some(b) {
+            self.basket = None;
+            self.rac = None;
+            let head = read(loc.offset, RECORD_HEADER_LEN + 12)?;
+            let header = RecordHeader::decode(
+                head[..RECORD_HEADER_LEN].try_into().expect("48 bytes"),
+                &location,
+            )?;
+            if header.kind != RecordKind::Basket
+                || header.basket_kind != 1
+                || header.tree as usize != branch.tree.tree
+                || header.branch as usize != branch.branch
+                || header.first_entry != loc.first_entry
+                || header.entries != loc.entries
+                || header.body_len + RECORD_HEADER_LEN as u64 != loc.record_len
+            {
+                return Err(Error::corrupt(
+                    location,
+                    "random-access basket header does not match the basket index",
+                ));
+            }
+            let rac_len = u64::from_le_bytes(
+                head[RECORD_HEADER_LEN..RECORD_HEADER_LEN + 8]
+                    .try_into()
+                    .expect("8 bytes"),
+            );
+            let table_len = SeekTable::table_len(&head[RECORD_HEADER_LEN + 8..])
+                .map_err(|e| Error::corrupt(location.clone(), e.to_string()))?
+                as u64;
+            let payload_at = loc.offset + RECORD_HEADER_LEN as u64 + 8;
+            let units_len = rac_len
+                .checked_sub(4 + table_len)
+                .filter(|_| rac_len + 8 <= header.body_len)
+                .ok_or_else(|| {
+                    Error::corrupt(location.clone(), "seek table longer than the payload")
+                })?;
+            let table_bytes = read(payload_at + 4, table_len as usize)?;
+            let table = SeekTable::parse_table(&table_bytes, units_len)
+                .map_err(|e| Error::corrupt(location.clone(), e.to_string()))?;
+            if table.entries() != loc.entries
+                || table.raw_len() != loc.elements.saturating_mul(size as u64)
+            {
+                return Err(Error::corrupt(
+                    location,
+                    "seek table does not match the basket index",
+                ));
+            }
+            // Element offsets of the basket's entries.
+            self.offsets.clear();
+            self.offsets.push(0);
+            match meta.dtype.fixed_len() {
+                Some(len) => self
+                    .offsets
+                    .extend((1..=loc.entries).map(|e| e * len as u64)),
+                None => {
+                    let counts: Vec<u64> = match meta.boundaries {
+                        Boundaries::Counts => {
+                            let at = payload_at + rac_len;
+                            let block = read(at, (loc.offset + loc.record_len - at) as usize)?;
+                            let mut counts = vec![0u32; loc.entries as usize];
+                            decode_block_into(&block, counts.len() * 4, &mut counts).map_err(
+                                |e| match e {
+                                    BlockError::Codec(source) => Error::Codec {
+                                        location: location.clone(),
+                                        source: Box::new(source),
+                                    },
+                                    BlockError::Invalid(_) => {
+                                        Error::corrupt(location.clone(), "invalid counts")
+                                    }
+                                },
+                            )?;
+                            counts.into_iter().map(u64::from).collect()
+                        }
+                        _ => branch
+                            .counter()?
+                            .read_as_counts(loc.first_entry..loc.first_entry + loc.entries)?,
+                    };
+                    let mut at = 0;
+                    for c in counts {
+                        at += c;
+                        self.offsets.push(at);
+                    }
+                    if at != loc.elements {
+                        return Err(Error::corrupt(location, "counts and basket disagree"));
+                    }
+                }
+            }
+            self.rac = Some(RacState {
+                table,
+                units_at: payload_at + 4 + table_len,
+                unit: None,
+            });
+            self.basket = Some(b);
+        }
+        let state = self.rac.as_mut().expect("set above");
+        let local = entry - loc.first_entry;
+        let u = state
+            .table
+            .unit_of_entry(local)
+            .ok_or_else(|| Error::corrupt(location.clone(), "entry not in the seek table"))?;
+        let unit = state.table.units()[u];
+        if state.unit != Some(u) {
+            state.unit = None;
+            let stored = read(state.units_at + unit.offset, unit.stored_len as usize)?;
+            let dictionary = branch.dictionary()?;
+            let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
+            self.scratch.resize(unit.raw_len as usize, 0);
+            state
+                .table
+                .decode_stored_unit(
+                    &mut self.decoder,
+                    u,
+                    &stored,
+                    dictionary.as_ref(),
+                    &mut self.scratch,
+                    file.options.verify_checksums,
+                )
+                .map_err(|e| Error::corrupt(location.clone(), e.to_string()))?;
+            if self.scratch.len() % size != 0 {
+                return Err(Error::corrupt(
+                    location,
+                    "a unit does not hold whole values",
+                ));
+            }
+            self.values.clear();
+            self.values.resize(self.scratch.len() / size, T::default());
+            T::decode(&self.scratch, &mut self.values)
+                .map_err(|at| Error::corrupt(location.clone(), format!("value {at} is invalid")))?;
+            state.unit = Some(u);
+        }
+        let first_value = unit.raw_offset / size as u64;
+        let (from, to) = (
+            self.offsets[local as usize],
+            self.offsets[local as usize + 1],
+        );
+        let (from, to) = (from.checked_sub(first_value), to.checked_sub(first_value));
+        match (from, to) {
+            (Some(from), Some(to)) if to as usize <= self.values.len() => {
+                Ok(&self.values[from as usize..to as usize])
+            }
+            _ => Err(Error::corrupt(location, "entry falls outside its unit")),
+        }
+    }
 }
 
 enum BlockError {

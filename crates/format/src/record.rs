@@ -124,6 +124,8 @@ pub enum RecordKind {
     BranchIndex = 3,
     /// The footer.
     Footer = 4,
+    /// A branch's compression dictionary.
+    Dictionary = 5,
 }
 
 impl RecordKind {
@@ -133,6 +135,7 @@ impl RecordKind {
             2 => Some(RecordKind::Basket),
             3 => Some(RecordKind::BranchIndex),
             4 => Some(RecordKind::Footer),
+            5 => Some(RecordKind::Dictionary),
             _ => None,
         }
     }

@@ -21,6 +21,7 @@ pub struct BranchSpec {
     pub(crate) boundaries: Option<Boundaries>,
     pub(crate) codec: Option<Codec>,
     pub(crate) precondition: Option<Precondition>,
+    pub(crate) rac: Option<RacMode>,
 }
 
 impl BranchSpec {
@@ -33,6 +34,7 @@ impl BranchSpec {
             boundaries: None,
             codec: None,
             precondition: None,
+            rac: None,
         }
     }
 
@@ -85,6 +87,12 @@ impl BranchSpec {
         self
     }
 
+    /// Random-access compression for this branch (default: the file's).
+    pub fn rac(mut self, mode: RacMode) -> BranchSpec {
+        self.rac = Some(mode);
+        self
+    }
+
     /// The branch name.
     pub fn name(&self) -> &str {
         &self.name
@@ -121,6 +129,46 @@ pub fn auto_precondition(t: ScalarType) -> Precondition {
 /// non-zero bit-planes.
 pub const COUNT_PRECONDITION: Precondition = Precondition::BitShuffle(Width::W4);
 
+/// Whether baskets use random-access compression (per-entry units with a seek table, see evtc-rac).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RacMode {
+    /// Whole-basket compression.
+    #[default]
+    Off,
+    /// Random-access baskets for every basket of the branch.
+    On,
+    /// Random-access baskets when they pay: decided at the branch's first basket, on when its
+    /// entries average at most 1/8 of the basket size target (so a basket holds at least 8 entries
+    /// and one entry costs at most 1/8 of a basket to read). Never for entries as large as a basket.
+    Auto,
+}
+
+impl RacMode {
+    /// Whether RAC applies to entries of `entry_bytes` average size with baskets of `basket_size`.
+    pub fn applies(self, entry_bytes: f64, basket_size: usize) -> bool {
+        match self {
+            RacMode::Off => false,
+            RacMode::On => true,
+            RacMode::Auto => entry_bytes * 8.0 <= basket_size as f64,
+        }
+    }
+}
+
+impl std::str::FromStr for RacMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<RacMode, String> {
+        match s {
+            "off" => Ok(RacMode::Off),
+            "on" => Ok(RacMode::On),
+            "auto" => Ok(RacMode::Auto),
+            other => Err(format!(
+                "unknown RAC mode {other:?}: expected off, on or auto"
+            )),
+        }
+    }
+}
+
 /// When a cluster ends (ROOT's AutoFlush).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClusterSize {
@@ -151,6 +199,10 @@ pub struct WriteOptions {
     pub(crate) flush_at_cluster: bool,
     pub(crate) threads: usize,
     pub(crate) max_cluster_bytes: u64,
+    pub(crate) rac: RacMode,
+    pub(crate) rac_unit_bytes: usize,
+    pub(crate) rac_dictionary: bool,
+    pub(crate) sync: bool,
 }
 
 impl Default for WriteOptions {
@@ -162,6 +214,10 @@ impl Default for WriteOptions {
             flush_at_cluster: false,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_cluster_bytes: 1 << 30,
+            rac: RacMode::Off,
+            rac_unit_bytes: evtc_rac::DEFAULT_MIN_UNIT_BYTES,
+            rac_dictionary: true,
+            sync: true,
         }
     }
 }
@@ -198,6 +254,33 @@ impl WriteOptions {
     /// Threads compressing baskets (default: all cores; 1 compresses on the calling thread).
     pub fn threads(mut self, threads: usize) -> WriteOptions {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// Random-access compression of every branch without its own setting (default: off).
+    pub fn rac(mut self, mode: RacMode) -> WriteOptions {
+        self.rac = mode;
+        self
+    }
+
+    /// Minimum uncompressed bytes per RAC unit (default [`evtc_rac::DEFAULT_MIN_UNIT_BYTES`]; 0: one
+    /// entry per unit).
+    pub fn rac_unit_bytes(mut self, bytes: usize) -> WriteOptions {
+        self.rac_unit_bytes = bytes;
+        self
+    }
+
+    /// Whether RAC branches with zstd or lz4 get a dictionary trained from their first basket
+    /// (default: yes).
+    pub fn rac_dictionary(mut self, on: bool) -> WriteOptions {
+        self.rac_dictionary = on;
+        self
+    }
+
+    /// Whether `finish` waits until the file is on disk (fsync of the file and its directory;
+    /// default: yes). Turn off for scratch files, and to measure the writer rather than the disk.
+    pub fn sync(mut self, on: bool) -> WriteOptions {
+        self.sync = on;
         self
     }
 

@@ -3,7 +3,9 @@
 use crate::meta::ScalarType;
 
 /// A Rust type that a branch's values can be read as and written from.
-pub trait Scalar: Copy + Default + Send + Sync + std::fmt::Debug + PartialEq + 'static {
+pub trait Scalar:
+    Copy + Default + Send + Sync + std::fmt::Debug + PartialEq + bytemuck::Zeroable + 'static
+{
     /// The branch element type this Rust type maps to.
     const TYPE: ScalarType;
 

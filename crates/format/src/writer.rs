@@ -4,7 +4,10 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use evtc_codecs::{BlockEncoder, Codec, Precondition};
+use std::sync::Arc;
+
+use evtc_codecs::{Algorithm, BlockEncoder, Codec, EncoderDictionary, Precondition};
+use evtc_rac::{EncodeDictionary, RacEncoder, RacOptions};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
@@ -12,7 +15,9 @@ use crate::meta::{
     BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, FileMeta, TreeMeta, TreeSchema,
 };
 use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind, Trailer};
-use crate::schema::{BranchSpec, COUNT_PRECONDITION, ClusterSize, WriteOptions, auto_precondition};
+use crate::schema::{
+    BranchSpec, COUNT_PRECONDITION, ClusterSize, RacMode, WriteOptions, auto_precondition,
+};
 use crate::types::{Scalar, decode_counts};
 
 /// Writes an evtc file: create it, write its trees one after the other, then [`FileWriter::finish`].
@@ -131,7 +136,7 @@ impl FileWriter {
                 reason: "the file already has a tree of this name".into(),
             });
         }
-        let states = build_branches(&name, branches, self.options.codec)?;
+        let states = build_branches(&name, branches, &self.options)?;
         let tree_no = u32::try_from(self.trees.len()).map_err(|_| Error::InvalidSchema {
             tree: name.clone(),
             reason: "too many trees".into(),
@@ -167,7 +172,8 @@ impl FileWriter {
         })
     }
 
-    /// Writes the footer and trailer, syncs the file to disk and renames it over the target path.
+    /// Writes the footer and trailer, syncs the file to disk (unless [`WriteOptions::sync`] is off)
+    /// and renames it over the target path.
     ///
     /// # Errors
     /// [`Error::InvalidSchema`] if a tree was started but not finished; [`Error::Io`].
@@ -206,17 +212,22 @@ impl FileWriter {
         self.write(&trailer.encode())?;
         let path = self.path.clone();
         self.out.flush().map_err(|e| Error::io(Some(&path), e))?;
-        self.out
-            .get_ref()
-            .sync_all()
-            .map_err(|e| Error::io(Some(&path), e))?;
+        if self.options.sync {
+            self.out
+                .get_ref()
+                .sync_all()
+                .map_err(|e| Error::io(Some(&path), e))?;
+        }
         let temp = self
             .temp
             .take()
             .expect("the temporary file lives until finish");
         temp.persist(&path)
             .map_err(|e| Error::io(Some(&path), e.error))?;
-        if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if let Some(dir) = path
+            .parent()
+            .filter(|p| self.options.sync && !p.as_os_str().is_empty())
+        {
             // Make the rename durable too; not all platforms can open a directory, so best effort.
             if let Ok(dir) = std::fs::File::open(dir) {
                 let _ = dir.sync_all();
@@ -256,6 +267,18 @@ struct BranchState {
     /// First entry in `values`.
     first_entry: u64,
     baskets: Vec<BasketLoc>,
+    /// The RAC setting asked for.
+    rac_mode: RacMode,
+    /// Whether baskets are RAC baskets; decided at the first basket.
+    rac_on: Option<bool>,
+    rac_unit_bytes: usize,
+    dictionary: Option<Arc<WriterDictionary>>,
+}
+
+/// A branch's dictionary, trained from its first basket.
+struct WriterDictionary {
+    bytes: Vec<u8>,
+    zstd: Option<EncoderDictionary>,
 }
 
 impl BranchState {
@@ -323,8 +346,9 @@ impl BranchState {
 fn build_branches(
     tree: &str,
     specs: Vec<BranchSpec>,
-    default_codec: Codec,
+    options: &WriteOptions,
 ) -> Result<Vec<BranchState>> {
+    let default_codec = options.codec;
     let invalid = |reason: String| Error::InvalidSchema {
         tree: tree.to_owned(),
         reason,
@@ -397,6 +421,13 @@ fn build_branches(
             (true, None) => Boundaries::Counts,
         };
         let codec = spec.codec.unwrap_or(default_codec);
+        let rac_mode = spec.rac.unwrap_or(options.rac);
+        if rac_mode != RacMode::Off && boundaries == Boundaries::Offsets {
+            return Err(invalid(format!(
+                "branch {:?}: random-access baskets store counts; use boundaries counts or none",
+                spec.name
+            )));
+        }
         let scalar = spec.dtype.scalar();
         let precondition = spec.precondition.unwrap_or(match spec.dtype {
             DataType::Bytes | DataType::Utf8 => Precondition::None,
@@ -420,6 +451,10 @@ fn build_branches(
                 precondition: precondition.id(),
                 width: precondition.width() as u8,
                 count_precondition,
+                rac: false,
+                rac_unit_bytes: 0,
+                dictionary_offset: 0,
+                dictionary_len: 0,
                 entries: 0,
                 raw_bytes: 0,
                 stored_bytes: 0,
@@ -438,6 +473,10 @@ fn build_branches(
             buffered: 0,
             first_entry: 0,
             baskets: Vec::new(),
+            rac_mode,
+            rac_on: None,
+            rac_unit_bytes: options.rac_unit_bytes,
+            dictionary: None,
         });
     }
     Ok(states)
@@ -899,6 +938,11 @@ impl TreeWriter<'_> {
         }
         let pending = std::mem::take(&mut self.pending);
         self.pending_raw = 0;
+        for sealed in &pending {
+            if self.branches[sealed.branch].rac_on.is_none() {
+                self.decide_rac(sealed)?;
+            }
+        }
         let branches = &self.branches;
         let tree_no = self.tree_no;
         let name = &self.name;
@@ -925,6 +969,66 @@ impl TreeWriter<'_> {
             state.baskets.push(loc);
         }
         Ok(())
+    }
+
+    /// Decides whether branch `sealed.branch` uses RAC, from its first basket, and trains and writes
+    /// its dictionary.
+    fn decide_rac(&mut self, sealed: &Sealed) -> Result<()> {
+        let basket_size = self.file.options.basket_size;
+        let train = self.file.options.rac_dictionary;
+        let tree_no = self.tree_no;
+        let state = &mut self.branches[sealed.branch];
+        let entry_bytes =
+            (sealed.values.len() + 4 * sealed.counts.len()) as f64 / sealed.entries.max(1) as f64;
+        let on = state.rac_mode.applies(entry_bytes, basket_size);
+        state.rac_on = Some(on);
+        state.meta.rac = on;
+        if !on {
+            return Ok(());
+        }
+        state.meta.rac_unit_bytes = u32::try_from(state.rac_unit_bytes).unwrap_or(u32::MAX);
+        if !train || !matches!(state.codec.algorithm(), Algorithm::Zstd | Algorithm::Lz4) {
+            return Ok(());
+        }
+        let options = rac_options(state);
+        let ends = entry_ends(state, sealed);
+        // Train on at most 4 MiB of the first basket; the dictionary holds at most 16 KiB.
+        let cut = ends
+            .partition_point(|&e| e <= 4 << 20)
+            .max(1)
+            .min(ends.len());
+        let sample_len = ends.get(cut - 1).copied().unwrap_or(0);
+        let max_size = (sample_len / 16).clamp(256, 16 << 10);
+        let Some(bytes) = evtc_rac::train_dictionary(
+            &options,
+            &sealed.values[..sample_len],
+            &ends[..cut],
+            max_size,
+        ) else {
+            return Ok(());
+        };
+        let zstd = match state.codec.algorithm() {
+            Algorithm::Zstd => match EncoderDictionary::new(&bytes, state.codec.level()) {
+                Ok(d) => Some(d),
+                Err(_) => return Ok(()),
+            },
+            _ => None,
+        };
+        let header = RecordHeader {
+            kind: RecordKind::Dictionary,
+            basket_kind: 0,
+            tree: tree_no,
+            branch: state.number,
+            first_entry: 0,
+            entries: 0,
+            body_len: 0,
+            body_crc: 0,
+        };
+        let record = record::encode_record(header, &bytes);
+        state.meta.dictionary_offset = self.file.offset;
+        state.meta.dictionary_len = record.len() as u64;
+        state.dictionary = Some(Arc::new(WriterDictionary { bytes, zstd }));
+        self.file.write(&record)
     }
 
     /// Writes the rest of the tree and its branch indexes.
@@ -996,39 +1100,71 @@ fn encode_basket(
     ENCODER.with(|encoder| {
         let mut encoder = encoder.borrow_mut();
         let mut body = Vec::with_capacity(sealed.values.len() / 2 + 64);
-        match state.meta.boundaries {
-            Boundaries::Fixed | Boundaries::None => {
-                encoder
-                    .encode(state.codec, state.precondition, &sealed.values, &mut body)
-                    .map_err(compress_error)?;
-            }
-            Boundaries::Counts => {
-                encoder
-                    .encode(state.codec, state.precondition, &sealed.values, &mut body)
-                    .map_err(compress_error)?;
+        let rac = state.rac_on == Some(true);
+        if rac {
+            let ends = entry_ends(state, sealed);
+            let dictionary = state.dictionary.as_deref().map(|d| match &d.zstd {
+                Some(z) => EncodeDictionary::Zstd(z),
+                None => EncodeDictionary::Lz4Prefix(&d.bytes),
+            });
+            let mut payload = Vec::with_capacity(sealed.values.len() / 2 + 64);
+            RacEncoder::new()
+                .encode(
+                    &rac_options(state),
+                    dictionary.as_ref(),
+                    &sealed.values,
+                    &ends,
+                    &mut payload,
+                )
+                .map_err(|e| Error::Rac {
+                    tree: tree.to_owned(),
+                    branch: state.meta.name.clone(),
+                    source: Box::new(e),
+                })?;
+            body.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+            body.extend_from_slice(&payload);
+            if state.meta.boundaries == Boundaries::Counts {
                 let counts: Vec<u8> = sealed.counts.iter().flat_map(|c| c.to_le_bytes()).collect();
                 encoder
                     .encode(state.codec, COUNT_PRECONDITION, &counts, &mut body)
                     .map_err(compress_error)?;
             }
-            Boundaries::Offsets => {
-                let mut joined =
-                    Vec::with_capacity(sealed.values.len() + 4 * (sealed.counts.len() + 1));
-                joined.extend_from_slice(&sealed.values);
-                let mut at = 0u32;
-                joined.extend_from_slice(&at.to_le_bytes());
-                for &c in &sealed.counts {
-                    at = at.wrapping_add(c);
-                    joined.extend_from_slice(&at.to_le_bytes());
+        } else {
+            match state.meta.boundaries {
+                Boundaries::Fixed | Boundaries::None => {
+                    encoder
+                        .encode(state.codec, state.precondition, &sealed.values, &mut body)
+                        .map_err(compress_error)?;
                 }
-                encoder
-                    .encode(state.codec, state.precondition, &joined, &mut body)
-                    .map_err(compress_error)?;
+                Boundaries::Counts => {
+                    encoder
+                        .encode(state.codec, state.precondition, &sealed.values, &mut body)
+                        .map_err(compress_error)?;
+                    let counts: Vec<u8> =
+                        sealed.counts.iter().flat_map(|c| c.to_le_bytes()).collect();
+                    encoder
+                        .encode(state.codec, COUNT_PRECONDITION, &counts, &mut body)
+                        .map_err(compress_error)?;
+                }
+                Boundaries::Offsets => {
+                    let mut joined =
+                        Vec::with_capacity(sealed.values.len() + 4 * (sealed.counts.len() + 1));
+                    joined.extend_from_slice(&sealed.values);
+                    let mut at = 0u32;
+                    joined.extend_from_slice(&at.to_le_bytes());
+                    for &c in &sealed.counts {
+                        at = at.wrapping_add(c);
+                        joined.extend_from_slice(&at.to_le_bytes());
+                    }
+                    encoder
+                        .encode(state.codec, state.precondition, &joined, &mut body)
+                        .map_err(compress_error)?;
+                }
             }
         }
         let header = RecordHeader {
             kind: RecordKind::Basket,
-            basket_kind: 0,
+            basket_kind: u8::from(rac),
             tree: tree_no,
             branch: state.number,
             first_entry: sealed.first_entry,
@@ -1038,4 +1174,34 @@ fn encode_basket(
         };
         Ok(record::encode_record(header, &body))
     })
+}
+
+/// The RAC options of a branch.
+fn rac_options(state: &BranchState) -> RacOptions {
+    RacOptions {
+        codec: state.codec,
+        precondition: state.precondition,
+        min_unit_bytes: state.rac_unit_bytes,
+    }
+}
+
+/// Byte end of each entry of a sealed basket in its values.
+fn entry_ends(state: &BranchState, sealed: &Sealed) -> Vec<usize> {
+    let size = state.value_size();
+    match state.meta.dtype.fixed_len() {
+        Some(len) => (1..=sealed.entries as usize)
+            .map(|i| i * len * size)
+            .collect(),
+        None => {
+            let mut at = 0;
+            sealed
+                .counts
+                .iter()
+                .map(|&c| {
+                    at += c as usize * size;
+                    at
+                })
+                .collect()
+        }
+    }
 }

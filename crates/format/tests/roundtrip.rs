@@ -3,8 +3,8 @@
 
 use evtc_codecs::Codec;
 use evtc_format::{
-    Boundaries, BranchSpec, ClusterSize, DataType, FileReader, FileWriter, ReadOptions, Scalar,
-    ScalarType, TreeWriter, Value, WriteOptions,
+    Boundaries, BranchSpec, ClusterSize, DataType, FileReader, FileWriter, RacMode, ReadOptions,
+    Scalar, ScalarType, TreeWriter, Value, WriteOptions,
 };
 use proptest::prelude::*;
 
@@ -83,6 +83,7 @@ struct Case {
     flush_at_cluster: bool,
     threads: usize,
     by_entry: bool,
+    rac: (RacMode, usize, bool),
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -101,9 +102,24 @@ fn case() -> impl Strategy<Value = Case> {
         any::<bool>(),
         1usize..3,
         any::<bool>(),
+        (
+            prop::sample::select(vec![RacMode::Off, RacMode::On, RacMode::Auto]),
+            prop::sample::select(vec![0usize, 40, 4096]),
+            any::<bool>(),
+        ),
     )
         .prop_map(
-            |(entries, cols, codec, basket_size, cluster, flush_at_cluster, threads, by_entry)| {
+            |(
+                entries,
+                cols,
+                codec,
+                basket_size,
+                cluster,
+                flush_at_cluster,
+                threads,
+                by_entry,
+                rac,
+            )| {
                 let mut columns = Vec::new();
                 let counts_of = |seed: u64| -> Vec<u32> {
                     let mut rng = evtc_datagen::Rng::new(seed);
@@ -139,7 +155,14 @@ fn case() -> impl Strategy<Value = Case> {
                                 Boundaries::Offsets
                             };
                             Column {
-                                spec: BranchSpec::jagged(&name, t).boundaries(boundaries),
+                                // Random-access baskets store counts, not offsets.
+                                spec: BranchSpec::jagged(&name, t).boundaries(boundaries).rac(
+                                    if boundaries == Boundaries::Offsets {
+                                        RacMode::Off
+                                    } else {
+                                        rac.0
+                                    },
+                                ),
                                 counts: Some(counts),
                                 values: values(t, total, seed),
                             }
@@ -173,6 +196,7 @@ fn case() -> impl Strategy<Value = Case> {
                     flush_at_cluster,
                     threads,
                     by_entry,
+                    rac,
                 }
             },
         )
@@ -208,7 +232,11 @@ fn write(case: &Case, path: &std::path::Path) {
         .basket_size(case.basket_size)
         .cluster_size(case.cluster)
         .flush_at_cluster(case.flush_at_cluster)
-        .threads(case.threads);
+        .threads(case.threads)
+        .rac(case.rac.0)
+        .rac_unit_bytes(case.rac.1)
+        .rac_dictionary(case.rac.2)
+        .sync(false);
     let mut file = FileWriter::create(path, options).unwrap();
     let mut tree = file
         .tree("T", case.columns.iter().map(|c| c.spec.clone()).collect())

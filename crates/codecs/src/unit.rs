@@ -1,0 +1,172 @@
+//! Compression of many small, independently decompressible units (for random-access compression).
+
+use zstd::zstd_safe::{self, CCtx, CParameter};
+
+use crate::codec::{Algorithm, Codec};
+use crate::context::{Compressor, Decompressor};
+use crate::dict::{DecoderDictionary, EncoderDictionary};
+use crate::error::{Error, Result};
+
+/// Compresses units with as little framing as each codec allows, optionally against a shared
+/// dictionary. Create one per batch of units; it borrows the dictionary.
+///
+/// - zstd: frames without the content-size and dictionary-id fields (the caller keeps sizes; the
+///   dictionary is implied), against a trained dictionary when given. 9 bytes of framing per unit.
+/// - lz4: a plain LZ4 block, against an external-dictionary prefix when given (`lz4_flex` supports
+///   LZ4's external dictionaries: the prefix acts as the 64 KiB window before the unit).
+/// - other codecs: their normal output, without dictionary.
+///
+/// ```
+/// use evtc_codecs::{Codec, DecoderDictionary, Decompressor, EncoderDictionary, UnitCompressor, train_dictionary};
+/// let events: Vec<Vec<u8>> = (0..500u32).map(|i| format!("pt={} eta=0.{} phi=1.{}", i % 50, i % 7, i % 3).into_bytes()).collect();
+/// let sizes: Vec<usize> = events.iter().map(Vec::len).collect();
+/// let dict = train_dictionary(&events.concat(), &sizes, 2048)?;
+/// let (enc, dec) = (EncoderDictionary::new(&dict, 5)?, DecoderDictionary::new(&dict)?);
+/// let mut units = UnitCompressor::new(Codec::zstd(5)?, Some(&enc), &[])?;
+/// let mut unit = Vec::new();
+/// units.compress(&events[42], &mut unit)?;
+/// let mut back = vec![0; events[42].len()];
+/// Decompressor::new().decompress_unit(Codec::zstd(5)?.algorithm(), Some(&dec), &[], &unit, &mut back)?;
+/// assert_eq!(back, events[42]);
+/// # Ok::<(), evtc_codecs::Error>(())
+/// ```
+pub struct UnitCompressor<'d> {
+    codec: Codec,
+    zstd: Option<CCtx<'d>>,
+    lz4_prefix: &'d [u8],
+    lz4_scratch: Vec<u8>,
+    inner: Compressor,
+}
+
+impl std::fmt::Debug for UnitCompressor<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnitCompressor")
+            .field("codec", &self.codec)
+            .finish_non_exhaustive()
+    }
+}
+
+fn zstd_error(codec: Codec, code: usize) -> Error {
+    Error::Compress {
+        codec: codec.to_string(),
+        reason: zstd_safe::get_error_name(code).into(),
+    }
+}
+
+impl<'d> UnitCompressor<'d> {
+    /// A unit compressor for `codec`, with a zstd dictionary (used only by zstd) and an LZ4 prefix
+    /// (used only by lz4; empty for none).
+    ///
+    /// # Errors
+    /// [`Error::Compress`] if zstd refuses the parameters or dictionary.
+    pub fn new(
+        codec: Codec,
+        zstd_dictionary: Option<&'d EncoderDictionary>,
+        lz4_prefix: &'d [u8],
+    ) -> Result<UnitCompressor<'d>> {
+        let zstd = if codec.algorithm() == Algorithm::Zstd {
+            let mut cctx = CCtx::create();
+            let set = |cctx: &mut CCtx<'d>, p| {
+                cctx.set_parameter(p)
+                    .map_err(|code| zstd_error(codec, code))
+            };
+            set(&mut cctx, CParameter::CompressionLevel(codec.level()))?;
+            set(&mut cctx, CParameter::ContentSizeFlag(false))?;
+            set(&mut cctx, CParameter::DictIdFlag(false))?;
+            set(&mut cctx, CParameter::ChecksumFlag(false))?;
+            if let Some(dictionary) = zstd_dictionary {
+                cctx.ref_cdict(dictionary.cdict())
+                    .map_err(|code| zstd_error(codec, code))?;
+            }
+            Some(cctx)
+        } else {
+            None
+        };
+        Ok(UnitCompressor {
+            codec,
+            zstd,
+            lz4_prefix,
+            lz4_scratch: Vec::new(),
+            inner: Compressor::new(),
+        })
+    }
+
+    /// The codec.
+    pub fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    /// Compresses one unit, appending to `out`; returns the number of bytes appended.
+    ///
+    /// # Errors
+    /// [`Error::Compress`] if the backend fails.
+    pub fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<usize> {
+        let start = out.len();
+        match (self.codec.algorithm(), &mut self.zstd) {
+            (Algorithm::Zstd, Some(cctx)) => {
+                out.reserve(zstd_safe::compress_bound(input.len()));
+                let mut cursor = std::io::Cursor::new(&mut *out);
+                cursor.set_position(start as u64);
+                cctx.compress2(&mut cursor, input)
+                    .map_err(|code| zstd_error(self.codec, code))?;
+            }
+            (Algorithm::Lz4, _) if !self.lz4_prefix.is_empty() => {
+                let bound = lz4_flex::block::get_maximum_output_size(input.len());
+                if self.lz4_scratch.len() < bound {
+                    self.lz4_scratch.resize(bound, 0);
+                }
+                let n = lz4_flex::block::compress_into_with_dict(
+                    input,
+                    &mut self.lz4_scratch,
+                    self.lz4_prefix,
+                )
+                .map_err(|e| Error::Compress {
+                    codec: self.codec.to_string(),
+                    reason: e.to_string(),
+                })?;
+                out.extend_from_slice(&self.lz4_scratch[..n]);
+            }
+            _ => {
+                self.inner.compress(self.codec, input, out)?;
+            }
+        }
+        Ok(out.len() - start)
+    }
+}
+
+impl Decompressor {
+    /// Decompresses one unit made by [`UnitCompressor`] into all of `out`, with the same zstd
+    /// dictionary or LZ4 prefix it was compressed with.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] or [`Error::SizeMismatch`] as for [`Decompressor::decompress`].
+    pub fn decompress_unit(
+        &mut self,
+        algorithm: Algorithm,
+        zstd_dictionary: Option<&DecoderDictionary>,
+        lz4_prefix: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Result<()> {
+        match (algorithm, zstd_dictionary) {
+            (Algorithm::Zstd, Some(dictionary)) => {
+                self.decompress_with_dictionary(dictionary, input, out)
+            }
+            (Algorithm::Lz4, _) if !lz4_prefix.is_empty() => {
+                match lz4_flex::block::decompress_into_with_dict(input, out, lz4_prefix) {
+                    Ok(n) if n == out.len() => Ok(()),
+                    Ok(n) => Err(Error::SizeMismatch {
+                        codec: "lz4".into(),
+                        expected: out.len(),
+                        actual: n,
+                    }),
+                    Err(e) => Err(Error::Corrupt {
+                        codec: "lz4".into(),
+                        reason: e.to_string(),
+                    }),
+                }
+            }
+            _ => self.decompress(algorithm, input, out),
+        }
+    }
+}

@@ -1,0 +1,649 @@
+//! Random-access compression (RAC) for evtc: a basket's entries are compressed in independently
+//! decompressible **units**, listed in a checksummed [`SeekTable`], so that reading one entry
+//! decompresses only the unit that holds it.
+//!
+//! Zhang & Bockelman (2017) compressed every event separately; random reads of small events became
+//! ~5x cheaper, but 39-byte events compressed 2.9x worse. evtc closes that gap two ways:
+//! - **granularity**: a unit holds consecutive entries until it reaches `min_unit_bytes`
+//!   uncompressed bytes, trading a little random-read cost for ratio;
+//! - **shared dictionaries**: with zstd, every unit of a branch is compressed against one dictionary
+//!   trained from the branch's own entries ([`train_dictionary`]); with lz4, against a prefix of
+//!   sample entries (LZ4's external dictionary, which `lz4_flex` supports).
+//!
+//! This crate knows codecs, not files: evtc-format stores what [`RacEncoder`] produces as the body
+//! of a random-access basket.
+//!
+//! # Layout of a RAC payload
+//! ```text
+//! offset      size  field
+//! 0           4     seek-table length T, u32 little-endian
+//! 4           T     seek table (below)
+//! 4 + T       ...   units, back to back
+//! ```
+//! Seek table:
+//! ```text
+//! u8      version, 1
+//! u8      algorithm id (evtc-codecs Algorithm)
+//! i8      level
+//! u8      flags: bit 0 = units use the branch's dictionary
+//! u8      preconditioner id, u8 element width (applied to each unit before compression)
+//! varint  unit count U
+//! U x     varint entries, varint uncompressed length, varint stored length
+//! U x     u32 CRC32 of each unit's stored bytes
+//! u32     CRC32 of every table byte before it
+//! ```
+//! Varints are unsigned LEB128. Unit offsets, first entries and uncompressed offsets are the running
+//! sums of the lengths and counts (delta coding). A unit whose stored length equals its
+//! uncompressed length is stored as is (compression did not help).
+//!
+//! # Example
+//! ```
+//! use evtc_codecs::{Codec, Precondition};
+//! use evtc_rac::{RacDecoder, RacEncoder, RacOptions, SeekTable};
+//!
+//! // 1,000 entries of 24 bytes.
+//! let data: Vec<u8> = (0..1000u32).flat_map(|i| [i as u8 % 7; 24]).collect();
+//! let ends: Vec<usize> = (1..=1000).map(|i| i * 24).collect();
+//! let options = RacOptions { codec: Codec::zstd(5)?, precondition: Precondition::None, min_unit_bytes: 512 };
+//! let mut payload = Vec::new();
+//! RacEncoder::new().encode(&options, None, &data, &ends, &mut payload)?;
+//!
+//! let (table, units) = SeekTable::parse(&payload)?;
+//! let unit = table.unit_of_entry(500).unwrap();
+//! let mut out = vec![0; table.units()[unit].raw_len as usize];
+//! RacDecoder::new().decode_unit(&table, unit, units, None, &mut out)?;
+//! let first = table.units()[unit].raw_offset as usize;
+//! assert_eq!(out, &data[first..first + out.len()]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+use evtc_codecs::{
+    Algorithm, Codec, Crc32, DecoderDictionary, Decompressor, EncoderDictionary, Kernel,
+    Precondition, UnitCompressor, crc32,
+};
+
+/// A `Result` whose error defaults to this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Errors of RAC encoding and decoding.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The seek table is damaged.
+    #[error("corrupt RAC seek table: {0}")]
+    CorruptTable(String),
+    /// A unit is damaged.
+    #[error("corrupt RAC unit {unit}: {reason}")]
+    CorruptUnit {
+        /// Unit number.
+        unit: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A codec error.
+    #[error(transparent)]
+    Codec(#[from] evtc_codecs::Error),
+    /// The caller's arguments do not fit together.
+    #[error("RAC: {0}")]
+    Usage(String),
+}
+
+/// The default `min_unit_bytes`: units of at least 4 KiB uncompressed (see BENCHMARKS.md: the
+/// granularity sweep of `cargo bench --bench rac`).
+pub const DEFAULT_MIN_UNIT_BYTES: usize = 4096;
+
+/// Flag bit: units are compressed against the branch's dictionary.
+pub const FLAG_DICTIONARY: u8 = 1;
+
+/// How to encode a basket's entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RacOptions {
+    /// Codec of every unit.
+    pub codec: Codec,
+    /// Preconditioner applied to each unit before compression.
+    pub precondition: Precondition,
+    /// A unit takes consecutive entries until it holds at least this many bytes (0 or 1: one entry
+    /// per unit).
+    pub min_unit_bytes: usize,
+}
+
+/// One unit in a [`SeekTable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unit {
+    /// First entry in the unit, relative to the basket.
+    pub first_entry: u64,
+    /// Entries in the unit.
+    pub entries: u64,
+    /// Offset of the unit's uncompressed bytes in the basket's uncompressed data.
+    pub raw_offset: u64,
+    /// Uncompressed length.
+    pub raw_len: u64,
+    /// Offset of the unit's stored bytes in the units region.
+    pub offset: u64,
+    /// Stored length.
+    pub stored_len: u64,
+    /// CRC32 of the stored bytes.
+    pub crc32: u32,
+}
+
+/// The seek table of a RAC payload (layout in the crate docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeekTable {
+    /// Codec of the units.
+    pub codec: Codec,
+    /// Flags ([`FLAG_DICTIONARY`]).
+    pub flags: u8,
+    /// Preconditioner of the units.
+    pub precondition: Precondition,
+    units: Vec<Unit>,
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(bytes: &[u8], at: &mut usize) -> Result<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *bytes
+            .get(*at)
+            .ok_or_else(|| Error::CorruptTable("truncated varint".into()))?;
+        *at += 1;
+        v |= u64::from(byte & 0x7F) << shift;
+        if byte & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err(Error::CorruptTable("varint longer than 64 bits".into()))
+}
+
+impl SeekTable {
+    /// The units, in entry order.
+    pub fn units(&self) -> &[Unit] {
+        &self.units
+    }
+
+    /// Total entries.
+    pub fn entries(&self) -> u64 {
+        self.units.last().map_or(0, |u| u.first_entry + u.entries)
+    }
+
+    /// Total uncompressed bytes.
+    pub fn raw_len(&self) -> u64 {
+        self.units.last().map_or(0, |u| u.raw_offset + u.raw_len)
+    }
+
+    /// The unit holding `entry`, if the basket has it.
+    pub fn unit_of_entry(&self, entry: u64) -> Option<usize> {
+        let i = self
+            .units
+            .partition_point(|u| u.first_entry + u.entries <= entry);
+        (i < self.units.len()).then_some(i)
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut out = vec![
+            1,
+            self.codec.algorithm() as u8,
+            self.codec.level() as i8 as u8,
+            self.flags,
+        ];
+        out.push(self.precondition.id());
+        out.push(self.precondition.width() as u8);
+        put_varint(&mut out, self.units.len() as u64);
+        for u in &self.units {
+            put_varint(&mut out, u.entries);
+            put_varint(&mut out, u.raw_len);
+            put_varint(&mut out, u.stored_len);
+        }
+        for u in &self.units {
+            out.extend_from_slice(&u.crc32.to_le_bytes());
+        }
+        let crc = crc32(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// Parses the seek table at the start of a RAC payload; returns it and the units region.
+    ///
+    /// # Errors
+    /// [`Error::CorruptTable`] for a checksum mismatch, truncation, unknown fields or units that
+    /// do not fit the units region.
+    pub fn parse(payload: &[u8]) -> Result<(SeekTable, &[u8])> {
+        let len = SeekTable::table_len(payload)?;
+        let table = payload
+            .get(4..4usize.saturating_add(len))
+            .ok_or_else(|| Error::CorruptTable("table runs past the payload".into()))?;
+        let units_region = &payload[4 + len..];
+        Ok((
+            SeekTable::parse_table(table, units_region.len() as u64)?,
+            units_region,
+        ))
+    }
+
+    /// The length of the seek table, from the first 4 bytes of a RAC payload (for reading the table
+    /// alone, then single units, with positional reads).
+    ///
+    /// # Errors
+    /// [`Error::CorruptTable`] if fewer than 4 bytes are given.
+    pub fn table_len(payload_start: &[u8]) -> Result<usize> {
+        let len = payload_start
+            .get(..4)
+            .ok_or_else(|| Error::CorruptTable("payload shorter than the table length".into()))?;
+        Ok(u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize)
+    }
+
+    /// Parses a seek table (the `T` bytes after the length) of a payload whose units region is
+    /// `units_len` bytes long.
+    ///
+    /// # Errors
+    /// As for [`SeekTable::parse`].
+    pub fn parse_table(table: &[u8], units_len: u64) -> Result<SeekTable> {
+        let bad = |m: &str| Error::CorruptTable(m.to_owned());
+        if table.len() < 11 {
+            return Err(bad("table too short"));
+        }
+        let (body, stored) = table.split_at(table.len() - 4);
+        let stored = u32::from_le_bytes(stored.try_into().expect("4 bytes"));
+        let computed = crc32(body);
+        if stored != computed {
+            return Err(Error::CorruptTable(format!(
+                "checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"
+            )));
+        }
+        if body[0] != 1 {
+            return Err(Error::CorruptTable(format!("unknown version {}", body[0])));
+        }
+        let algorithm = Algorithm::from_id(body[1])?;
+        let codec = Codec::new(algorithm, i32::from(body[2] as i8))
+            .map_err(|_| bad("invalid codec level"))?;
+        let flags = body[3];
+        let precondition = Precondition::from_parts(body[4], body[5])?;
+        let mut at = 6;
+        let count = get_varint(body, &mut at)?;
+        // Every unit takes at least 3 varint bytes and 4 CRC bytes: bound the count before allocating.
+        if count > (body.len() / 7) as u64 {
+            return Err(bad("unit count larger than the table can hold"));
+        }
+        let mut units = Vec::with_capacity(count as usize);
+        let (mut entry, mut raw, mut offset) = (0u64, 0u64, 0u64);
+        for _ in 0..count {
+            let entries = get_varint(body, &mut at)?;
+            let raw_len = get_varint(body, &mut at)?;
+            let stored_len = get_varint(body, &mut at)?;
+            if entries == 0 {
+                return Err(bad("a unit with no entries"));
+            }
+            if stored_len > raw_len && algorithm == Algorithm::None {
+                return Err(bad("stored unit longer than its data"));
+            }
+            units.push(Unit {
+                first_entry: entry,
+                entries,
+                raw_offset: raw,
+                raw_len,
+                offset,
+                stored_len,
+                crc32: 0,
+            });
+            entry = entry
+                .checked_add(entries)
+                .ok_or_else(|| bad("entry count overflows"))?;
+            raw = raw
+                .checked_add(raw_len)
+                .ok_or_else(|| bad("length overflows"))?;
+            offset = offset
+                .checked_add(stored_len)
+                .ok_or_else(|| bad("length overflows"))?;
+        }
+        for u in &mut units {
+            let crc = body
+                .get(at..at + 4)
+                .ok_or_else(|| bad("truncated unit checksums"))?;
+            u.crc32 = u32::from_le_bytes(crc.try_into().expect("4 bytes"));
+            at += 4;
+        }
+        if at != body.len() {
+            return Err(bad("bytes after the unit checksums"));
+        }
+        if offset != units_len {
+            return Err(Error::CorruptTable(format!(
+                "units add up to {offset} bytes, the payload holds {units_len}"
+            )));
+        }
+        Ok(SeekTable {
+            codec,
+            flags,
+            precondition,
+            units,
+        })
+    }
+
+    /// Decodes unit `unit` from its stored bytes alone (read with a positional read at
+    /// `4 + T + unit.offset` of the payload).
+    ///
+    /// # Errors
+    /// As for [`RacDecoder::decode_unit`].
+    pub fn decode_stored_unit(
+        &self,
+        decoder: &mut RacDecoder,
+        unit: usize,
+        stored: &[u8],
+        dictionary: Option<&DecodeDictionary<'_>>,
+        out: &mut [u8],
+        verify: bool,
+    ) -> Result<()> {
+        let u = self
+            .units
+            .get(unit)
+            .ok_or_else(|| Error::Usage(format!("no unit {unit}")))?;
+        if stored.len() as u64 != u.stored_len {
+            return Err(Error::CorruptUnit {
+                unit,
+                reason: "wrong stored length".into(),
+            });
+        }
+        decoder.decode_stored(self, unit, stored, dictionary, out, verify)
+    }
+}
+
+/// Encodes baskets; reuses scratch memory across calls.
+#[derive(Debug, Default)]
+pub struct RacEncoder {
+    scratch: Vec<u8>,
+}
+
+impl RacEncoder {
+    /// A fresh encoder.
+    pub fn new() -> RacEncoder {
+        RacEncoder::default()
+    }
+
+    /// Encodes the entries of one basket into a RAC payload appended to `out`. Entry `i` is
+    /// `data[ends[i - 1]..ends[i]]` (`ends[-1] = 0`); `dictionary` is the branch's zstd dictionary
+    /// or LZ4 prefix, if any.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] if `ends` is not non-decreasing up to `data.len()`; codec errors.
+    pub fn encode(
+        &mut self,
+        options: &RacOptions,
+        dictionary: Option<&EncodeDictionary<'_>>,
+        data: &[u8],
+        ends: &[usize],
+        out: &mut Vec<u8>,
+    ) -> Result<SeekTable> {
+        if ends.windows(2).any(|w| w[0] > w[1]) || ends.last().copied().unwrap_or(0) != data.len() {
+            return Err(Error::Usage(
+                "entry ends must increase up to the data length".into(),
+            ));
+        }
+        let (zstd_dict, lz4_prefix) = match dictionary {
+            Some(EncodeDictionary::Zstd(d)) => (Some(*d), &[][..]),
+            Some(EncodeDictionary::Lz4Prefix(p)) => (None, *p),
+            None => (None, &[][..]),
+        };
+        let uses_dictionary = match options.codec.algorithm() {
+            Algorithm::Zstd => zstd_dict.is_some(),
+            Algorithm::Lz4 => !lz4_prefix.is_empty(),
+            _ => false,
+        };
+        let mut compressor = UnitCompressor::new(options.codec, zstd_dict, lz4_prefix)?;
+        let mut units = Vec::new();
+        let mut stored = Vec::with_capacity(data.len() / 2);
+        let (mut first, mut start) = (0usize, 0usize);
+        while first < ends.len() {
+            // Take entries until the unit reaches min_unit_bytes.
+            let mut last = first;
+            while last + 1 < ends.len() && ends[last] - start < options.min_unit_bytes {
+                last += 1;
+            }
+            let end = ends[last];
+            let raw = &data[start..end];
+            let source = if options.precondition == Precondition::None {
+                raw
+            } else {
+                self.scratch.resize(raw.len(), 0);
+                Kernel::best().apply(options.precondition, raw, &mut self.scratch);
+                &self.scratch[..]
+            };
+            let at = stored.len();
+            let n = compressor.compress(source, &mut stored)?;
+            if n >= raw.len() {
+                stored.truncate(at);
+                stored.extend_from_slice(raw);
+            }
+            let stored_len = (stored.len() - at) as u64;
+            units.push(Unit {
+                first_entry: first as u64,
+                entries: (last - first + 1) as u64,
+                raw_offset: start as u64,
+                raw_len: raw.len() as u64,
+                offset: at as u64,
+                stored_len,
+                crc32: Crc32::new().update(&stored[at..]).finish(),
+            });
+            first = last + 1;
+            start = end;
+        }
+        let table = SeekTable {
+            codec: options.codec,
+            flags: if uses_dictionary { FLAG_DICTIONARY } else { 0 },
+            precondition: options.precondition,
+            units,
+        };
+        let encoded = table.encode();
+        out.extend_from_slice(&(encoded.len() as u32).to_le_bytes());
+        out.extend_from_slice(&encoded);
+        out.extend_from_slice(&stored);
+        Ok(table)
+    }
+}
+
+/// A branch's dictionary on the encoding side.
+#[derive(Debug, Clone, Copy)]
+pub enum EncodeDictionary<'d> {
+    /// A prepared zstd dictionary.
+    Zstd(&'d EncoderDictionary),
+    /// Sample bytes LZ4 uses as the window before each unit.
+    Lz4Prefix(&'d [u8]),
+}
+
+/// A branch's dictionary on the decoding side.
+#[derive(Debug, Clone, Copy)]
+pub enum DecodeDictionary<'d> {
+    /// A prepared zstd dictionary.
+    Zstd(&'d DecoderDictionary),
+    /// The LZ4 prefix the units were compressed with.
+    Lz4Prefix(&'d [u8]),
+}
+
+/// Decodes units; reuses its decompression context and scratch memory.
+#[derive(Debug, Default)]
+pub struct RacDecoder {
+    decompressor: Decompressor,
+    scratch: Vec<u8>,
+}
+
+impl RacDecoder {
+    /// A fresh decoder.
+    pub fn new() -> RacDecoder {
+        RacDecoder::default()
+    }
+
+    /// Decodes unit `unit` into `out` (exactly its uncompressed length), verifying its CRC32 when
+    /// `verify` is set.
+    ///
+    /// # Errors
+    /// [`Error::CorruptUnit`] for checksum or size problems; [`Error::Usage`] if the table needs a
+    /// dictionary that was not given; codec errors.
+    pub fn decode_unit(
+        &mut self,
+        table: &SeekTable,
+        unit: usize,
+        units_region: &[u8],
+        dictionary: Option<&DecodeDictionary<'_>>,
+        out: &mut [u8],
+    ) -> Result<()> {
+        self.decode_unit_checked(table, unit, units_region, dictionary, out, true)
+    }
+
+    /// As [`RacDecoder::decode_unit`], choosing whether to verify the unit's CRC32.
+    ///
+    /// # Errors
+    /// As for [`RacDecoder::decode_unit`].
+    pub fn decode_unit_checked(
+        &mut self,
+        table: &SeekTable,
+        unit: usize,
+        units_region: &[u8],
+        dictionary: Option<&DecodeDictionary<'_>>,
+        out: &mut [u8],
+        verify: bool,
+    ) -> Result<()> {
+        let u = table
+            .units
+            .get(unit)
+            .ok_or_else(|| Error::Usage(format!("no unit {unit}")))?;
+        let stored = usize::try_from(u.offset)
+            .ok()
+            .and_then(|start| {
+                units_region.get(start..start.checked_add(usize::try_from(u.stored_len).ok()?)?)
+            })
+            .ok_or_else(|| Error::CorruptUnit {
+                unit,
+                reason: "runs past the payload".into(),
+            })?;
+        self.decode_stored(table, unit, stored, dictionary, out, verify)
+    }
+
+    /// Decodes unit `unit` of `table` from its stored bytes.
+    fn decode_stored(
+        &mut self,
+        table: &SeekTable,
+        unit: usize,
+        stored: &[u8],
+        dictionary: Option<&DecodeDictionary<'_>>,
+        out: &mut [u8],
+        verify: bool,
+    ) -> Result<()> {
+        let u = &table.units[unit];
+        let bad = |reason: String| Error::CorruptUnit { unit, reason };
+        if out.len() as u64 != u.raw_len {
+            return Err(Error::Usage(format!(
+                "unit {unit} holds {} bytes, the buffer {}",
+                u.raw_len,
+                out.len()
+            )));
+        }
+        if verify {
+            let computed = crc32(stored);
+            if computed != u.crc32 {
+                return Err(bad(format!(
+                    "checksum mismatch: stored {:#010x}, computed {computed:#010x}",
+                    u.crc32
+                )));
+            }
+        }
+        if u.stored_len == u.raw_len {
+            out.copy_from_slice(stored);
+            return Ok(());
+        }
+        let (zstd_dict, lz4_prefix) = match (table.flags & FLAG_DICTIONARY != 0, dictionary) {
+            (false, _) => (None, &[][..]),
+            (true, Some(DecodeDictionary::Zstd(d))) => (Some(*d), &[][..]),
+            (true, Some(DecodeDictionary::Lz4Prefix(p))) => (None, *p),
+            (true, None) => {
+                return Err(Error::Usage(
+                    "the units need the branch's dictionary".into(),
+                ));
+            }
+        };
+        let algorithm = table.codec.algorithm();
+        if table.precondition == Precondition::None {
+            self.decompressor
+                .decompress_unit(algorithm, zstd_dict, lz4_prefix, stored, out)?;
+        } else {
+            self.scratch.resize(out.len(), 0);
+            self.decompressor.decompress_unit(
+                algorithm,
+                zstd_dict,
+                lz4_prefix,
+                stored,
+                &mut self.scratch,
+            )?;
+            Kernel::best().undo(table.precondition, &self.scratch, out);
+        }
+        Ok(())
+    }
+
+    /// Decodes every unit into `out` (the basket's whole uncompressed data).
+    ///
+    /// # Errors
+    /// As for [`RacDecoder::decode_unit`].
+    pub fn decode_all(
+        &mut self,
+        table: &SeekTable,
+        units_region: &[u8],
+        dictionary: Option<&DecodeDictionary<'_>>,
+        out: &mut [u8],
+        verify: bool,
+    ) -> Result<()> {
+        if out.len() as u64 != table.raw_len() {
+            return Err(Error::Usage(format!(
+                "the units hold {} bytes, the buffer {}",
+                table.raw_len(),
+                out.len()
+            )));
+        }
+        for (i, u) in table.units.iter().enumerate() {
+            let range = u.raw_offset as usize..(u.raw_offset + u.raw_len) as usize;
+            self.decode_unit_checked(table, i, units_region, dictionary, &mut out[range], verify)?;
+        }
+        Ok(())
+    }
+}
+
+/// Trains a branch dictionary from sample entries (`data` with entry `ends`, as for
+/// [`RacEncoder::encode`]): the samples are the units [`RacEncoder::encode`] would make of them,
+/// preconditioned, so the dictionary matches what is compressed. For zstd, a trained dictionary of at
+/// most `max_size` bytes; for lz4, the first `max_size` bytes (at most 64 KiB, LZ4's window) of the
+/// samples as a prefix. `None` when the codec takes no dictionary or zstd cannot train on these
+/// samples (too few or too small).
+pub fn train_dictionary(
+    options: &RacOptions,
+    data: &[u8],
+    ends: &[usize],
+    max_size: usize,
+) -> Option<Vec<u8>> {
+    if ends.windows(2).any(|w| w[0] > w[1]) || ends.last().copied().unwrap_or(0) != data.len() {
+        return None;
+    }
+    let mut samples = Vec::with_capacity(data.len());
+    let mut sizes = Vec::new();
+    let (mut first, mut start) = (0usize, 0usize);
+    let mut scratch = Vec::new();
+    while first < ends.len() {
+        let mut last = first;
+        while last + 1 < ends.len() && ends[last] - start < options.min_unit_bytes {
+            last += 1;
+        }
+        let raw = &data[start..ends[last]];
+        scratch.resize(raw.len(), 0);
+        Kernel::best().apply(options.precondition, raw, &mut scratch);
+        samples.extend_from_slice(&scratch);
+        sizes.push(raw.len());
+        first = last + 1;
+        start = ends[last];
+    }
+    match options.codec.algorithm() {
+        Algorithm::Zstd => evtc_codecs::train_dictionary(&samples, &sizes, max_size).ok(),
+        Algorithm::Lz4 => Some(samples[..samples.len().min(max_size).min(64 << 10)].to_vec()),
+        _ => None,
+    }
+}

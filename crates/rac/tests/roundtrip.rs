@@ -1,0 +1,159 @@
+//! Every entry read through its unit equals the data, for every codec, granularity and dictionary
+//! choice; corrupt payloads give errors, never panics.
+
+use evtc_codecs::{Codec, DecoderDictionary, EncoderDictionary, Precondition, Width};
+use evtc_rac::{
+    DecodeDictionary, EncodeDictionary, RacDecoder, RacEncoder, RacOptions, SeekTable,
+    train_dictionary,
+};
+use proptest::prelude::*;
+
+fn entries() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    prop::collection::vec(
+        prop_oneof![
+            prop::collection::vec(0u8..4, 0..40),
+            (any::<u32>(), 1usize..10).prop_map(|(v, n)| std::iter::repeat_n(v, n)
+                .flat_map(u32::to_le_bytes)
+                .collect()),
+        ],
+        1..200,
+    )
+}
+
+fn check(
+    codec: &str,
+    min_unit_bytes: usize,
+    use_dict: bool,
+    precondition: Precondition,
+    entries: &[Vec<u8>],
+) -> Result<(), TestCaseError> {
+    let codec: Codec = codec.parse().unwrap();
+    let data: Vec<u8> = entries.concat();
+    let mut ends = Vec::new();
+    let mut at = 0;
+    for e in entries {
+        at += e.len();
+        ends.push(at);
+    }
+    let options = RacOptions {
+        codec,
+        precondition,
+        min_unit_bytes,
+    };
+    let dict_bytes = if use_dict {
+        train_dictionary(&options, &data, &ends, 1024)
+    } else {
+        None
+    };
+    let enc_zstd = dict_bytes
+        .as_ref()
+        .filter(|_| codec.algorithm() == evtc_codecs::Algorithm::Zstd)
+        .map(|d| EncoderDictionary::new(d, codec.level()).unwrap());
+    let dec_zstd = dict_bytes
+        .as_ref()
+        .filter(|_| codec.algorithm() == evtc_codecs::Algorithm::Zstd)
+        .map(|d| DecoderDictionary::new(d).unwrap());
+    let (enc, dec) = match (&enc_zstd, &dec_zstd, &dict_bytes) {
+        (Some(e), Some(d), _) => (
+            Some(EncodeDictionary::Zstd(e)),
+            Some(DecodeDictionary::Zstd(d)),
+        ),
+        (_, _, Some(p)) => (
+            Some(EncodeDictionary::Lz4Prefix(p)),
+            Some(DecodeDictionary::Lz4Prefix(p)),
+        ),
+        _ => (None, None),
+    };
+    let mut payload = vec![];
+    let table = RacEncoder::new()
+        .encode(&options, enc.as_ref(), &data, &ends, &mut payload)
+        .unwrap();
+    let (parsed, units) = SeekTable::parse(&payload).unwrap();
+    prop_assert_eq!(&parsed, &table);
+    prop_assert_eq!(parsed.entries(), entries.len() as u64);
+    let mut decoder = RacDecoder::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let u = parsed.unit_of_entry(i as u64).unwrap();
+        let unit = parsed.units()[u];
+        let mut out = vec![0; unit.raw_len as usize];
+        decoder
+            .decode_unit(&parsed, u, units, dec.as_ref(), &mut out)
+            .unwrap();
+        let start = if i == 0 { 0 } else { ends[i - 1] } - unit.raw_offset as usize;
+        prop_assert_eq!(&out[start..start + entry.len()], &entry[..]);
+    }
+    let mut all = vec![0; data.len()];
+    decoder
+        .decode_all(&parsed, units, dec.as_ref(), &mut all, true)
+        .unwrap();
+    prop_assert_eq!(all, data);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn entries_roundtrip(entries in entries(), codec in prop::sample::select(vec!["none", "lz4", "zstd:1", "zstd:5", "zlib:1", "lz4hc:4", "lzma:1"]),
+                         min in prop::sample::select(vec![0usize, 64, 1000]), dict in any::<bool>(), shuffle in any::<bool>()) {
+        let p = if shuffle { Precondition::Shuffle(Width::W4) } else { Precondition::None };
+        check(codec, min, dict, p, &entries)?;
+    }
+
+    #[test]
+    fn corrupt_payloads_never_panic(entries in entries(), at in any::<usize>(), byte in any::<u8>()) {
+        let data: Vec<u8> = entries.concat();
+        let mut ends = Vec::new();
+        let mut end = 0;
+        for e in &entries { end += e.len(); ends.push(end); }
+        let options = RacOptions { codec: "zstd:3".parse().unwrap(), precondition: Precondition::None, min_unit_bytes: 32 };
+        let mut payload = vec![];
+        RacEncoder::new().encode(&options, None, &data, &ends, &mut payload).unwrap();
+        let at = at % payload.len();
+        payload[at] = byte;
+        if let Ok((table, units)) = SeekTable::parse(&payload) {
+            let mut decoder = RacDecoder::new();
+            for u in 0..table.units().len() {
+                let mut out = vec![0; (table.units()[u].raw_len as usize).min(1 << 20)];
+                let _ = decoder.decode_unit_checked(&table, u, units, None, &mut out, false);
+            }
+        }
+        for cut in [0, 3, payload.len() / 2] {
+            let _ = SeekTable::parse(&payload[..cut]);
+        }
+    }
+}
+
+#[test]
+fn dictionaries_shrink_tiny_units() {
+    // Small entries sharing structure across entries (values repeat across events, not within
+    // one): what a dictionary learns and a lone entry cannot.
+    let mut rng = evtc_datagen::Rng::new(5);
+    let table: Vec<u32> = (0..16).map(|_| rng.next_u64() as u32).collect();
+    let entries: Vec<Vec<u8>> = (0..5000)
+        .map(|_| {
+            (0..12)
+                .flat_map(|_| table[rng.below(16) as usize].to_le_bytes())
+                .collect()
+        })
+        .collect();
+    let data = entries.concat();
+    let ends: Vec<usize> = (1..=entries.len()).map(|i| i * 48).collect();
+    let codec = Codec::zstd(5).unwrap();
+    let options = RacOptions {
+        codec,
+        precondition: Precondition::None,
+        min_unit_bytes: 0,
+    };
+    let dict = train_dictionary(&options, &data, &ends, 4096).unwrap();
+    let enc = EncoderDictionary::new(&dict, 5).unwrap();
+    let size = |d: Option<&EncodeDictionary<'_>>| {
+        let mut out = vec![];
+        RacEncoder::new()
+            .encode(&options, d, &data, &ends, &mut out)
+            .unwrap();
+        out.len()
+    };
+    let (plain, with_dict) = (size(None), size(Some(&EncodeDictionary::Zstd(&enc))));
+    assert!(with_dict < plain, "dictionary {with_dict} vs plain {plain}");
+}
