@@ -57,7 +57,9 @@ fn decode_basket_corpus() {
 #[ignore = "writes fuzz/corpus; run by hand when the seeds should change"]
 fn write_seed_corpus() {
     use evtc::codecs::{BlockEncoder, Codec, Precondition, Width};
-    use evtc::format::{Boundaries, BranchSpec, ClusterSize, FileWriter, ScalarType, WriteOptions};
+    use evtc::format::{
+        Boundaries, BranchSpec, ClusterSize, FileWriter, RacMode, ScalarType, WriteOptions,
+    };
 
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz")
@@ -105,17 +107,22 @@ fn write_seed_corpus() {
     }
 
     let dir = tempfile::tempdir().unwrap();
-    for (name, codec, boundaries) in [
-        ("zstd-counts", "zstd:1", Boundaries::Counts),
-        ("lz4-offsets", "lz4", Boundaries::Offsets),
-        ("none-counts", "none", Boundaries::Counts),
+    for (name, codec, boundaries, rac) in [
+        ("zstd-counts", "zstd:1", Boundaries::Counts, RacMode::Off),
+        ("lz4-offsets", "lz4", Boundaries::Offsets, RacMode::Off),
+        ("none-counts", "none", Boundaries::Counts, RacMode::Off),
+        ("zstd-rac", "zstd:3", Boundaries::Counts, RacMode::On),
+        ("lz4-rac", "lz4", Boundaries::Counts, RacMode::On),
     ] {
         let path = dir.path().join(name);
         let options = WriteOptions::default()
             .codec(codec.parse().unwrap())
             .basket_size(48)
             .cluster_size(ClusterSize::Entries(16))
-            .threads(1);
+            .threads(1)
+            .rac(rac)
+            .rac_unit_bytes(16)
+            .sync(false);
         let mut file = FileWriter::create(&path, options).unwrap();
         let mut tree = file
             .tree(

@@ -159,6 +159,8 @@ impl FileReader<LocalFile> {
 
 thread_local! {
     static DECODER: RefCell<BlockDecoder> = RefCell::new(BlockDecoder::new().verify_checksums(false));
+    /// Basket records are read into this buffer, reused so that only its growth is zero-filled.
+    static RECORD_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 impl<R: ReadAt> FileReader<R> {
@@ -287,6 +289,19 @@ impl<R: ReadAt> FileReader<R> {
         location: &Location,
         end: u64,
     ) -> Result<(RecordHeader, Body)> {
+        self.read_record_into(offset, len, kind, location, end, Vec::new())
+    }
+
+    /// As [`FileReader::read_record`], reading into `buffer` (reused: only growth is zero-filled).
+    fn read_record_into(
+        &self,
+        offset: u64,
+        len: u64,
+        kind: RecordKind,
+        location: &Location,
+        end: u64,
+        buffer: Vec<u8>,
+    ) -> Result<(RecordHeader, Body)> {
         if len < RECORD_HEADER_LEN as u64 || offset.checked_add(len).is_none_or(|e| e > end) {
             return Err(Error::Truncated {
                 what: "record",
@@ -297,14 +312,20 @@ impl<R: ReadAt> FileReader<R> {
         }
         let len_usize = usize::try_from(len)
             .map_err(|_| Error::corrupt(location.clone(), "record too large for memory"))?;
-        let mut bytes = Vec::new();
-        bytes.try_reserve_exact(len_usize).map_err(|_| {
-            Error::corrupt(
-                location.clone(),
-                format!("cannot allocate {len} bytes for a record"),
-            )
-        })?;
-        bytes.resize(len_usize, 0);
+        let mut bytes = buffer;
+        if bytes.len() >= len_usize {
+            bytes.truncate(len_usize);
+        } else {
+            bytes
+                .try_reserve_exact(len_usize - bytes.len())
+                .map_err(|_| {
+                    Error::corrupt(
+                        location.clone(),
+                        format!("cannot allocate {len} bytes for a record"),
+                    )
+                })?;
+            bytes.resize(len_usize, 0);
+        }
         self.source
             .read_exact_at(offset, &mut bytes)
             .map_err(|e| Error::io(self.source.path(), e))?;
@@ -764,13 +785,29 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     ) -> Result<Counts> {
         let file = self.file();
         let location = self.location(Some(i), loc.offset);
-        let (header, body) = file.read_record(
+        let buffer = RECORD_BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
+        let (header, body) = file.read_record_into(
             loc.offset,
             loc.record_len,
             RecordKind::Basket,
             &location,
             file.records_end,
+            buffer,
         )?;
+        let counts = self.decode_basket_body(loc, values, raw, header, &body, location)?;
+        RECORD_BUFFER.with(|b| *b.borrow_mut() = body.0);
+        Ok(counts)
+    }
+
+    fn decode_basket_body<T: Scalar>(
+        &self,
+        loc: &BasketLoc,
+        values: &mut [T],
+        raw: bool,
+        header: RecordHeader,
+        body: &[u8],
+        location: Location,
+    ) -> Result<Counts> {
         if header.tree as usize != self.tree.tree
             || header.branch as usize != self.branch
             || header.first_entry != loc.first_entry
@@ -796,7 +833,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         decode_body(
             self.meta(),
             loc.entries as usize,
-            &body,
+            body,
             values,
             raw,
             &location,

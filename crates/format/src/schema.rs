@@ -271,7 +271,7 @@ impl WriteOptions {
     }
 
     /// Whether RAC branches with zstd or lz4 get a dictionary trained from their first basket
-    /// (default: yes).
+    /// (default: yes). A trained dictionary is kept only if it makes that basket at least 2% smaller.
     pub fn rac_dictionary(mut self, on: bool) -> WriteOptions {
         self.rac_dictionary = on;
         self

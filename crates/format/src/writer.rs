@@ -1014,6 +1014,29 @@ impl TreeWriter<'_> {
             },
             _ => None,
         };
+        // Keep the dictionary only if it makes the first basket at least 2% smaller: trained
+        // statistics can also cost more than they save (random-valued data such as TSmall).
+        let size_with = |dictionary: Option<EncodeDictionary<'_>>| {
+            let mut out = Vec::new();
+            RacEncoder::new()
+                .encode(
+                    &options,
+                    dictionary.as_ref(),
+                    &sealed.values[..sample_len],
+                    &ends[..cut],
+                    &mut out,
+                )
+                .map(|_| out.len())
+        };
+        let with = size_with(Some(match &zstd {
+            Some(z) => EncodeDictionary::Zstd(z),
+            None => EncodeDictionary::Lz4Prefix(&bytes),
+        }));
+        let without = size_with(None);
+        match (with, without) {
+            (Ok(with), Ok(without)) if (with as f64) < 0.98 * without as f64 => {}
+            _ => return Ok(()),
+        }
         let header = RecordHeader {
             kind: RecordKind::Dictionary,
             basket_kind: 0,
