@@ -639,21 +639,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             return Ok(index.clone());
         }
         let meta = self.meta();
-        let file = self.file();
-        let location = self.location(None, meta.index_offset);
-        let (header, body) = file.read_record(
-            meta.index_offset,
-            meta.index_len,
-            RecordKind::BranchIndex,
-            &location,
-            file.records_end,
-        )?;
-        if header.tree as usize != self.tree.tree || header.branch as usize != self.branch {
-            return Err(Error::corrupt(
-                location,
-                "the basket index belongs to another branch",
-            ));
-        }
+        let (location, body) =
+            self.read_branch_record(meta.index_offset, meta.index_len, RecordKind::BranchIndex)?;
         let index: BasketIndex = postcard::from_bytes(&body).map_err(|e| {
             Error::corrupt(
                 location.clone(),
@@ -662,6 +649,25 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         })?;
         self.validate_index(&index)?;
         Ok(cell.get_or_init(|| Arc::new(index)).clone())
+    }
+
+    /// Reads a record that belongs to this branch (its index or dictionary) and checks that it does.
+    fn read_branch_record(
+        &self,
+        offset: u64,
+        len: u64,
+        kind: RecordKind,
+    ) -> Result<(Location, Body)> {
+        let file = self.file();
+        let location = self.location(None, offset);
+        let (header, body) = file.read_record(offset, len, kind, &location, file.records_end)?;
+        if header.tree as usize != self.tree.tree || header.branch as usize != self.branch {
+            return Err(Error::corrupt(
+                location,
+                format!("the {kind:?} record belongs to another branch"),
+            ));
+        }
+        Ok((location, body))
     }
 
     /// The branch's RAC dictionary, if it has one (read on first use).
@@ -674,21 +680,11 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         if let Some(d) = cell.get() {
             return Ok(Some(d.clone()));
         }
-        let file = self.file();
-        let location = self.location(None, meta.dictionary_offset);
-        let (header, bytes) = file.read_record(
+        let (location, bytes) = self.read_branch_record(
             meta.dictionary_offset,
             meta.dictionary_len,
             RecordKind::Dictionary,
-            &location,
-            file.records_end,
         )?;
-        if header.tree as usize != self.tree.tree || header.branch as usize != self.branch {
-            return Err(Error::corrupt(
-                location,
-                "the dictionary belongs to another branch",
-            ));
-        }
         let zstd = if Algorithm::from_id(meta.codec).ok() == Some(Algorithm::Zstd) {
             Some(DecoderDictionary::new(&bytes).map_err(|e| Error::Codec {
                 location: location.clone(),
