@@ -29,9 +29,13 @@ macro_rules! numeric {
             const TYPE: ScalarType = ScalarType::$variant;
 
             fn extend_bytes(values: &[Self], out: &mut Vec<u8>) {
-                out.reserve(std::mem::size_of_val(values));
-                for v in values {
-                    out.extend_from_slice(&v.to_le_bytes());
+                if cfg!(target_endian = "little") {
+                    out.extend_from_slice(bytemuck::cast_slice(values));
+                } else {
+                    out.reserve(std::mem::size_of_val(values));
+                    for v in values {
+                        out.extend_from_slice(&v.to_le_bytes());
+                    }
                 }
             }
 

@@ -833,6 +833,19 @@ impl TreeWriter<'_> {
                         .iter()
                         .map(|b| b.bytes_of((self.entries - b.first_entry) as usize) as u64)
                         .sum::<u64>();
+                // Only scan entry by entry when the target falls inside the new entries.
+                let new: u64 = self
+                    .branches
+                    .iter()
+                    .map(|b| {
+                        (b.bytes_of((end - b.first_entry) as usize)
+                            - b.bytes_of((self.entries - b.first_entry) as usize))
+                            as u64
+                    })
+                    .sum();
+                if total + new < target {
+                    return None;
+                }
                 for e in self.entries..end {
                     for b in &self.branches {
                         let local = (e - b.first_entry) as usize;
