@@ -465,7 +465,9 @@ fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
             let fixed = !b.dtype.is_variable();
             let ok = match b.boundaries {
                 Boundaries::Fixed => fixed,
-                Boundaries::Offsets | Boundaries::Counts => !fixed,
+                // Random-access baskets store counts, never offsets (docs/format.md 3.3).
+                Boundaries::Offsets => !fixed && !b.rac,
+                Boundaries::Counts => !fixed,
                 Boundaries::None => !fixed && b.counter.is_some(),
             };
             if !ok || matches!(b.dtype, DataType::FixedArray(_, 0)) {
@@ -1024,6 +1026,12 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 .map(u64::from)
                 .collect()
         };
+        if counts.len() as u64 != end - start {
+            return Err(Error::corrupt(
+                self.location(None, 0),
+                format!("{} entry counts for entries {start}..{end}", counts.len()),
+            ));
+        }
         Ok((values, counts, start, end))
     }
 
