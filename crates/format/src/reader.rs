@@ -1523,10 +1523,9 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             let dictionary = branch.dictionary()?;
             let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
             self.scratch.resize(unit.raw_len as usize, 0);
-            state
-                .table
+            self.decoder
                 .decode_stored_unit(
-                    &mut self.decoder,
+                    &state.table,
                     u,
                     &stored,
                     dictionary.as_ref(),

@@ -323,33 +323,6 @@ impl SeekTable {
             units,
         })
     }
-
-    /// Decodes unit `unit` from its stored bytes alone (read with a positional read at
-    /// `4 + T + unit.offset` of the payload).
-    ///
-    /// # Errors
-    /// As for [`RacDecoder::decode_unit`].
-    pub fn decode_stored_unit(
-        &self,
-        decoder: &mut RacDecoder,
-        unit: usize,
-        stored: &[u8],
-        dictionary: Option<&DecodeDictionary<'_>>,
-        out: &mut [u8],
-        verify: bool,
-    ) -> Result<()> {
-        let u = self
-            .units
-            .get(unit)
-            .ok_or_else(|| Error::Usage(format!("no unit {unit}")))?;
-        if stored.len() as u64 != u.stored_len {
-            return Err(Error::CorruptUnit {
-                unit,
-                reason: "wrong stored length".into(),
-            });
-        }
-        decoder.decode_stored(self, unit, stored, dictionary, out, verify)
-    }
 }
 
 /// Encodes baskets; reuses scratch memory across calls.
@@ -519,11 +492,15 @@ impl RacDecoder {
                 unit,
                 reason: "runs past the payload".into(),
             })?;
-        self.decode_stored(table, unit, stored, dictionary, out, verify)
+        self.decode_stored_unit(table, unit, stored, dictionary, out, verify)
     }
 
-    /// Decodes unit `unit` of `table` from its stored bytes.
-    fn decode_stored(
+    /// Decodes unit `unit` of `table` from its stored bytes alone (read with a positional read at
+    /// `4 + T + unit.offset` of the payload), verifying its CRC32 when `verify` is set.
+    ///
+    /// # Errors
+    /// As for [`RacDecoder::decode_unit`]; [`Error::CorruptUnit`] if `stored` has the wrong length.
+    pub fn decode_stored_unit(
         &mut self,
         table: &SeekTable,
         unit: usize,
@@ -532,8 +509,14 @@ impl RacDecoder {
         out: &mut [u8],
         verify: bool,
     ) -> Result<()> {
-        let u = &table.units[unit];
+        let u = table
+            .units
+            .get(unit)
+            .ok_or_else(|| Error::Usage(format!("no unit {unit}")))?;
         let bad = |reason: String| Error::CorruptUnit { unit, reason };
+        if stored.len() as u64 != u.stored_len {
+            return Err(bad("wrong stored length".into()));
+        }
         if out.len() as u64 != u.raw_len {
             return Err(Error::Usage(format!(
                 "unit {unit} holds {} bytes, the buffer {}",
