@@ -51,7 +51,7 @@
 //! let (table, units) = SeekTable::parse(&payload)?;
 //! let unit = table.unit_of_entry(500).unwrap();
 //! let mut out = vec![0; table.units()[unit].raw_len as usize];
-//! RacDecoder::new().decode_unit(&table, unit, units, None, &mut out)?;
+//! RacDecoder::new().decode_unit(&table, unit, units, None, &mut out, true)?;
 //! let first = table.units()[unit].raw_offset as usize;
 //! assert_eq!(out, &data[first..first + out.len()]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -462,21 +462,6 @@ impl RacDecoder {
         units_region: &[u8],
         dictionary: Option<&DecodeDictionary<'_>>,
         out: &mut [u8],
-    ) -> Result<()> {
-        self.decode_unit_checked(table, unit, units_region, dictionary, out, true)
-    }
-
-    /// As [`RacDecoder::decode_unit`], choosing whether to verify the unit's CRC32.
-    ///
-    /// # Errors
-    /// As for [`RacDecoder::decode_unit`].
-    pub fn decode_unit_checked(
-        &mut self,
-        table: &SeekTable,
-        unit: usize,
-        units_region: &[u8],
-        dictionary: Option<&DecodeDictionary<'_>>,
-        out: &mut [u8],
         verify: bool,
     ) -> Result<()> {
         let u = table
@@ -586,7 +571,7 @@ impl RacDecoder {
         }
         for (i, u) in table.units.iter().enumerate() {
             let range = u.raw_offset as usize..(u.raw_offset + u.raw_len) as usize;
-            self.decode_unit_checked(table, i, units_region, dictionary, &mut out[range], verify)?;
+            self.decode_unit(table, i, units_region, dictionary, &mut out[range], verify)?;
         }
         Ok(())
     }
