@@ -19,9 +19,9 @@ use crate::record::{
 };
 use crate::types::{Scalar, decode_counts};
 
-/// A basket may decode to at most this many times its stored size (plus 1 MiB): a bound on any
-/// allocation a basket index can ask for. The most compressible data evtc's codecs produce stays
-/// far below it (zstd's run-length blocks reach about 40,000x).
+/// A basket may decode to at most this many times its stored size (plus 1 MiB), counting its values
+/// and 4 bytes per entry: a bound on any allocation a basket index can ask for, far above what
+/// evtc's writer produces for real data.
 const MAX_EXPANSION: u64 = 1 << 16;
 
 /// Reader settings.
@@ -743,7 +743,11 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                     ));
                 }
             }
-            let raw = loc.elements.saturating_mul(size);
+            // Values and per-entry counts are what a decode allocates: bound both by the record.
+            let raw = loc
+                .elements
+                .saturating_mul(size)
+                .max(loc.entries.saturating_mul(4));
             if raw
                 > loc
                     .record_len
