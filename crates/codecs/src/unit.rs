@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 /// dictionary. Create one per batch of units; it borrows the dictionary.
 ///
 /// - zstd: frames without the content-size and dictionary-id fields (the caller keeps sizes; the
-///   dictionary is implied), against a trained dictionary when given. 9 bytes of framing per unit.
+///   dictionary is implied), against a trained dictionary when given.
 /// - lz4: a plain LZ4 block, against an external-dictionary prefix when given (`lz4_flex` supports
 ///   LZ4's external dictionaries: the prefix acts as the 64 KiB window before the unit).
 /// - other codecs: their normal output, without dictionary.
