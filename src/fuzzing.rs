@@ -96,3 +96,8 @@ pub fn decode_basket(data: &[u8]) {
         evtc_format::fuzzing::decode_basket_body(*kind, entries, body);
     }
 }
+
+/// Opens `data` as a ROOT file and reads every column of every tree.
+pub fn root_file(data: &[u8]) {
+    evtc_root::read_everything(data.to_vec());
+}

@@ -6,6 +6,7 @@
 //!   shuffle/bitshuffle/delta preconditioners with SIMD kernels, CRC32 and the block envelope.
 //! - [`format`] (`evtc-format`): the file format; [`format::FileWriter`] and [`format::FileReader`].
 //! - [`rac`] (`evtc-rac`): random-access compression: units, seek tables, dictionaries.
+//! - [`root`] (`evtc-root`): a reader of ROOT TTree files into columns, for importing them.
 //! - [`datagen`] (`evtc-datagen`): deterministic NanoAOD-like and RAC-study data for tests and
 //!   benchmarks.
 //!
@@ -27,6 +28,7 @@ pub use evtc_codecs as codecs;
 pub use evtc_datagen as datagen;
 pub use evtc_format as format;
 pub use evtc_rac as rac;
+pub use evtc_root as root;
 
 #[doc(hidden)]
 pub mod fuzzing;

@@ -52,6 +52,14 @@ fn decode_basket_corpus() {
     );
 }
 
+#[test]
+fn root_file_corpus() {
+    assert!(
+        replay("root_file", evtc::fuzzing::root_file) > 0,
+        "the root_file corpus is empty"
+    );
+}
+
 /// Writes the seed corpus: `cargo test --test fuzz_corpus -- --ignored write_seed_corpus`.
 #[test]
 #[ignore = "writes fuzz/corpus; run by hand when the seeds should change"]

@@ -1,0 +1,108 @@
+//! The error type of `evtc-root`.
+
+/// A `Result` whose error defaults to this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong while reading a ROOT file.
+///
+/// Every variant that comes from the file's bytes says where: the structure being read and a byte
+/// offset (in the file, or inside a decompressed object, as the message says).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The operating system refused a read.
+    #[error("I/O error reading {what} at byte {offset}: {source}")]
+    Io {
+        /// What was being read.
+        what: String,
+        /// Where in the file.
+        offset: u64,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The file does not start with ROOT's magic `root`.
+    #[error("not a ROOT file: the first four bytes are {0:?}, not \"root\"")]
+    NotRoot([u8; 4]),
+    /// A structure is truncated, points outside the file or holds impossible values.
+    #[error("corrupt {what} at byte {offset}: {detail}")]
+    Corrupt {
+        /// The structure, e.g. `key list of directory "sub"` or `TTree "Events" record`.
+        what: String,
+        /// The byte offset: in the file, or in the decompressed object named by `what`.
+        offset: u64,
+        /// What was wrong.
+        detail: String,
+    },
+    /// A compressed block failed to decompress or its checksum did not match.
+    #[error("{what}: compressed block at byte {offset}: {detail}")]
+    Decompress {
+        /// The record being decompressed, e.g. `basket 3 of branch "Muon_pt"`.
+        what: String,
+        /// The block's offset inside the record's compressed bytes.
+        offset: u64,
+        /// What was wrong.
+        detail: String,
+    },
+    /// No object of that name (and cycle) in the file.
+    #[error("no object {path:?} in the file; it holds: {available}")]
+    NotFound {
+        /// The path that was asked for.
+        path: String,
+        /// The objects that exist, comma-separated.
+        available: String,
+    },
+    /// The object exists but is not a `TTree`.
+    #[error("{path:?} is a {class}, not a TTree")]
+    NotATree {
+        /// The path that was asked for.
+        path: String,
+        /// Its class.
+        class: String,
+    },
+    /// A class version this reader does not know how to decode.
+    #[error("{what}: class {class} version {version} is not supported (supported: {supported})")]
+    UnsupportedVersion {
+        /// The object being read.
+        what: String,
+        /// The ROOT class.
+        class: String,
+        /// The version found.
+        version: i16,
+        /// The versions this reader decodes.
+        supported: &'static str,
+    },
+    /// A branch whose kind this reader does not import.
+    #[error("branch {branch:?} ({class}): {reason}")]
+    Unsupported {
+        /// The branch's full name.
+        branch: String,
+        /// Its class or type, as ROOT names it.
+        class: String,
+        /// Why it is not supported.
+        reason: String,
+    },
+    /// A column was asked for an entry range outside its tree.
+    #[error("entries {start}..{end} are outside the tree's {entries} entries")]
+    OutOfRange {
+        /// First requested entry.
+        start: u64,
+        /// One past the last requested entry.
+        end: u64,
+        /// Entries in the tree.
+        entries: u64,
+    },
+}
+
+impl Error {
+    pub(crate) fn corrupt(
+        what: impl Into<String>,
+        offset: u64,
+        detail: impl Into<String>,
+    ) -> Error {
+        Error::Corrupt {
+            what: what.into(),
+            offset,
+            detail: detail.into(),
+        }
+    }
+}

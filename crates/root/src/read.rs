@@ -1,0 +1,509 @@
+//! Reading columns: baskets decompressed and decoded straight into typed vectors.
+
+use std::ops::Range;
+
+use evtc_codecs::Decompressor;
+
+use crate::compression::decompress;
+use crate::cursor::Cursor;
+use crate::error::{Error, Result};
+use crate::file::{RootFile, read_key};
+use crate::source::ReadAt;
+use crate::tree::{BasketFields, Column, ColumnKind, Layout, ScalarType, Stored};
+
+/// A column's values, in native types.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)]
+pub enum Values {
+    Bool(Vec<bool>),
+    I8(Vec<i8>),
+    U8(Vec<u8>),
+    I16(Vec<i16>),
+    U16(Vec<u16>),
+    I32(Vec<i32>),
+    U32(Vec<u32>),
+    I64(Vec<i64>),
+    U64(Vec<u64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+/// Applies `$body` to the vector inside any variant of [`Values`].
+#[macro_export]
+macro_rules! with_values {
+    ($values:expr, $v:ident => $body:expr) => {
+        match $values {
+            $crate::Values::Bool($v) => $body,
+            $crate::Values::I8($v) => $body,
+            $crate::Values::U8($v) => $body,
+            $crate::Values::I16($v) => $body,
+            $crate::Values::U16($v) => $body,
+            $crate::Values::I32($v) => $body,
+            $crate::Values::U32($v) => $body,
+            $crate::Values::I64($v) => $body,
+            $crate::Values::U64($v) => $body,
+            $crate::Values::F32($v) => $body,
+            $crate::Values::F64($v) => $body,
+        }
+    };
+}
+
+impl Values {
+    /// An empty vector of type `t`.
+    pub fn new(t: ScalarType) -> Values {
+        match t {
+            ScalarType::Bool => Values::Bool(Vec::new()),
+            ScalarType::I8 => Values::I8(Vec::new()),
+            ScalarType::U8 => Values::U8(Vec::new()),
+            ScalarType::I16 => Values::I16(Vec::new()),
+            ScalarType::U16 => Values::U16(Vec::new()),
+            ScalarType::I32 => Values::I32(Vec::new()),
+            ScalarType::U32 => Values::U32(Vec::new()),
+            ScalarType::I64 => Values::I64(Vec::new()),
+            ScalarType::U64 => Values::U64(Vec::new()),
+            ScalarType::F32 => Values::F32(Vec::new()),
+            ScalarType::F64 => Values::F64(Vec::new()),
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        with_values!(self, v => v.len())
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Removes every value, keeping the allocation.
+    pub fn clear(&mut self) {
+        with_values!(self, v => v.clear())
+    }
+
+    /// Appends big-endian values of the stored type.
+    fn extend_stored(&mut self, stored: Stored, bytes: &[u8]) -> Result<(), String> {
+        match (stored, self) {
+            (Stored::Float16, Values::F32(v)) => {
+                v.extend(bytes.chunks_exact(3).map(float16));
+            }
+            (Stored::Double32, Values::F64(v)) => {
+                v.extend(
+                    bytes
+                        .chunks_exact(4)
+                        .map(|b| f64::from(f32::from_be_bytes([b[0], b[1], b[2], b[3]]))),
+                );
+            }
+            (Stored::Plain(_), Values::Bool(v)) => v.extend(bytes.iter().map(|&b| b != 0)),
+            (Stored::Plain(_), Values::I8(v)) => v.extend(bytes.iter().map(|&b| b as i8)),
+            (Stored::Plain(_), Values::U8(v)) => v.extend_from_slice(bytes),
+            (Stored::Plain(_), Values::I16(v)) => extend_be(v, bytes, i16::from_be_bytes),
+            (Stored::Plain(_), Values::U16(v)) => extend_be(v, bytes, u16::from_be_bytes),
+            (Stored::Plain(_), Values::I32(v)) => extend_be(v, bytes, i32::from_be_bytes),
+            (Stored::Plain(_), Values::U32(v)) => extend_be(v, bytes, u32::from_be_bytes),
+            (Stored::Plain(_), Values::I64(v)) => extend_be(v, bytes, i64::from_be_bytes),
+            (Stored::Plain(_), Values::U64(v)) => extend_be(v, bytes, u64::from_be_bytes),
+            (Stored::Plain(_), Values::F32(v)) => extend_be(v, bytes, f32::from_be_bytes),
+            (Stored::Plain(_), Values::F64(v)) => extend_be(v, bytes, f64::from_be_bytes),
+            (stored, values) => {
+                return Err(format!(
+                    "internal: {stored:?} values into a {} vector",
+                    values.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn extend_be<T, const N: usize>(v: &mut Vec<T>, bytes: &[u8], from: fn([u8; N]) -> T) {
+    v.extend(
+        bytes
+            .chunks_exact(N)
+            .map(|c| from(c.try_into().unwrap_or([0; N]))),
+    );
+}
+
+/// ROOT's `Float16_t` without a range: an exponent byte, then 12 mantissa bits and a sign bit.
+fn float16(b: &[u8]) -> f32 {
+    const BITS: u32 = 12;
+    let exponent = u32::from(b[0]);
+    let mantissa = u32::from(u16::from_be_bytes([b[1], b[2]]));
+    let bits = exponent << 23 | (mantissa & ((1 << (BITS + 1)) - 1)) << (23 - BITS);
+    let value = f32::from_bits(bits);
+    if mantissa & (1 << (BITS + 1)) != 0 {
+        -value
+    } else {
+        value
+    }
+}
+
+/// A column's values for a range of entries, in the Arrow layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnData {
+    /// The values, flattened (string bytes for string columns).
+    pub values: Values,
+    /// For jagged and string columns: `entries + 1` boundaries into `values` (into
+    /// `inner_offsets` for lists of lists), starting at 0. Empty for scalars and fixed arrays.
+    pub offsets: Vec<u64>,
+    /// For lists of lists: the boundaries of each inner list in `values`, starting at 0.
+    pub inner_offsets: Vec<u64>,
+}
+
+impl ColumnData {
+    /// Empty data for a column of this kind.
+    pub fn new(kind: ColumnKind) -> ColumnData {
+        let nested = matches!(
+            kind,
+            ColumnKind::Jagged(_) | ColumnKind::JaggedJagged(_) | ColumnKind::String
+        );
+        ColumnData {
+            values: Values::new(kind.scalar()),
+            offsets: if nested { vec![0] } else { Vec::new() },
+            inner_offsets: if matches!(kind, ColumnKind::JaggedJagged(_)) {
+                vec![0]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// Empties the data, keeping allocations.
+    pub fn clear(&mut self) {
+        self.values.clear();
+        let nested = !self.offsets.is_empty();
+        self.offsets.clear();
+        if nested {
+            self.offsets.push(0);
+        }
+        let inner = !self.inner_offsets.is_empty();
+        self.inner_offsets.clear();
+        if inner {
+            self.inner_offsets.push(0);
+        }
+    }
+
+    /// Per-entry lengths of a jagged or string column (values, or inner lists for lists of
+    /// lists), or `None` for scalars and fixed arrays.
+    pub fn counts(&self) -> Option<Vec<u32>> {
+        (!self.offsets.is_empty()).then(|| {
+            self.offsets
+                .windows(2)
+                .map(|w| (w[1] - w[0]) as u32)
+                .collect()
+        })
+    }
+}
+
+/// Reads one column basket by basket, keeping the last decoded basket so consecutive ranges
+/// decompress each basket once.
+#[derive(Debug)]
+pub struct ColumnReader<'f, R: ReadAt = std::fs::File> {
+    file: &'f RootFile<R>,
+    column: Column,
+    dec: Decompressor,
+    record: Vec<u8>,
+    basket: Vec<u8>,
+    offsets: Vec<u32>,
+    cached: Option<usize>,
+}
+
+impl<R: ReadAt> RootFile<R> {
+    /// A reader for `column` of a tree of this file.
+    pub fn column_reader(&self, column: &Column) -> ColumnReader<'_, R> {
+        ColumnReader {
+            file: self,
+            column: column.clone(),
+            dec: Decompressor::new(),
+            record: Vec::new(),
+            basket: Vec::new(),
+            offsets: Vec::new(),
+            cached: None,
+        }
+    }
+
+    /// Reads the entries `range` of `column` into new vectors.
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`], and corrupt or truncated baskets.
+    pub fn read_column(&self, column: &Column, range: Range<u64>) -> Result<ColumnData> {
+        let mut out = ColumnData::new(column.kind);
+        self.column_reader(column).read(range, &mut out)?;
+        Ok(out)
+    }
+}
+
+impl<R: ReadAt> ColumnReader<'_, R> {
+    /// The column being read.
+    pub fn column(&self) -> &Column {
+        &self.column
+    }
+
+    /// Appends the entries `range` to `out` (made by [`ColumnData::new`] for this column's kind).
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] for entries past the column's baskets; [`Error::Corrupt`] and
+    /// [`Error::Decompress`] naming the branch, basket and offset for bad baskets.
+    pub fn read(&mut self, range: Range<u64>, out: &mut ColumnData) -> Result<()> {
+        let baskets = self.column.baskets.clone();
+        let total = baskets.last().map_or(0, |b| b.first_entry + b.entries);
+        if range.start > range.end || range.end > total {
+            return Err(Error::OutOfRange {
+                start: range.start,
+                end: range.end,
+                entries: total,
+            });
+        }
+        let mut i = baskets.partition_point(|b| b.first_entry + b.entries <= range.start);
+        while i < baskets.len() && baskets[i].first_entry < range.end {
+            let b = &baskets[i];
+            let lo = range.start.max(b.first_entry) - b.first_entry;
+            let hi = range.end.min(b.first_entry + b.entries) - b.first_entry;
+            if lo < hi {
+                self.load(i)?;
+                self.decode(i, lo as usize..hi as usize, out)?;
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    fn what(&self, i: usize) -> String {
+        let b = &self.column.baskets[i];
+        format!(
+            "basket {i} of branch {:?} (key at byte {})",
+            self.column.name, b.seek
+        )
+    }
+
+    /// Decompresses basket `i` into `self.basket` and its entry offsets into `self.offsets`.
+    fn load(&mut self, i: usize) -> Result<()> {
+        if self.cached == Some(i) {
+            return Ok(());
+        }
+        self.cached = None;
+        let b = self.column.baskets[i].clone();
+        let what = self.what(i);
+        self.offsets.clear();
+        if let Some(e) = &b.embedded {
+            self.basket.clear();
+            self.basket.extend_from_slice(&e.data);
+            if let Some(offsets) = &e.offsets {
+                self.offsets.extend_from_slice(offsets);
+            }
+            self.cached = Some(i);
+            return Ok(());
+        }
+        self.file
+            .read_into(b.seek, u64::from(b.bytes), &mut self.record, &what)?;
+        let mut c = Cursor::new(&self.record, b.seek, &what);
+        let key = read_key(&mut c)?;
+        let key_len = usize::from(key.key_len);
+        if key_len < 19 || key.nbytes != b.bytes {
+            return Err(c.error(format!(
+                "the key says {} bytes with a {key_len}-byte header, the branch says {} bytes",
+                key.nbytes, b.bytes
+            )));
+        }
+        c.seek(key_len - 19)?;
+        let fields = BasketFields::read(&mut c)?;
+        if fields.entries as u64 != b.entries {
+            return Err(c.error(format!(
+                "the basket holds {} entries, the branch expects {}",
+                fields.entries, b.entries
+            )));
+        }
+        let obj_len = key.obj_len as usize;
+        let compressed = &self.record[key_len..];
+        if compressed.len() == obj_len {
+            self.basket.clear();
+            self.basket.extend_from_slice(compressed);
+        } else {
+            decompress(
+                &mut self.dec,
+                compressed,
+                obj_len,
+                &mut self.basket,
+                &|| what.clone(),
+            )?;
+        }
+        let bad = |detail: String| Error::corrupt(&what, b.seek, detail);
+        let border = fields.border(key_len).map_err(bad)?;
+        if border > obj_len {
+            return Err(bad(format!(
+                "fLast points {border} bytes into a {obj_len}-byte basket"
+            )));
+        }
+        if fields.has_offsets(key_len) && border < obj_len {
+            let mut c = Cursor::new(&self.basket[border..], 0, &what);
+            let _count = c.i32()?;
+            if fields.entries > c.remaining() / 4 {
+                return Err(bad(format!(
+                    "{} entry offsets cannot fit after the data",
+                    fields.entries
+                )));
+            }
+            for _ in 0..fields.entries {
+                let raw = c.i32()?;
+                let o = usize::try_from(raw)
+                    .ok()
+                    .and_then(|o| o.checked_sub(key_len))
+                    .filter(|&o| o <= border)
+                    .ok_or_else(|| bad(format!("entry offset {raw} is outside the basket")))?;
+                self.offsets.push(o as u32);
+            }
+            self.offsets.push(border as u32);
+            if self.offsets.windows(2).any(|w| w[0] > w[1]) {
+                return Err(bad("entry offsets are not increasing".into()));
+            }
+        }
+        self.basket.truncate(border);
+        self.cached = Some(i);
+        Ok(())
+    }
+
+    /// Decodes entries `range` (relative to basket `i`) of the loaded basket into `out`.
+    fn decode(&self, i: usize, range: Range<usize>, out: &mut ColumnData) -> Result<()> {
+        let data = &self.basket[..];
+        let bad = |detail: String| Error::corrupt(self.what(i), 0, detail);
+        let entry = |e: usize| -> Result<&[u8]> {
+            if self.offsets.len() != self.column.baskets[i].entries as usize + 1 {
+                return Err(bad(
+                    "a variable-length branch's basket has no entry offsets".into(),
+                ));
+            }
+            Ok(&data[self.offsets[e] as usize..self.offsets[e + 1] as usize])
+        };
+        let push = |values: &mut Values, stored: Stored, bytes: &[u8]| {
+            values
+                .extend_stored(stored, bytes)
+                .map_err(|d| bad(d.to_string()))
+        };
+        match self.column.layout {
+            Layout::Fixed {
+                stored,
+                len,
+                offset,
+                stride,
+            } => {
+                let bytes = data
+                    .get(range.start * stride..range.end * stride)
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "{} entries of {stride} bytes do not fit in {} bytes",
+                            range.end,
+                            data.len()
+                        ))
+                    })?;
+                let width = stored.size() * len;
+                if width == stride {
+                    push(&mut out.values, stored, bytes)?;
+                } else {
+                    for e in bytes.chunks_exact(stride) {
+                        push(&mut out.values, stored, &e[offset..offset + width])?;
+                    }
+                }
+            }
+            Layout::Jagged { stored } => {
+                let size = stored.size();
+                for e in range.clone() {
+                    let bytes = entry(e)?;
+                    if bytes.len() % size != 0 {
+                        return Err(bad(format!(
+                            "entry {e} has {} bytes, not a multiple of {size}",
+                            bytes.len()
+                        )));
+                    }
+                    let last = *out.offsets.last().unwrap_or(&0);
+                    out.offsets.push(last + (bytes.len() / size) as u64);
+                }
+                let (a, b) = (
+                    self.offsets[range.start] as usize,
+                    self.offsets[range.end] as usize,
+                );
+                push(&mut out.values, stored, &data[a..b])?;
+            }
+            Layout::Vector { stored } => {
+                for e in range {
+                    let bytes = entry(e)?;
+                    let mut c = Cursor::new(bytes, 0, "");
+                    let n = vector_header(&mut c, e).map_err(bad)?;
+                    let values = take_values(&mut c, n, stored.size(), e).map_err(bad)?;
+                    push(&mut out.values, stored, values)?;
+                    let last = *out.offsets.last().unwrap_or(&0);
+                    out.offsets.push(last + n as u64);
+                }
+            }
+            Layout::VectorVector { stored } => {
+                for e in range {
+                    let bytes = entry(e)?;
+                    let mut c = Cursor::new(bytes, 0, "");
+                    let outer = vector_header(&mut c, e).map_err(bad)?;
+                    if outer > c.remaining() / 4 {
+                        return Err(bad(format!("entry {e}: {outer} inner vectors cannot fit")));
+                    }
+                    for _ in 0..outer {
+                        let n = c
+                            .count("inner vector size")
+                            .map_err(|_| bad(format!("entry {e}: truncated inner vector")))?;
+                        let values = take_values(&mut c, n, stored.size(), e).map_err(bad)?;
+                        push(&mut out.values, stored, values)?;
+                        let last = *out.inner_offsets.last().unwrap_or(&0);
+                        out.inner_offsets.push(last + n as u64);
+                    }
+                    let last = *out.offsets.last().unwrap_or(&0);
+                    out.offsets.push(last + outer as u64);
+                }
+            }
+            Layout::String => {
+                let Values::U8(values) = &mut out.values else {
+                    return Err(bad("internal: string column without byte values".into()));
+                };
+                for e in range {
+                    let bytes = entry(e)?;
+                    let (len, skip) = match bytes.first() {
+                        Some(255) if bytes.len() >= 5 => (
+                            u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize,
+                            5,
+                        ),
+                        Some(&n) => (usize::from(n), 1),
+                        None => (0, 0),
+                    };
+                    let s = bytes.get(skip..skip + len).ok_or_else(|| {
+                        bad(format!(
+                            "entry {e}: a {len}-byte string in {} bytes",
+                            bytes.len()
+                        ))
+                    })?;
+                    values.extend_from_slice(s);
+                    out.offsets.push(values.len() as u64);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads the 10-byte header of a streamed `std::vector`: byte count, version, size.
+fn vector_header(c: &mut Cursor<'_>, e: usize) -> Result<usize, String> {
+    let bcnt = c
+        .u32()
+        .map_err(|_| format!("entry {e}: truncated vector header"))?;
+    if bcnt & 0x4000_0000 == 0 {
+        return Err(format!("entry {e}: a vector without a byte count"));
+    }
+    c.skip(2)
+        .and_then(|()| c.count("vector size"))
+        .map_err(|_| format!("entry {e}: truncated vector header"))
+}
+
+fn take_values<'a>(
+    c: &mut Cursor<'a>,
+    n: usize,
+    size: usize,
+    e: usize,
+) -> Result<&'a [u8], String> {
+    n.checked_mul(size)
+        .and_then(|len| c.take(len).ok())
+        .ok_or_else(|| format!("entry {e}: {n} values do not fit in the entry"))
+}

@@ -1,0 +1,1172 @@
+//! TTree, TBranch and TLeaf metadata: ROOT's object streaming, decoded just far enough to find
+//! every branch's type, layout and baskets.
+//!
+//! Objects are decoded by hand for the class versions ROOT 6.x and uproot 5 write (TTree 16-20,
+//! TBranch 10-13, TBranchElement 8-10, TLeaf 2). Every object carries a byte count, so fields this
+//! reader does not need are skipped by jumping to the object's end, and an object of an unknown
+//! class inside an array is skipped the same way.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::cursor::Cursor;
+use crate::error::{Error, Result};
+use crate::file::Key;
+
+const BYTE_COUNT_MASK: u32 = 0x4000_0000;
+const CLASS_MASK: u32 = 0x8000_0000;
+const NEW_CLASS_TAG: u32 = 0xFFFF_FFFF;
+const MAP_OFFSET: u32 = 2;
+const MEMBERWISE: i16 = 0x4000;
+
+/// The type of one value, as it comes out of the reader (native endianness).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// `Bool_t` (`/O`).
+    Bool,
+    /// `Char_t` (`/B`).
+    I8,
+    /// `UChar_t` (`/b`).
+    U8,
+    /// `Short_t` (`/S`).
+    I16,
+    /// `UShort_t` (`/s`).
+    U16,
+    /// `Int_t` (`/I`).
+    I32,
+    /// `UInt_t` (`/i`).
+    U32,
+    /// `Long64_t` (`/L`).
+    I64,
+    /// `ULong64_t` (`/l`).
+    U64,
+    /// `Float_t` (`/F`), and `Float16_t` (`/f`) widened on reading.
+    F32,
+    /// `Double_t` (`/D`), and `Double32_t` (`/d`) widened on reading.
+    F64,
+}
+
+impl ScalarType {
+    /// Bytes per value.
+    pub fn size(self) -> usize {
+        match self {
+            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
+            ScalarType::I16 | ScalarType::U16 => 2,
+            ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
+            ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 8,
+        }
+    }
+
+    /// The C++ type name ROOT uses.
+    pub fn root_name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "Bool_t",
+            ScalarType::I8 => "Char_t",
+            ScalarType::U8 => "UChar_t",
+            ScalarType::I16 => "Short_t",
+            ScalarType::U16 => "UShort_t",
+            ScalarType::I32 => "Int_t",
+            ScalarType::U32 => "UInt_t",
+            ScalarType::I64 => "Long64_t",
+            ScalarType::U64 => "ULong64_t",
+            ScalarType::F32 => "Float_t",
+            ScalarType::F64 => "Double_t",
+        }
+    }
+
+    fn from_cpp(name: &str) -> Option<ScalarType> {
+        Some(match name.trim() {
+            "bool" | "Bool_t" => ScalarType::Bool,
+            "char" | "Char_t" | "signed char" | "int8_t" => ScalarType::I8,
+            "unsigned char" | "UChar_t" | "uint8_t" => ScalarType::U8,
+            "short" | "Short_t" | "int16_t" => ScalarType::I16,
+            "unsigned short" | "UShort_t" | "uint16_t" => ScalarType::U16,
+            "int" | "Int_t" | "int32_t" => ScalarType::I32,
+            "unsigned int" | "UInt_t" | "uint32_t" => ScalarType::U32,
+            "long" | "Long_t" | "long long" | "Long64_t" | "int64_t" => ScalarType::I64,
+            "unsigned long" | "ULong_t" | "unsigned long long" | "ULong64_t" | "uint64_t" => {
+                ScalarType::U64
+            }
+            "float" | "Float_t" => ScalarType::F32,
+            "double" | "Double_t" => ScalarType::F64,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.root_name())
+    }
+}
+
+/// The shape of a column's entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColumnKind {
+    /// One value per entry.
+    Scalar(ScalarType),
+    /// Exactly `n` values per entry (`x[3]/F`, `m[2][2]/S` flattened).
+    Fixed(ScalarType, usize),
+    /// Any number of values per entry (`Muon_pt[nMuon]/F`, `std::vector<float>`).
+    Jagged(ScalarType),
+    /// A list of lists per entry (`std::vector<std::vector<T>>`).
+    JaggedJagged(ScalarType),
+    /// A byte string per entry (`std::string`, `char*` leaves).
+    String,
+}
+
+impl ColumnKind {
+    /// The value type (`U8` for strings).
+    pub fn scalar(self) -> ScalarType {
+        match self {
+            ColumnKind::Scalar(t)
+            | ColumnKind::Fixed(t, _)
+            | ColumnKind::Jagged(t)
+            | ColumnKind::JaggedJagged(t) => t,
+            ColumnKind::String => ScalarType::U8,
+        }
+    }
+}
+
+/// How values are stored in the baskets (big-endian).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stored {
+    Plain(ScalarType),
+    /// `Float16_t` without a range: one exponent byte and a 16-bit mantissa-and-sign (12 bits).
+    Float16,
+    /// `Double32_t` without a range: stored as a 32-bit float.
+    Double32,
+}
+
+impl Stored {
+    pub(crate) fn size(self) -> usize {
+        match self {
+            Stored::Plain(t) => t.size(),
+            Stored::Float16 => 3,
+            Stored::Double32 => 4,
+        }
+    }
+
+    pub(crate) fn output(self) -> ScalarType {
+        match self {
+            Stored::Plain(t) => t,
+            Stored::Float16 => ScalarType::F32,
+            Stored::Double32 => ScalarType::F64,
+        }
+    }
+}
+
+/// How a column's entries are laid out in a basket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// `len` values at `offset` in each `stride`-byte entry.
+    Fixed {
+        stored: Stored,
+        len: usize,
+        offset: usize,
+        stride: usize,
+    },
+    /// Values only; entry boundaries from the basket's entry offsets.
+    Jagged { stored: Stored },
+    /// `std::vector<T>`: a 10-byte header (byte count, version, size) then the values.
+    Vector { stored: Stored },
+    /// `std::vector<std::vector<T>>`: a 10-byte header, then per inner vector a size and values.
+    VectorVector { stored: Stored },
+    /// A TString-encoded string per entry (one length byte, or 255 and a 32-bit length).
+    String,
+}
+
+/// Where one basket of a column is.
+#[derive(Debug, Clone)]
+pub(crate) struct BasketRef {
+    pub(crate) first_entry: u64,
+    pub(crate) entries: u64,
+    pub(crate) seek: u64,
+    pub(crate) bytes: u32,
+    /// A basket stored inside the TTree record instead of a key of its own.
+    pub(crate) embedded: Option<Arc<EmbeddedBasket>>,
+}
+
+/// The decoded contents of a basket embedded in the tree record.
+#[derive(Debug)]
+pub(crate) struct EmbeddedBasket {
+    pub(crate) data: Vec<u8>,
+    /// Entry offsets relative to `data` (entries + 1 values), when the branch has them.
+    pub(crate) offsets: Option<Vec<u32>>,
+    pub(crate) entries: u64,
+}
+
+/// One column of a tree: a branch, or one leaf of a leaf-list branch.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// The full name: the branch name, `parent/child` for members of split structs (as uproot
+    /// names them), `branch/leaf` for leaves of a leaf-list.
+    pub name: String,
+    /// The shape and value type.
+    pub kind: ColumnKind,
+    /// For `x[n]` arrays: the counter branch whose values are this column's entry lengths.
+    pub counter: Option<String>,
+    /// ROOT's description of the type (leaf title or class name), for display.
+    pub root_type: String,
+    /// The branch's compression setting (`fCompress`, e.g. 505).
+    pub compression: i32,
+    /// Uncompressed bytes of the branch's baskets (ROOT's `fTotBytes`).
+    pub tot_bytes: u64,
+    /// Compressed bytes of the branch's baskets (ROOT's `fZipBytes`).
+    pub zip_bytes: u64,
+    pub(crate) layout: Layout,
+    pub(crate) baskets: Arc<[BasketRef]>,
+}
+
+impl Column {
+    /// The branch's baskets, in entry order.
+    pub fn baskets(&self) -> impl ExactSizeIterator<Item = BasketInfo> + '_ {
+        self.baskets.iter().map(|b| BasketInfo {
+            first_entry: b.first_entry,
+            entries: b.entries,
+            seek: b.seek,
+            bytes: b.bytes,
+            embedded: b.embedded.is_some(),
+        })
+    }
+}
+
+/// Where one basket of a column is, for display (`evtc inspect --baskets`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BasketInfo {
+    /// First entry in the basket.
+    pub first_entry: u64,
+    /// Entries in the basket.
+    pub entries: u64,
+    /// File offset of the basket's key (0 for embedded baskets).
+    pub seek: u64,
+    /// Bytes on disk, key included (0 for embedded baskets).
+    pub bytes: u32,
+    /// Whether the basket lives inside the TTree record.
+    pub embedded: bool,
+}
+
+/// A branch this reader does not import, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsupportedBranch {
+    /// The branch's full name.
+    pub name: String,
+    /// Its class or type.
+    pub class: String,
+    /// Why it is not imported.
+    pub reason: String,
+}
+
+impl UnsupportedBranch {
+    /// The error a strict import reports for this branch.
+    pub fn to_error(&self) -> Error {
+        Error::Unsupported {
+            branch: self.name.clone(),
+            class: self.class.clone(),
+            reason: self.reason.clone(),
+        }
+    }
+}
+
+/// A tree's metadata: its columns in branch order, and the branches that cannot be imported.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    /// The tree's name (its path in the file).
+    pub name: String,
+    /// The tree's title.
+    pub title: String,
+    /// Number of entries.
+    pub entries: u64,
+    /// Entries per cluster (ROOT's `fAutoFlush` when positive), if the tree records one.
+    pub auto_flush: Option<u64>,
+    /// The importable columns.
+    pub columns: Vec<Column>,
+    /// The branches that are not importable.
+    pub unsupported: Vec<UnsupportedBranch>,
+}
+
+impl Tree {
+    /// The column called `name`.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+
+    pub(crate) fn parse(record: &[u8], key: &Key, name: String, what: &str) -> Result<Tree> {
+        let mut p = Parser {
+            c: Cursor::new(record, 0, what),
+            classes: HashMap::new(),
+            origin: u32::from(key.key_len),
+            what,
+        };
+        let (end, version) = p.header()?;
+        if !(16..=20).contains(&version) {
+            return Err(p.version_error("TTree", version, "16-20"));
+        }
+        let (_, title) = p.named()?;
+        p.skip_object()?; // TAttLine
+        p.skip_object()?; // TAttFill
+        p.skip_object()?; // TAttMarker
+        let entries = p.c.i64()?;
+        let _tot_bytes = p.c.i64()?;
+        let _zip_bytes = p.c.i64()?;
+        let _saved_bytes = p.c.i64()?;
+        if version >= 18 {
+            let _flushed_bytes = p.c.i64()?;
+        }
+        p.c.skip(8 + 4 * 3)?; // fWeight, fTimerInterval, fScanField, fUpdate
+        if version >= 17 {
+            let _default_entry_offset_len = p.c.i32()?;
+        }
+        let cluster_ranges = if version >= 19 {
+            p.c.count("fNClusterRange")?
+        } else {
+            0
+        };
+        p.c.skip(8 * 4)?; // fMaxEntries, fMaxEntryLoop, fMaxVirtualSize, fAutoSave
+        let auto_flush = if version >= 18 { p.c.i64()? } else { 0 };
+        let _estimate = p.c.i64()?;
+        if version >= 19 {
+            for _ in 0..2 {
+                // fClusterRangeEnd, fClusterSize: a presence byte, then the array.
+                if p.c.u8()? != 0 {
+                    p.c.skip(
+                        cluster_ranges
+                            .checked_mul(8)
+                            .ok_or_else(|| p.c.error("fNClusterRange overflows"))?,
+                    )?;
+                }
+            }
+        }
+        if version >= 20 {
+            p.skip_object()?; // fIOFeatures
+        }
+        let branches = p.branch_array()?;
+        p.c.seek(end.unwrap_or(record.len()).min(record.len()))?;
+        let entries = u64::try_from(entries)
+            .map_err(|_| Error::corrupt(what, 0, format!("negative entry count {entries}")))?;
+        let mut tree = Tree {
+            name,
+            title,
+            entries,
+            auto_flush: u64::try_from(auto_flush).ok().filter(|&n| n > 0),
+            columns: Vec::new(),
+            unsupported: Vec::new(),
+        };
+        for branch in &branches {
+            tree.add_branch(branch, None, what)?;
+        }
+        Ok(tree)
+    }
+
+    fn add_branch(&mut self, b: &RawBranch, parent: Option<&str>, what: &str) -> Result<()> {
+        let name = match parent {
+            Some(p) if !b.name.starts_with(&format!("{p}.")) => format!("{p}/{}", b.name),
+            _ => b.name.clone(),
+        };
+        let unsupported = |class: &str, reason: &str| UnsupportedBranch {
+            name: name.clone(),
+            class: class.to_owned(),
+            reason: reason.to_owned(),
+        };
+        if !b.file_name.is_empty() {
+            self.unsupported.push(unsupported(
+                &b.class,
+                &format!("its baskets are in another file, {:?}", b.file_name),
+            ));
+            return Ok(());
+        }
+        if !b.branches.is_empty() {
+            let splittable = b
+                .element
+                .as_ref()
+                .is_none_or(|e| e.ftype == 0 || e.ftype == 1 || e.ftype == 2);
+            if !splittable || b.class != "TBranchElement" {
+                let class = b
+                    .element
+                    .as_ref()
+                    .map_or(b.class.as_str(), |e| &e.class_name);
+                self.unsupported.push(unsupported(
+                    class,
+                    "split collections of objects (TClonesArray, std::vector<class>) are not supported",
+                ));
+                return Ok(());
+            }
+            for child in &b.branches {
+                self.add_branch(child, Some(&name), what)?;
+            }
+            return Ok(());
+        }
+        let baskets = b.baskets(what)?;
+        let column = |col_name: String, kind, layout, counter, root_type: String| Column {
+            name: col_name,
+            kind,
+            counter,
+            root_type,
+            compression: b.compress,
+            tot_bytes: u64::try_from(b.tot_bytes).unwrap_or(0),
+            zip_bytes: u64::try_from(b.zip_bytes).unwrap_or(0),
+            layout,
+            baskets: baskets.clone(),
+        };
+        match b.class.as_str() {
+            "TBranch" if b.leaves.len() == 1 => match leaf_column(&b.leaves[0]) {
+                Ok((kind, layout, counter)) => {
+                    let root_type = b.leaves[0].title.clone();
+                    self.columns
+                        .push(column(name, kind, layout, counter, root_type));
+                }
+                Err(reason) => self
+                    .unsupported
+                    .push(unsupported(&b.leaves[0].class, &reason)),
+            },
+            "TBranch" if !b.leaves.is_empty() => {
+                // A leaf-list ("px/F:py/F:pz/F"): each leaf a column, packed in one entry.
+                let mut stride = 0;
+                let mut parts = Vec::new();
+                for leaf in &b.leaves {
+                    match leaf_column(leaf) {
+                        Ok((kind, Layout::Fixed { stored, len, .. }, None)) => {
+                            parts.push((leaf, kind, stored, len, stride));
+                            stride += stored.size() * len;
+                        }
+                        _ => {
+                            self.unsupported.push(unsupported(
+                                &b.title,
+                                &format!(
+                                    "leaf-list member {:?} is not a scalar or fixed array",
+                                    leaf.name
+                                ),
+                            ));
+                            return Ok(());
+                        }
+                    }
+                }
+                for (leaf, kind, stored, len, offset) in parts {
+                    let layout = Layout::Fixed {
+                        stored,
+                        len,
+                        offset,
+                        stride,
+                    };
+                    let col_name = format!("{name}/{}", leaf.name);
+                    self.columns
+                        .push(column(col_name, kind, layout, None, leaf.title.clone()));
+                }
+            }
+            "TBranchElement" => match element_column(b) {
+                Ok((kind, layout, root_type)) => {
+                    self.columns
+                        .push(column(name, kind, layout, None, root_type));
+                }
+                Err((class, reason)) => self.unsupported.push(unsupported(&class, &reason)),
+            },
+            class => {
+                let class = b.element.as_ref().map_or(class, |e| &e.class_name);
+                self.unsupported.push(unsupported(
+                    class,
+                    "unsplit objects are not supported (only their split members are)",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A column from a plain branch's single leaf.
+fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<String>), String> {
+    let unsigned = leaf.is_unsigned;
+    let stored = match leaf.class.as_str() {
+        "TLeafO" => Stored::Plain(ScalarType::Bool),
+        "TLeafB" if unsigned => Stored::Plain(ScalarType::U8),
+        "TLeafB" => Stored::Plain(ScalarType::I8),
+        "TLeafS" if unsigned => Stored::Plain(ScalarType::U16),
+        "TLeafS" => Stored::Plain(ScalarType::I16),
+        "TLeafI" if unsigned => Stored::Plain(ScalarType::U32),
+        "TLeafI" => Stored::Plain(ScalarType::I32),
+        "TLeafL" | "TLeafG" if unsigned => Stored::Plain(ScalarType::U64),
+        "TLeafL" | "TLeafG" => Stored::Plain(ScalarType::I64),
+        "TLeafF" => Stored::Plain(ScalarType::F32),
+        "TLeafD" => Stored::Plain(ScalarType::F64),
+        "TLeafF16" | "TLeafD32" if leaf.title.contains(',') => {
+            return Err("Float16_t/Double32_t with a range and bit count is not supported".into());
+        }
+        "TLeafF16" => Stored::Float16,
+        "TLeafD32" => Stored::Double32,
+        "TLeafC" if !leaf.has_count => return Ok((ColumnKind::String, Layout::String, None)),
+        class => return Err(format!("leaf class {class} is not supported")),
+    };
+    let t = stored.output();
+    let len =
+        usize::try_from(leaf.len).map_err(|_| format!("negative leaf length {}", leaf.len))?;
+    if leaf.has_count {
+        // `x[n]` or `x[n][3]`: the counter gives entry lengths only when each row is one value.
+        let counter = leaf
+            .title
+            .split_once('[')
+            .and_then(|(_, rest)| rest.split_once(']'))
+            .map(|(c, _)| c.to_owned())
+            .filter(|c| len == 1 && c.parse::<u64>().is_err());
+        return Ok((ColumnKind::Jagged(t), Layout::Jagged { stored }, counter));
+    }
+    let layout = Layout::Fixed {
+        stored,
+        len: len.max(1),
+        offset: 0,
+        stride: stored.size() * len.max(1),
+    };
+    let kind = if len > 1 {
+        ColumnKind::Fixed(t, len)
+    } else {
+        ColumnKind::Scalar(t)
+    };
+    Ok((kind, layout, None))
+}
+
+/// A column from a `TBranchElement` without sub-branches.
+fn element_column(b: &RawBranch) -> Result<(ColumnKind, Layout, String), (String, String)> {
+    let Some(e) = &b.element else {
+        return Err((
+            b.class.clone(),
+            "branch element without its class data".into(),
+        ));
+    };
+    let class = e.class_name.clone();
+    if e.streamer_type == -1 {
+        let compact: String = class.chars().filter(|c| !c.is_whitespace()).collect();
+        let inner = |s: &str| {
+            ScalarType::from_cpp(s).or(match s {
+                "Longlong" | "longlong" => Some(ScalarType::I64),
+                "unsignedlonglong" => Some(ScalarType::U64),
+                "unsignedint" => Some(ScalarType::U32),
+                "unsignedshort" => Some(ScalarType::U16),
+                "unsignedchar" => Some(ScalarType::U8),
+                "unsignedlong" => Some(ScalarType::U64),
+                _ => None,
+            })
+        };
+        let strip = |s: &str| {
+            s.strip_prefix("vector<")
+                .or_else(|| s.strip_prefix("std::vector<"))
+                .and_then(|s| s.strip_suffix('>'))
+                .map(str::to_owned)
+        };
+        if compact == "string" || compact == "std::string" {
+            return Ok((ColumnKind::String, Layout::String, "std::string".into()));
+        }
+        if let Some(t) = strip(&compact).as_deref().and_then(inner) {
+            let stored = Stored::Plain(t);
+            return Ok((ColumnKind::Jagged(t), Layout::Vector { stored }, class));
+        }
+        if let Some(t) = strip(&compact)
+            .as_deref()
+            .and_then(strip)
+            .as_deref()
+            .and_then(inner)
+        {
+            let stored = Stored::Plain(t);
+            return Ok((
+                ColumnKind::JaggedJagged(t),
+                Layout::VectorVector { stored },
+                class,
+            ));
+        }
+        return Err((
+            class,
+            "unsplit objects are not supported (only their split members are)".into(),
+        ));
+    }
+    if e.ftype != 0 {
+        return Err((
+            class,
+            format!("branch element type {} is not supported", e.ftype),
+        ));
+    }
+    let (code, array) = match e.streamer_type {
+        t @ 1..=19 => (t, false),
+        t @ 21..=39 => (t - 20, true),
+        t => return Err((class, format!("member streamer type {t} is not supported"))),
+    };
+    let stored = match code {
+        1 => Stored::Plain(ScalarType::I8),
+        2 => Stored::Plain(ScalarType::I16),
+        3 | 6 => Stored::Plain(ScalarType::I32),
+        4 | 16 => Stored::Plain(ScalarType::I64),
+        5 => Stored::Plain(ScalarType::F32),
+        8 => Stored::Plain(ScalarType::F64),
+        9 => Stored::Double32,
+        11 => Stored::Plain(ScalarType::U8),
+        12 => Stored::Plain(ScalarType::U16),
+        13 | 15 => Stored::Plain(ScalarType::U32),
+        14 | 17 => Stored::Plain(ScalarType::U64),
+        18 => Stored::Plain(ScalarType::Bool),
+        19 => Stored::Float16,
+        t => return Err((class, format!("member streamer type {t} is not supported"))),
+    };
+    let len = if array {
+        b.leaves
+            .first()
+            .map_or(1, |l| usize::try_from(l.len).unwrap_or(1))
+            .max(1)
+    } else {
+        1
+    };
+    let t = stored.output();
+    let kind = if array {
+        ColumnKind::Fixed(t, len)
+    } else {
+        ColumnKind::Scalar(t)
+    };
+    let layout = Layout::Fixed {
+        stored,
+        len,
+        offset: 0,
+        stride: stored.size() * len,
+    };
+    let root_type = if array {
+        format!("{t}[{len}]")
+    } else {
+        t.root_name().to_owned()
+    };
+    Ok((kind, layout, root_type))
+}
+
+/// A branch as streamed.
+#[derive(Debug, Default)]
+struct RawBranch {
+    class: String,
+    name: String,
+    title: String,
+    compress: i32,
+    write_basket: usize,
+    entries: i64,
+    tot_bytes: i64,
+    zip_bytes: i64,
+    branches: Vec<RawBranch>,
+    leaves: Vec<RawLeaf>,
+    embedded: Vec<(usize, Arc<EmbeddedBasket>)>,
+    basket_bytes: Vec<i32>,
+    basket_entry: Vec<i64>,
+    basket_seek: Vec<i64>,
+    file_name: String,
+    element: Option<Element>,
+}
+
+impl RawBranch {
+    /// The branch's baskets: those with keys of their own, then those embedded in the record.
+    fn baskets(&self, what: &str) -> Result<Arc<[BasketRef]>> {
+        let bad =
+            |detail: String| Error::corrupt(what, 0, format!("branch {:?}: {detail}", self.name));
+        let entries = u64::try_from(self.entries)
+            .map_err(|_| bad(format!("negative entry count {}", self.entries)))?;
+        let n = self.write_basket;
+        if n > self.basket_seek.len() || n > self.basket_entry.len() || n > self.basket_bytes.len()
+        {
+            return Err(bad(format!(
+                "{n} baskets written but only {} recorded",
+                self.basket_seek.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(n + self.embedded.len());
+        for i in 0..n {
+            let first = u64::try_from(self.basket_entry[i])
+                .map_err(|_| bad(format!("basket {i} starts at a negative entry")))?;
+            // The next basket's first entry ends this one; the last basket ends with the branch.
+            let end = if i + 1 < n || !self.embedded.is_empty() {
+                let next = self.basket_entry.get(i + 1).copied().unwrap_or(-1);
+                u64::try_from(next)
+                    .map_err(|_| bad(format!("basket {} starts at entry {next}", i + 1)))?
+            } else {
+                entries
+            };
+            if end < first {
+                return Err(bad(format!(
+                    "basket {i} ends (entry {end}) before it starts (entry {first})"
+                )));
+            }
+            let seek = u64::try_from(self.basket_seek[i])
+                .map_err(|_| bad(format!("basket {i} has a negative file offset")))?;
+            let bytes = u32::try_from(self.basket_bytes[i])
+                .map_err(|_| bad(format!("basket {i} has a negative size")))?;
+            out.push(BasketRef {
+                first_entry: first,
+                entries: end - first,
+                seek,
+                bytes,
+                embedded: None,
+            });
+        }
+        for (i, basket) in &self.embedded {
+            let first = self
+                .basket_entry
+                .get(*i)
+                .map_or(0, |&e| u64::try_from(e).unwrap_or(0));
+            out.push(BasketRef {
+                first_entry: first,
+                entries: basket.entries,
+                seek: 0,
+                bytes: 0,
+                embedded: Some(basket.clone()),
+            });
+        }
+        // Baskets must tile the entries in order.
+        let mut next = 0;
+        for (i, b) in out.iter().enumerate() {
+            if b.first_entry != next {
+                return Err(bad(format!(
+                    "basket {i} starts at entry {}, expected {next}",
+                    b.first_entry
+                )));
+            }
+            next += b.entries;
+        }
+        if next != entries {
+            return Err(bad(format!(
+                "baskets hold {next} entries, the branch {entries}"
+            )));
+        }
+        Ok(out.into())
+    }
+}
+
+#[derive(Debug)]
+struct Element {
+    class_name: String,
+    ftype: i32,
+    streamer_type: i32,
+}
+
+/// A leaf as streamed.
+#[derive(Debug)]
+struct RawLeaf {
+    class: String,
+    name: String,
+    title: String,
+    len: i32,
+    is_unsigned: bool,
+    has_count: bool,
+}
+
+enum Object {
+    Branch(Box<RawBranch>),
+    Leaf(RawLeaf),
+    Basket(Arc<EmbeddedBasket>),
+    Other,
+}
+
+enum Any {
+    Null,
+    Reference,
+    Object(Object),
+}
+
+/// ROOT's object streaming, over one record.
+struct Parser<'a> {
+    c: Cursor<'a>,
+    /// Class names by their tag (position in the buffer, counting the key header, plus 2).
+    classes: HashMap<u32, String>,
+    /// Positions in tags count the key header, which is not in the buffer.
+    origin: u32,
+    what: &'a str,
+}
+
+impl Parser<'_> {
+    fn version_error(&self, class: &str, version: i16, supported: &'static str) -> Error {
+        Error::UnsupportedVersion {
+            what: self.what.to_owned(),
+            class: class.to_owned(),
+            version,
+            supported,
+        }
+    }
+
+    /// A byte count (if present) and version; returns the object's end.
+    fn header(&mut self) -> Result<(Option<usize>, i16)> {
+        let start = self.c.pos();
+        let bcnt = self.c.u32()?;
+        let end = if bcnt & BYTE_COUNT_MASK != 0 {
+            let end = start + 4 + (bcnt & !BYTE_COUNT_MASK) as usize;
+            if end > start + 4 + self.c.remaining() {
+                return Err(self.c.error(format!(
+                    "an object's byte count ({}) runs past the record",
+                    bcnt & !BYTE_COUNT_MASK
+                )));
+            }
+            Some(end)
+        } else {
+            self.c.seek(start)?;
+            None
+        };
+        let version = self.c.i16()?;
+        if version & MEMBERWISE != 0 && version > 0 {
+            return Err(self
+                .c
+                .error("member-wise streamed objects are not supported"));
+        }
+        Ok((end, version))
+    }
+
+    fn end(&mut self, end: Option<usize>) -> Result<()> {
+        match end {
+            Some(end) => self.c.seek(end),
+            None => Ok(()),
+        }
+    }
+
+    fn skip_object(&mut self) -> Result<()> {
+        let (end, _) = self.header()?;
+        match end {
+            Some(end) => self.c.seek(end),
+            None => Err(self
+                .c
+                .error("an object without a byte count cannot be skipped")),
+        }
+    }
+
+    fn tobject(&mut self) -> Result<()> {
+        let version = self.c.i16()?;
+        if version & MEMBERWISE != 0 {
+            self.c.skip(4)?;
+        }
+        let _unique_id = self.c.u32()?;
+        let bits = self.c.u32()?;
+        if bits & (1 << 4) != 0 {
+            self.c.skip(2)?;
+        }
+        Ok(())
+    }
+
+    /// A TNamed: returns name and title.
+    fn named(&mut self) -> Result<(String, String)> {
+        let (end, _) = self.header()?;
+        self.tobject()?;
+        let name = self.c.string()?;
+        let title = self.c.string()?;
+        self.end(end)?;
+        Ok((name, title))
+    }
+
+    /// A TObjArray streamed as a member.
+    fn obj_array(&mut self) -> Result<Vec<Option<Object>>> {
+        let (end, version) = self.header()?;
+        if version > 2 {
+            self.tobject()?;
+        }
+        if version > 1 {
+            let _name = self.c.string()?;
+        }
+        let n = self.c.count("TObjArray size")?;
+        let _lower = self.c.i32()?;
+        if n > self.c.remaining() / 4 {
+            return Err(self.c.error(format!(
+                "a TObjArray of {n} objects cannot fit in the record"
+            )));
+        }
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(match self.any()? {
+                Any::Object(o) => Some(o),
+                Any::Null | Any::Reference => None,
+            });
+        }
+        self.end(end)?;
+        Ok(out)
+    }
+
+    fn branch_array(&mut self) -> Result<Vec<RawBranch>> {
+        Ok(self
+            .obj_array()?
+            .into_iter()
+            .filter_map(|o| match o {
+                Some(Object::Branch(b)) => Some(*b),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// `TBufferFile::ReadObjectAny`: null, a reference, or a (new or known) class and an object.
+    fn any(&mut self) -> Result<Any> {
+        let beg = self.c.pos();
+        let bcnt = self.c.u32()?;
+        let (tag, end) = if bcnt & BYTE_COUNT_MASK == 0 || bcnt == NEW_CLASS_TAG {
+            (bcnt, None)
+        } else {
+            let end = beg + 4 + (bcnt & !BYTE_COUNT_MASK) as usize;
+            if end > beg + 4 + self.c.remaining() {
+                return Err(self.c.error("an object's byte count runs past the record"));
+            }
+            (self.c.u32()?, Some(end))
+        };
+        if tag & CLASS_MASK == 0 {
+            self.end(end)?;
+            return Ok(if tag == 0 { Any::Null } else { Any::Reference });
+        }
+        let class = if tag == NEW_CLASS_TAG {
+            let tag_pos = self.c.pos() as u32 - 4;
+            let name = self.c.cstring()?;
+            self.classes
+                .insert(tag_pos + self.origin + MAP_OFFSET, name.clone());
+            name
+        } else {
+            let reference = tag & !CLASS_MASK;
+            match self.classes.get(&reference) {
+                Some(name) => name.clone(),
+                None => {
+                    return Err(self
+                        .c
+                        .error(format!("reference to unknown class tag {reference}")));
+                }
+            }
+        };
+        let object = match class.as_str() {
+            "TBranch" | "TBranchElement" | "TBranchObject" | "TBranchSTL" | "TBranchClones"
+            | "TBranchRef" => Object::Branch(Box::new(self.branch(&class)?)),
+            c if c.starts_with("TLeaf") => Object::Leaf(self.leaf(&class)?),
+            "TBasket" => match self.basket(end)? {
+                Some(b) => Object::Basket(Arc::new(b)),
+                None => Object::Other,
+            },
+            _ if end.is_some() => Object::Other,
+            other => {
+                return Err(self.c.error(format!(
+                    "cannot skip an object of class {other} without a byte count"
+                )));
+            }
+        };
+        self.end(end)?;
+        Ok(Any::Object(object))
+    }
+
+    fn branch(&mut self, class: &str) -> Result<RawBranch> {
+        let (end, version) = self.header()?;
+        let mut b = if class == "TBranch" {
+            self.branch_fields(version)?
+        } else {
+            let (base_end, base_version) = self.header()?;
+            let mut b = self.branch_fields(base_version)?;
+            self.end(base_end)?;
+            let class_name = self.c.string()?;
+            if class == "TBranchElement" {
+                if !(8..=10).contains(&version) {
+                    return Err(self.version_error(class, version, "8-10"));
+                }
+                let _parent = self.c.string()?;
+                let _clones = self.c.string()?;
+                let _checksum = self.c.u32()?;
+                if version >= 10 {
+                    self.c.i16()?;
+                } else {
+                    self.c.i32()?;
+                }
+                let _id = self.c.i32()?;
+                let ftype = self.c.i32()?;
+                let streamer_type = self.c.i32()?;
+                b.element = Some(Element {
+                    class_name,
+                    ftype,
+                    streamer_type,
+                });
+            } else {
+                b.element = Some(Element {
+                    class_name,
+                    ftype: -1,
+                    streamer_type: -2,
+                });
+            }
+            b
+        };
+        b.class = class.to_owned();
+        self.end(end)?;
+        Ok(b)
+    }
+
+    fn branch_fields(&mut self, version: i16) -> Result<RawBranch> {
+        if !(10..=13).contains(&version) {
+            return Err(self.version_error("TBranch", version, "10-13"));
+        }
+        let mut b = RawBranch::default();
+        (b.name, b.title) = self.named()?;
+        self.skip_object()?; // TAttFill
+        b.compress = self.c.i32()?;
+        let _basket_size = self.c.i32()?;
+        let _entry_offset_len = self.c.i32()?;
+        b.write_basket = self.c.count("fWriteBasket")?;
+        let _entry_number = self.c.i64()?;
+        if version >= 13 {
+            self.skip_object()?; // fIOFeatures
+        }
+        let _offset = self.c.i32()?;
+        let max_baskets = self.c.count("fMaxBaskets")?;
+        let _split_level = self.c.i32()?;
+        b.entries = self.c.i64()?;
+        if version >= 11 {
+            let _first_entry = self.c.i64()?;
+        }
+        b.tot_bytes = self.c.i64()?;
+        b.zip_bytes = self.c.i64()?;
+        b.branches = self.branch_array()?;
+        b.leaves = self
+            .obj_array()?
+            .into_iter()
+            .filter_map(|o| match o {
+                Some(Object::Leaf(l)) => Some(l),
+                _ => None,
+            })
+            .collect();
+        b.embedded = self
+            .obj_array()?
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, o)| match o {
+                Some(Object::Basket(basket)) => Some((i, basket)),
+                _ => None,
+            })
+            .collect();
+        if max_baskets > self.c.remaining() / 16 + 1 {
+            return Err(self.c.error(format!(
+                "fMaxBaskets {max_baskets} cannot fit in the record"
+            )));
+        }
+        b.basket_bytes = self.array(max_baskets, |c| c.i32())?;
+        b.basket_entry = self.array(max_baskets, |c| c.i64())?;
+        b.basket_seek = self.array(max_baskets, |c| c.i64())?;
+        b.file_name = self.c.string()?;
+        Ok(b)
+    }
+
+    /// A basic array member: a presence byte, then `n` values if present.
+    fn array<T>(
+        &mut self,
+        n: usize,
+        read: impl Fn(&mut Cursor<'_>) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        if self.c.u8()? == 0 {
+            return Ok(Vec::new());
+        }
+        (0..n).map(|_| read(&mut self.c)).collect()
+    }
+
+    fn leaf(&mut self, class: &str) -> Result<RawLeaf> {
+        let (end, _) = self.header()?;
+        let (base_end, version) = self.header()?;
+        if version != 2 {
+            return Err(self.version_error("TLeaf", version, "2"));
+        }
+        let (name, title) = self.named()?;
+        let len = self.c.i32()?;
+        let _len_type = self.c.i32()?;
+        let _offset = self.c.i32()?;
+        let _is_range = self.c.u8()?;
+        let is_unsigned = self.c.u8()? != 0;
+        let has_count = !matches!(self.any()?, Any::Null);
+        self.end(base_end)?;
+        self.end(end)?;
+        Ok(RawLeaf {
+            class: class.to_owned(),
+            name,
+            title,
+            len,
+            is_unsigned,
+            has_count,
+        })
+    }
+
+    /// A TBasket in a branch's basket array: its key header and, when its data was never written
+    /// to a key of its own, the data.
+    fn basket(&mut self, end: Option<usize>) -> Result<Option<EmbeddedBasket>> {
+        let start = self.c.pos();
+        let nbytes = self.c.i32()?;
+        let _key_version = self.c.i16()?;
+        let _obj_len = self.c.i32()?;
+        let _datime = self.c.u32()?;
+        let key_len = usize::try_from(self.c.i16()?)
+            .map_err(|_| self.c.error("negative basket key length"))?;
+        let _cycle = self.c.i16()?;
+        if key_len < 38 {
+            return Err(self
+                .c
+                .error(format!("a basket key of {key_len} bytes is too short")));
+        }
+        self.c.seek(start + key_len - 19)?;
+        let fields = BasketFields::read(&mut self.c)?;
+        if usize::try_from(nbytes).is_ok_and(|n| n > key_len) {
+            // Written to its own key: found through fBasketSeek.
+            return Ok(None);
+        }
+        let entries = fields.entries;
+        let border = fields.border(key_len).map_err(|d| self.c.error(d))?;
+        let offsets = if fields.has_offsets(key_len) {
+            let _count = self.c.i32()?;
+            if entries > self.c.remaining() / 4 {
+                return Err(self
+                    .c
+                    .error(format!("{entries} entry offsets cannot fit in the record")));
+            }
+            let mut offsets = Vec::with_capacity(entries + 1);
+            for _ in 0..entries {
+                let o = self.c.i32()?;
+                let o = usize::try_from(o)
+                    .ok()
+                    .and_then(|o| o.checked_sub(key_len))
+                    .filter(|&o| o <= border);
+                offsets.push(
+                    o.ok_or_else(|| self.c.error("an entry offset points outside the basket"))?
+                        as u32,
+                );
+            }
+            offsets.push(border as u32);
+            if offsets.windows(2).any(|w| w[0] > w[1]) {
+                return Err(self.c.error("entry offsets are not increasing"));
+            }
+            Some(offsets)
+        } else {
+            None
+        };
+        self.c.skip(key_len)?; // a second copy of the key
+        let data = self.c.take(border)?.to_vec();
+        let _ = end;
+        Ok(Some(EmbeddedBasket {
+            data,
+            offsets,
+            entries: entries as u64,
+        }))
+    }
+}
+
+/// The fields at the end of every basket's key header.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BasketFields {
+    pub(crate) entry_size: i32,
+    pub(crate) entries: usize,
+    pub(crate) last: i32,
+}
+
+impl BasketFields {
+    /// Reads `fVersion, fBufferSize, fNevBufSize, fNevBuf, fLast` and the flag byte.
+    pub(crate) fn read(c: &mut Cursor<'_>) -> Result<BasketFields> {
+        let _version = c.u16()?;
+        let _buffer_size = c.i32()?;
+        let entry_size = c.i32()?;
+        let entries = c.count("fNevBuf")?;
+        let last = c.i32()?;
+        let _flag = c.u8()?;
+        Ok(BasketFields {
+            entry_size,
+            entries,
+            last,
+        })
+    }
+
+    /// Bytes of entry data (before the entry offsets).
+    pub(crate) fn border(&self, key_len: usize) -> Result<usize, String> {
+        usize::try_from(self.last)
+            .ok()
+            .and_then(|l| l.checked_sub(key_len))
+            .ok_or_else(|| format!("fLast {} is inside the {key_len}-byte key", self.last))
+    }
+
+    /// Whether entry offsets follow the data.
+    pub(crate) fn has_offsets(&self, key_len: usize) -> bool {
+        i64::from(self.entry_size) * self.entries as i64 + key_len as i64 != i64::from(self.last)
+    }
+}

@@ -1,0 +1,250 @@
+//! Every value of every fixture, compared with what uproot reads (the `.json` files beside them,
+//! written by `make_fixtures.py`).
+
+use std::path::{Path, PathBuf};
+
+use evtc_root::{ColumnData, ColumnKind, RootFile, Values, with_values};
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn expected(name: &str) -> Value {
+    let text = std::fs::read_to_string(fixture(name)).expect("expected values");
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+/// One value as JSON (floats widened to f64 exactly).
+fn scalar(values: &Values, i: usize) -> Value {
+    match values {
+        Values::Bool(v) => Value::from(v[i]),
+        Values::F32(v) => Value::from(f64::from(v[i])),
+        Values::F64(v) => Value::from(v[i]),
+        other => {
+            with_values!(other, v => Value::from(v[i] as i128 as i64).clone_from_u64(v[i] as i128))
+        }
+    }
+}
+
+trait FromWide {
+    fn clone_from_u64(self, wide: i128) -> Value;
+}
+
+impl FromWide for Value {
+    fn clone_from_u64(self, wide: i128) -> Value {
+        if wide > i128::from(i64::MAX) {
+            Value::from(wide as u64)
+        } else {
+            self
+        }
+    }
+}
+
+/// The column's entries as JSON values, nested like uproot's lists.
+fn entries(data: &ColumnData, kind: ColumnKind, n: usize) -> Vec<Value> {
+    let list = |a: usize, b: usize| Value::Array((a..b).map(|i| scalar(&data.values, i)).collect());
+    match kind {
+        ColumnKind::Scalar(_) => (0..n).map(|e| scalar(&data.values, e)).collect(),
+        ColumnKind::Fixed(_, len) => (0..n).map(|e| list(e * len, (e + 1) * len)).collect(),
+        ColumnKind::Jagged(_) => (0..n)
+            .map(|e| list(data.offsets[e] as usize, data.offsets[e + 1] as usize))
+            .collect(),
+        ColumnKind::JaggedJagged(_) => (0..n)
+            .map(|e| {
+                let inner = data.offsets[e] as usize..data.offsets[e + 1] as usize;
+                Value::Array(
+                    inner
+                        .map(|j| {
+                            list(
+                                data.inner_offsets[j] as usize,
+                                data.inner_offsets[j + 1] as usize,
+                            )
+                        })
+                        .collect(),
+                )
+            })
+            .collect(),
+        ColumnKind::String => {
+            let Values::U8(bytes) = &data.values else {
+                panic!("string bytes")
+            };
+            (0..n)
+                .map(|e| {
+                    let s = &bytes[data.offsets[e] as usize..data.offsets[e + 1] as usize];
+                    Value::from(String::from_utf8(s.to_vec()).expect("UTF-8"))
+                })
+                .collect()
+        }
+    }
+}
+
+/// Flattens nested arrays (uproot keeps `idx[2][2]` two-dimensional; columns are flat).
+fn flat(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Array(items)
+            if items.iter().any(Value::is_array) && !items.iter().all(Value::is_array) =>
+        {
+            items.iter().flat_map(flat).collect()
+        }
+        Value::Array(items) if items.iter().all(Value::is_array) && !items.is_empty() => {
+            items.iter().flat_map(flat).collect()
+        }
+        Value::Array(items) => items.clone(),
+        other => vec![other.clone()],
+    }
+}
+
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
+            x == y || (x - y).abs() <= 1e-12 * y.abs()
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        _ => a == b,
+    }
+}
+
+/// Compares every expected branch of `tree` in `file` with the reader's columns.
+fn check_tree(file: &RootFile, tree_path: &str, expected: &Value) -> usize {
+    let tree = file
+        .tree(tree_path)
+        .unwrap_or_else(|e| panic!("{tree_path}: {e}"));
+    assert_eq!(
+        tree.entries,
+        expected["entries"].as_u64().expect("entries"),
+        "{tree_path}"
+    );
+    let n = tree.entries as usize;
+    let branches = expected["branches"].as_object().expect("branches");
+    for (name, want) in branches {
+        let column = tree.column(name).unwrap_or_else(|| {
+            panic!(
+                "{tree_path}: no column {name}; columns {:?}, unsupported {:?}",
+                tree.columns.iter().map(|c| &c.name).collect::<Vec<_>>(),
+                tree.unsupported
+            )
+        });
+        let data = file
+            .read_column(column, 0..tree.entries)
+            .unwrap_or_else(|e| panic!("{tree_path}/{name}: {e}"));
+        if want.is_object() {
+            continue; // a summary, checked by the caller
+        }
+        let got = entries(&data, column.kind, n);
+        let want = want.as_array().expect("entries");
+        assert_eq!(got.len(), want.len(), "{tree_path}/{name}");
+        for (e, (g, w)) in got.iter().zip(want).enumerate() {
+            let w = if matches!(column.kind, ColumnKind::Fixed(..)) {
+                Value::Array(flat(w))
+            } else {
+                w.clone()
+            };
+            assert!(
+                same(g, &w),
+                "{tree_path}/{name} entry {e}: read {g}, uproot read {w}"
+            );
+        }
+    }
+    branches.len()
+}
+
+#[test]
+fn every_branch_kind_in_every_compression_setting() {
+    let expected = expected("kinds.json");
+    for setting in [0, 101, 207, 404, 505] {
+        let name = format!("kinds_{setting}.root");
+        let file = RootFile::open(fixture(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let checked = check_tree(&file, "Events", &expected["Events"]);
+        assert_eq!(checked, 33, "{name}");
+        let tree = file.tree("Events").expect("tree");
+        let lv = tree
+            .unsupported
+            .iter()
+            .find(|u| u.name == "lv")
+            .expect("lv is reported");
+        assert_eq!(lv.class, "TLorentzVector");
+        assert_eq!(
+            tree.column("Muon_pt").and_then(|c| c.counter.as_deref()),
+            Some("nMuon")
+        );
+        assert!(
+            tree.columns.iter().all(|c| c.compression == setting),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn uproot_written_file() {
+    let file = RootFile::open(fixture("uproot.root")).expect("open");
+    check_tree(&file, "tree", &expected("uproot.root.json")["tree"]);
+}
+
+#[test]
+fn baskets_embedded_in_the_tree_record() {
+    let file = RootFile::open(fixture("embedded.root")).expect("open");
+    check_tree(&file, "Events", &expected("embedded.root.json")["Events"]);
+}
+
+#[test]
+fn subdirectories_and_cycles() {
+    let file = RootFile::open(fixture("layout.root")).expect("open");
+    let expected = expected("layout.root.json");
+    for path in ["sub/Events;1", "sub/Events;2", "Top"] {
+        check_tree(&file, path, &expected[path]);
+    }
+    // Without a cycle, the newest one.
+    assert_eq!(file.tree("sub/Events").expect("newest").entries, 250);
+    let trees = file.trees().expect("list");
+    let listed: Vec<_> = trees.iter().map(|t| (t.path.as_str(), t.cycle)).collect();
+    assert!(
+        listed.contains(&("sub/Events", 1)) && listed.contains(&("sub/Events", 2)),
+        "{listed:?}"
+    );
+    assert!(listed.contains(&("Top", 1)), "{listed:?}");
+    let err = file.tree("sub/Nope").expect_err("missing").to_string();
+    assert!(
+        err.contains("sub/Nope") && err.contains("sub/Events;2"),
+        "{err}"
+    );
+    let err = file.tree("sub").expect_err("a directory").to_string();
+    assert!(err.contains("not a TTree"), "{err}");
+}
+
+#[test]
+fn basket_over_16_mib_in_several_blocks() {
+    let file = RootFile::open(fixture("big_basket.root")).expect("open");
+    let summary = &expected("big_basket.root.json")["Events"];
+    check_tree(&file, "Events", summary);
+    let tree = file.tree("Events").expect("tree");
+    let big = tree.column("big").expect("big");
+    let data = file.read_column(big, 0..tree.entries).expect("read");
+    let Values::F32(values) = &data.values else {
+        panic!("floats")
+    };
+    // The generator: entry e holds (e + k) % 251 for k in 0..131072.
+    assert_eq!(values.len(), 40 * 131072);
+    for e in 0..40 {
+        for k in 0..131072 {
+            assert_eq!(
+                values[e * 131072 + k],
+                ((e + k) % 251) as f32,
+                "entry {e} value {k}"
+            );
+        }
+    }
+    let sum: f64 = values.iter().map(|&v| f64::from(v)).sum();
+    assert_eq!(
+        sum,
+        summary["branches"]["big"]["sum"].as_f64().expect("sum")
+    );
+}
