@@ -6,6 +6,7 @@
 //!   shuffle/bitshuffle/delta preconditioners with SIMD kernels, CRC32 and the block envelope.
 //! - [`format`] (`evtc-format`): the file format; [`format::FileWriter`] and [`format::FileReader`].
 //! - [`rac`] (`evtc-rac`): random-access compression: units, seek tables, dictionaries.
+//! - [`convert`] (`evtc-convert`): ROOT or evtc files into evtc files with new settings.
 //! - [`root`] (`evtc-root`): a reader of ROOT TTree files into columns, for importing them.
 //! - [`datagen`] (`evtc-datagen`): deterministic NanoAOD-like and RAC-study data for tests and
 //!   benchmarks.
@@ -25,6 +26,7 @@
 #![deny(missing_docs)]
 
 pub use evtc_codecs as codecs;
+pub use evtc_convert as convert;
 pub use evtc_datagen as datagen;
 pub use evtc_format as format;
 pub use evtc_rac as rac;

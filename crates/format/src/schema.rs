@@ -223,6 +223,11 @@ impl Default for WriteOptions {
 }
 
 impl WriteOptions {
+    /// The file's random-access compression mode.
+    pub fn rac_mode(&self) -> RacMode {
+        self.rac
+    }
+
     /// The default codec of every branch (default `zstd:5`).
     pub fn codec(mut self, codec: Codec) -> WriteOptions {
         self.codec = codec;

@@ -412,7 +412,8 @@ impl Tree {
         match b.class.as_str() {
             "TBranch" if b.leaves.len() == 1 => match leaf_column(&b.leaves[0]) {
                 Ok((kind, layout, counter)) => {
-                    let root_type = b.leaves[0].title.clone();
+                    let leaf = &b.leaves[0];
+                    let root_type = format!("{} ({})", leaf.title, leaf_type_name(leaf));
                     self.columns
                         .push(column(name, kind, layout, counter, root_type));
                 }
@@ -450,8 +451,9 @@ impl Tree {
                         stride,
                     };
                     let col_name = format!("{name}/{}", leaf.name);
+                    let root_type = format!("{} ({})", leaf.title, leaf_type_name(leaf));
                     self.columns
-                        .push(column(col_name, kind, layout, None, leaf.title.clone()));
+                        .push(column(col_name, kind, layout, None, root_type));
                 }
             }
             "TBranchElement" => match element_column(b) {
@@ -470,6 +472,27 @@ impl Tree {
             }
         }
         Ok(())
+    }
+}
+
+/// The C++ type a leaf class holds.
+fn leaf_type_name(leaf: &RawLeaf) -> &'static str {
+    match (leaf.class.as_str(), leaf.is_unsigned) {
+        ("TLeafO", _) => "Bool_t",
+        ("TLeafB", false) => "Char_t",
+        ("TLeafB", true) => "UChar_t",
+        ("TLeafS", false) => "Short_t",
+        ("TLeafS", true) => "UShort_t",
+        ("TLeafI", false) => "Int_t",
+        ("TLeafI", true) => "UInt_t",
+        ("TLeafL" | "TLeafG", false) => "Long64_t",
+        ("TLeafL" | "TLeafG", true) => "ULong64_t",
+        ("TLeafF", _) => "Float_t",
+        ("TLeafD", _) => "Double_t",
+        ("TLeafF16", _) => "Float16_t",
+        ("TLeafD32", _) => "Double32_t",
+        ("TLeafC", _) => "char*",
+        _ => "?",
     }
 }
 

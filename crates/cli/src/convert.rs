@@ -1,0 +1,206 @@
+//! `evtc convert INPUT OUTPUT`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use evtc_codecs::Codec;
+use evtc_convert::{BoundaryChoice, ConvertOptions, Glob, PreconditionChoice, convert};
+use evtc_format::{ClusterSize, RacMode, WriteOptions};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::size;
+
+/// Arguments of `evtc convert`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A ROOT file (its TTrees are imported) or an evtc file (re-compressed).
+    input: PathBuf,
+    /// The evtc file to write; it appears only when the conversion succeeds.
+    output: PathBuf,
+    /// Codec of every branch: none, lz4, lz4hc:N, zlib:N, lzma:N, zstd:N, or a ROOT setting (505).
+    #[arg(long, default_value = "zstd:5")]
+    codec: Codec,
+    /// Codec of the branches matching a glob, as GLOB=SPEC (repeatable; the last match wins).
+    #[arg(long = "branch-codec", value_name = "GLOB=SPEC", value_parser = parse_branch_codec)]
+    branch_codec: Vec<(Glob, Codec)>,
+    /// Preconditioner of the values.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "none", "shuffle", "bitshuffle", "delta"])]
+    precondition: String,
+    /// Entry boundaries of variable-length branches (default: none with a counter, else counts).
+    #[arg(long, value_parser = ["offsets", "counts", "none"])]
+    offsets: Option<String>,
+    /// Random-access compression: per-entry units with a seek table.
+    #[arg(long, default_value = "off", value_parser = ["off", "on", "auto"], num_args = 0..=1, default_missing_value = "on")]
+    rac: String,
+    /// Minimum uncompressed bytes per RAC unit (1 = one entry per unit).
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    rac_unit: Option<u64>,
+    /// Do not train per-branch dictionaries for RAC branches.
+    #[arg(long)]
+    no_rac_dictionary: bool,
+    /// Cluster size: entries (`1000`) or uncompressed bytes (`30MB`), like ROOT's AutoFlush.
+    #[arg(long, value_name = "N|SIZE")]
+    autoflush: Option<String>,
+    /// Target uncompressed bytes per basket.
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    basket_size: Option<u64>,
+    /// Write one basket per branch per cluster.
+    #[arg(long)]
+    flush_at_cluster: bool,
+    /// Trees to convert (repeatable; default: every tree).
+    #[arg(long = "tree", value_name = "NAME")]
+    trees: Vec<String>,
+    /// Branches to keep, by glob (repeatable; default: every branch).
+    #[arg(long = "branches", value_name = "GLOB")]
+    branches: Vec<Glob>,
+    /// Skip branches the ROOT reader does not support instead of failing.
+    #[arg(long)]
+    skip_unsupported: bool,
+    /// Threads for reading and compressing (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bar and no summary.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_branch_codec(s: &str) -> Result<(Glob, Codec), String> {
+    let (glob, spec) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not GLOB=SPEC (example: 'Muon_*=lz4')"))?;
+    Ok((
+        glob.parse()?,
+        spec.parse()
+            .map_err(|e: evtc_codecs::Error| e.to_string())?,
+    ))
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if !args.input.exists() {
+        bail!("input {} does not exist", args.input.display());
+    }
+    if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.is_dir() {
+            bail!("output directory {} does not exist", dir.display());
+        }
+    }
+    let mut write = WriteOptions::default().codec(args.codec);
+    write = write.rac(match args.rac.as_str() {
+        "on" => RacMode::On,
+        "auto" => RacMode::Auto,
+        _ => RacMode::Off,
+    });
+    if let Some(bytes) = args.rac_unit {
+        write = write.rac_unit_bytes(bytes as usize);
+    }
+    write = write.rac_dictionary(!args.no_rac_dictionary);
+    if let Some(spec) = &args.autoflush {
+        write = write.cluster_size(match spec.parse::<u64>() {
+            Ok(n) if n > 0 => ClusterSize::Entries(n),
+            _ => ClusterSize::Bytes(
+                size::parse(spec).map_err(|e| anyhow::anyhow!("--autoflush: {e}"))?,
+            ),
+        });
+    }
+    if let Some(bytes) = args.basket_size {
+        write = write.basket_size(bytes as usize);
+    }
+    write = write.flush_at_cluster(args.flush_at_cluster);
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    write = write.threads(threads);
+    let options = ConvertOptions {
+        write,
+        branch_codecs: args.branch_codec.clone(),
+        precondition: match args.precondition.as_str() {
+            "none" => PreconditionChoice::None,
+            "shuffle" => PreconditionChoice::Shuffle,
+            "bitshuffle" => PreconditionChoice::BitShuffle,
+            "delta" => PreconditionChoice::Delta,
+            _ => PreconditionChoice::Auto,
+        },
+        boundaries: match args.offsets.as_deref() {
+            Some("offsets") => BoundaryChoice::Offsets,
+            Some("counts") => BoundaryChoice::Counts,
+            Some("none") => BoundaryChoice::None,
+            _ => BoundaryChoice::Auto,
+        },
+        trees: args.trees.clone(),
+        branches: args.branches.clone(),
+        skip_unsupported: args.skip_unsupported,
+        threads,
+    };
+    let bar = if args.quiet || args.json {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{prefix} [{bar:30}] {pos}/{len} entries, {per_sec}, {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    };
+    let started = std::time::Instant::now();
+    let summary = convert(&args.input, &args.output, &options, &mut |p| {
+        bar.set_prefix(p.tree.to_owned());
+        bar.set_length(p.total);
+        bar.set_position(p.entries);
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        bar.set_message(format!("{:.1} MB/s", p.bytes as f64 / secs / 1e6));
+    })
+    .with_context(|| format!("converting {}", args.input.display()))?;
+    bar.finish_and_clear();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &summary)?;
+        writeln_out(&mut out, "")?;
+    } else if !args.quiet {
+        use std::io::Write;
+        writeln!(
+            out,
+            "converted {} ({}, {}) -> {} ({}) in {:.2} s",
+            args.input.display(),
+            summary.input_format,
+            size::human(summary.input_bytes),
+            args.output.display(),
+            size::human(summary.output_bytes),
+            summary.seconds
+        )?;
+        writeln!(
+            out,
+            "  size ratio output/input {:.3}; values {} ({:.1} MB/s)",
+            summary.output_bytes as f64 / summary.input_bytes.max(1) as f64,
+            size::human(summary.value_bytes),
+            summary.value_bytes as f64 / summary.seconds.max(1e-9) / 1e6
+        )?;
+        for t in &summary.trees {
+            writeln!(
+                out,
+                "  tree {}: {} entries, {} branches",
+                t.name, t.entries, t.branches
+            )?;
+        }
+        for s in &summary.skipped {
+            writeln!(
+                out,
+                "  skipped {}/{} ({}): {}",
+                s.tree, s.branch, s.class, s.reason
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn writeln_out(out: &mut impl std::io::Write, s: &str) -> std::io::Result<()> {
+    writeln!(out, "{s}")
+}

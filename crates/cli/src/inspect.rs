@@ -1,0 +1,343 @@
+//! `evtc inspect FILE`: like ROOT's `TTree::Print()`, for evtc and ROOT files.
+//!
+//! `--json` prints a [`Report`]; its fields are a stable interface (new fields may be added).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use evtc_codecs::{Algorithm, Codec, Precondition};
+use evtc_format::FileReader;
+use evtc_root::RootFile;
+use serde::Serialize;
+
+use crate::size::human;
+
+/// Arguments of `evtc inspect`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// An evtc or ROOT file.
+    file: PathBuf,
+    /// List every basket of every branch.
+    #[arg(long)]
+    baskets: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The whole report (`--json`).
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// The path as given.
+    pub file: String,
+    /// `evtc` or `root`.
+    pub format: &'static str,
+    /// File size in bytes.
+    pub size: u64,
+    /// Trees, in file order.
+    pub trees: Vec<TreeReport>,
+}
+
+/// One tree.
+#[derive(Debug, Serialize)]
+pub struct TreeReport {
+    /// Tree name (path for ROOT trees in subdirectories; `;cycle` for ROOT).
+    pub name: String,
+    /// Entries.
+    pub entries: u64,
+    /// Clusters (evtc), or `null` for ROOT files.
+    pub clusters: Option<u64>,
+    /// Uncompressed bytes of all branches.
+    pub raw_bytes: u64,
+    /// On-disk bytes of all branches' baskets.
+    pub stored_bytes: u64,
+    /// Branches.
+    pub branches: Vec<BranchReport>,
+    /// ROOT branches the importer cannot convert.
+    pub unsupported: Vec<Unsupported>,
+}
+
+/// One branch.
+#[derive(Debug, Serialize)]
+pub struct BranchReport {
+    /// Branch name.
+    pub name: String,
+    /// Type (`f32`, `f32[3]`, `f32[]`, `string`; ROOT: the leaf title or class).
+    #[serde(rename = "type")]
+    pub dtype: String,
+    /// Counter branch of a variable-length branch.
+    pub counter: Option<String>,
+    /// Codec spec (`zstd:5`).
+    pub codec: String,
+    /// Preconditioner (`shuffle:4`), `null` for ROOT.
+    pub precondition: Option<String>,
+    /// Entry-boundary encoding (`fixed`, `offsets`, `counts`, `none`), `null` for ROOT.
+    pub boundaries: Option<String>,
+    /// Whether baskets are random-access (RAC).
+    pub rac: bool,
+    /// Whether a shared RAC dictionary is stored.
+    pub dictionary: bool,
+    /// Number of baskets.
+    pub baskets: u64,
+    /// Uncompressed bytes.
+    pub raw_bytes: u64,
+    /// On-disk bytes.
+    pub stored_bytes: u64,
+    /// raw / stored.
+    pub ratio: f64,
+    /// Baskets, with `--baskets`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub basket_list: Option<Vec<BasketReport>>,
+}
+
+/// One basket (`--baskets`).
+#[derive(Debug, Serialize)]
+pub struct BasketReport {
+    /// File offset.
+    pub offset: u64,
+    /// Bytes on disk.
+    pub bytes: u64,
+    /// First entry.
+    pub first_entry: u64,
+    /// Entries.
+    pub entries: u64,
+}
+
+/// A ROOT branch the importer cannot convert.
+#[derive(Debug, Serialize)]
+pub struct Unsupported {
+    /// Branch name.
+    pub name: String,
+    /// Class.
+    pub class: String,
+    /// Why.
+    pub reason: String,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let report = report(&args.file, args.baskets)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        print(&mut out, &report)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ratio(raw: u64, stored: u64) -> f64 {
+    if stored == 0 {
+        0.0
+    } else {
+        raw as f64 / stored as f64
+    }
+}
+
+/// Builds the report for an evtc or ROOT file.
+pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    let mut magic = [0u8; 4];
+    std::io::Read::read_exact(&mut std::fs::File::open(path)?, &mut magic)
+        .with_context(|| format!("{} is too short to be an evtc or ROOT file", path.display()))?;
+    let file = path.display().to_string();
+    if &magic == b"root" {
+        let root = RootFile::open(path).with_context(|| format!("reading {file}"))?;
+        let mut trees = Vec::new();
+        for entry in root.trees()? {
+            let name = format!("{};{}", entry.path, entry.cycle);
+            let tree = root
+                .tree(&name)
+                .with_context(|| format!("reading tree {name}"))?;
+            let branches: Vec<BranchReport> = tree
+                .columns
+                .iter()
+                .map(|c| BranchReport {
+                    name: c.name.clone(),
+                    dtype: c.root_type.clone(),
+                    counter: c.counter.clone(),
+                    codec: Codec::from_root_setting(c.compression)
+                        .map_or_else(|_| format!("ROOT {}", c.compression), |k| k.to_string()),
+                    precondition: None,
+                    boundaries: None,
+                    rac: false,
+                    dictionary: false,
+                    baskets: c.baskets().len() as u64,
+                    raw_bytes: c.tot_bytes,
+                    stored_bytes: c.zip_bytes,
+                    ratio: ratio(c.tot_bytes, c.zip_bytes),
+                    basket_list: baskets.then(|| {
+                        c.baskets()
+                            .map(|b| BasketReport {
+                                offset: b.seek,
+                                bytes: u64::from(b.bytes),
+                                first_entry: b.first_entry,
+                                entries: b.entries,
+                            })
+                            .collect()
+                    }),
+                })
+                .collect();
+            trees.push(TreeReport {
+                name,
+                entries: tree.entries,
+                clusters: None,
+                raw_bytes: branches.iter().map(|b| b.raw_bytes).sum(),
+                stored_bytes: branches.iter().map(|b| b.stored_bytes).sum(),
+                branches,
+                unsupported: tree
+                    .unsupported
+                    .iter()
+                    .map(|u| Unsupported {
+                        name: u.name.clone(),
+                        class: u.class.clone(),
+                        reason: u.reason.clone(),
+                    })
+                    .collect(),
+            });
+        }
+        return Ok(Report {
+            file,
+            format: "root",
+            size,
+            trees,
+        });
+    }
+    let reader = FileReader::open(path).with_context(|| format!("reading {file}"))?;
+    let mut trees = Vec::new();
+    for meta in reader.trees() {
+        let tree = reader.tree(&meta.name)?;
+        let mut branches = Vec::new();
+        for b in &meta.branches {
+            let codec = Algorithm::from_id(b.codec)
+                .and_then(|a| Codec::new(a, i32::from(b.level)))
+                .map_or_else(|_| format!("id {}", b.codec), |c| c.to_string());
+            let precondition = Precondition::from_parts(b.precondition, b.width)
+                .map_or_else(|_| format!("id {}", b.precondition), |p| p.to_string());
+            let basket_list = if baskets {
+                let index = tree.branch(&b.name)?.baskets()?;
+                Some(
+                    index
+                        .baskets
+                        .iter()
+                        .map(|l| BasketReport {
+                            offset: l.offset,
+                            bytes: l.record_len,
+                            first_entry: l.first_entry,
+                            entries: l.entries,
+                        })
+                        .collect(),
+                )
+            } else {
+                None
+            };
+            branches.push(BranchReport {
+                name: b.name.clone(),
+                dtype: b.dtype.to_string(),
+                counter: b.counter.clone(),
+                codec,
+                precondition: Some(precondition),
+                boundaries: Some(b.boundaries.to_string()),
+                rac: b.rac,
+                dictionary: b.dictionary_len > 0,
+                baskets: b.baskets,
+                raw_bytes: b.raw_bytes,
+                stored_bytes: b.stored_bytes,
+                ratio: ratio(b.raw_bytes, b.stored_bytes),
+                basket_list,
+            });
+        }
+        trees.push(TreeReport {
+            name: meta.name.clone(),
+            entries: meta.entries,
+            clusters: Some(meta.cluster_ends.len() as u64),
+            raw_bytes: branches.iter().map(|b| b.raw_bytes).sum(),
+            stored_bytes: branches.iter().map(|b| b.stored_bytes).sum(),
+            branches,
+            unsupported: Vec::new(),
+        });
+    }
+    Ok(Report {
+        file,
+        format: "evtc",
+        size,
+        trees,
+    })
+}
+
+fn print(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
+    writeln!(out, "{} ({} file, {})", r.file, r.format, human(r.size))?;
+    for t in &r.trees {
+        let clusters = t
+            .clusters
+            .map_or(String::new(), |c| format!(", {c} clusters"));
+        writeln!(out, "tree {}: {} entries{clusters}", t.name, t.entries)?;
+        let width = t
+            .branches
+            .iter()
+            .map(|b| b.name.len())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        writeln!(
+            out,
+            "  {:width$}  {:22} {:9} {:13} {:9} {:7} {:>7} {:>12} {:>12} {:>7}",
+            "branch",
+            "type",
+            "codec",
+            "precondition",
+            "bounds",
+            "rac",
+            "baskets",
+            "raw",
+            "on disk",
+            "ratio"
+        )?;
+        for b in &t.branches {
+            let rac = match (b.rac, b.dictionary) {
+                (true, true) => "on+dict",
+                (true, false) => "on",
+                _ => "-",
+            };
+            writeln!(
+                out,
+                "  {:width$}  {:22} {:9} {:13} {:9} {:7} {:>7} {:>12} {:>12} {:>7.2}",
+                b.name,
+                b.dtype,
+                b.codec,
+                b.precondition.as_deref().unwrap_or("-"),
+                b.boundaries.as_deref().unwrap_or("-"),
+                rac,
+                b.baskets,
+                human(b.raw_bytes),
+                human(b.stored_bytes),
+                b.ratio
+            )?;
+            for k in b.basket_list.iter().flatten() {
+                writeln!(
+                    out,
+                    "      basket at {:>10}: {:>9} bytes, entries {}..{}",
+                    k.offset,
+                    k.bytes,
+                    k.first_entry,
+                    k.first_entry + k.entries
+                )?;
+            }
+        }
+        writeln!(
+            out,
+            "  total: {} raw, {} on disk, ratio {:.2}",
+            human(t.raw_bytes),
+            human(t.stored_bytes),
+            ratio(t.raw_bytes, t.stored_bytes)
+        )?;
+        for u in &t.unsupported {
+            writeln!(out, "  unsupported {} ({}): {}", u.name, u.class, u.reason)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,64 @@
+//! `evtc`: convert ROOT and evtc files, inspect them, verify them, dump entries, generate samples.
+//!
+//! A thin layer over the library crates: argument parsing, progress and printing. Errors exit
+//! with status 1 and a one-line cause; a closed pipe (`evtc dump ... | head`) exits 0.
+
+mod convert;
+mod dump;
+mod generate;
+mod inspect;
+mod size;
+mod verify;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Columnar event-data files with tunable, random-access compression.
+#[derive(Debug, Parser)]
+#[command(name = "evtc", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Convert a ROOT file (TTree import) or an evtc file (re-compression) into a new evtc file.
+    Convert(convert::Args),
+    /// Print trees, branches, codecs and sizes of an evtc or ROOT file.
+    Inspect(inspect::Args),
+    /// Check an evtc file's structure and checksums (and, with --deep, every basket's contents).
+    Verify(verify::Args),
+    /// Print entries of an evtc file as a table, JSON or CSV.
+    Dump(dump::Args),
+    /// Write one of the deterministic sample data sets as an evtc file.
+    Generate(generate::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Convert(args) => convert::run(args),
+        Command::Inspect(args) => inspect::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Dump(args) => dump::run(args),
+        Command::Generate(args) => generate::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "evtc: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

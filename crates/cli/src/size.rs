@@ -1,0 +1,55 @@
+//! Byte sizes on the command line (`30MB`, `256KiB`, `4096`) and in output.
+
+/// Parses a byte size: a number with an optional unit (B, KB, MB, GB are powers of 1000; KiB,
+/// MiB, GiB powers of 1024).
+pub fn parse(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size (examples: 4096, 256KiB, 30MB)"))?;
+    let scale = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "m" | "mb" => 1e6,
+        "g" | "gb" => 1e9,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        other => {
+            return Err(format!(
+                "unknown size unit {other:?} in {s:?} (B, KB, MB, GB, KiB, MiB, GiB)"
+            ));
+        }
+    };
+    Ok((number * scale).round() as u64)
+}
+
+/// A human-readable size.
+pub fn human(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e9 {
+        format!("{:.2} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.2} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.1} kB", b / 1e3)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sizes() {
+        assert_eq!(super::parse("30MB"), Ok(30_000_000));
+        assert_eq!(super::parse("256KiB"), Ok(262_144));
+        assert_eq!(super::parse("4096"), Ok(4096));
+        assert!(super::parse("lots").is_err());
+        assert!(super::parse("3 parsecs").is_err());
+    }
+}

@@ -1,0 +1,393 @@
+//! `evtc-convert` turns ROOT TTrees (through `evtc-root`) and evtc files into evtc files with new
+//! settings, as `TTree::CopyTree` into a new file would. The `evtc convert` command is a thin layer
+//! over [`convert`].
+//!
+//! Conversion streams: entries are read in chunks (the source's clusters, or about 64 MiB of
+//! values), columns of a chunk are decoded in parallel, then written; memory stays bounded by
+//! the chunk and the writer's own bound, whatever the input size. The output appears only when
+//! the conversion succeeded (the writer's temporary file is renamed at the end).
+//!
+//! ```no_run
+//! use evtc_convert::{ConvertOptions, convert};
+//! use evtc_format::{RacMode, WriteOptions};
+//!
+//! let options = ConvertOptions {
+//!     write: WriteOptions::default().codec("zstd:5".parse()?).rac(RacMode::On),
+//!     ..ConvertOptions::default()
+//! };
+//! let summary = convert("nano.root".as_ref(), "nano.evtc".as_ref(), &options, &mut |_| {})?;
+//! println!("{} -> {} bytes", summary.input_bytes, summary.output_bytes);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+mod glob;
+mod source;
+
+use std::path::Path;
+use std::time::Instant;
+
+use evtc_codecs::{Codec, Precondition, Width};
+use evtc_format::{Boundaries, BranchSpec, DataType, FileWriter, RacMode, WriteOptions};
+use serde::Serialize;
+
+pub use glob::Glob;
+use source::{Input, SourceTree};
+
+/// A `Result` whose error defaults to this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What can go wrong in a conversion.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading or writing an evtc file failed.
+    #[error(transparent)]
+    Format(#[from] evtc_format::Error),
+    /// Reading the ROOT input failed.
+    #[error(transparent)]
+    Root(#[from] evtc_root::Error),
+    /// The input could not be opened or is neither a ROOT nor an evtc file.
+    #[error("{path}: {reason}")]
+    Input {
+        /// The input path.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The options ask for something impossible (a glob that matches nothing, a tree that does
+    /// not exist, converting a file onto itself).
+    #[error("{0}")]
+    Options(String),
+    /// A branch the reader does not support, without `skip_unsupported`.
+    #[error("{0} (pass --skip-unsupported to convert the other branches)")]
+    Unsupported(evtc_root::Error),
+}
+
+/// How entry boundaries of variable-length branches are stored (see docs/format.md 3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoundaryChoice {
+    /// The format's default: `none` when a counter branch exists, else `counts`.
+    #[default]
+    Auto,
+    /// Per-entry offsets with the values, as ROOT stores them.
+    Offsets,
+    /// Per-entry counts in their own stream.
+    Counts,
+    /// No boundaries where a counter branch gives them (`counts` elsewhere).
+    None,
+}
+
+/// The preconditioner applied to every branch's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PreconditionChoice {
+    /// By type (docs/format.md): shuffle or bitshuffle for numbers.
+    #[default]
+    Auto,
+    /// No preconditioner.
+    None,
+    /// Byte shuffle at the value width.
+    Shuffle,
+    /// Bit shuffle at the value width.
+    BitShuffle,
+    /// Delta coding at the value width.
+    Delta,
+}
+
+/// Everything a conversion can be told.
+#[derive(Debug, Clone)]
+pub struct ConvertOptions {
+    /// The output file's settings: default codec, basket and cluster sizes, RAC.
+    pub write: WriteOptions,
+    /// Codec overrides by branch-name glob; the last match wins.
+    pub branch_codecs: Vec<(Glob, Codec)>,
+    /// Preconditioner of every branch.
+    pub precondition: PreconditionChoice,
+    /// Entry-boundary encoding of variable-length branches.
+    pub boundaries: BoundaryChoice,
+    /// Trees to convert (by path); empty: every tree (newest cycle).
+    pub trees: Vec<String>,
+    /// Branch globs to keep; empty: every branch. Counter branches of kept arrays are kept too.
+    pub branches: Vec<Glob>,
+    /// Skip branches the ROOT reader does not support instead of failing.
+    pub skip_unsupported: bool,
+    /// Threads for decoding the input (the writer has its own count in `write`).
+    pub threads: usize,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> ConvertOptions {
+        ConvertOptions {
+            write: WriteOptions::default(),
+            branch_codecs: Vec::new(),
+            precondition: PreconditionChoice::Auto,
+            boundaries: BoundaryChoice::Auto,
+            trees: Vec::new(),
+            branches: Vec::new(),
+            skip_unsupported: false,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
+
+/// Progress, reported after each chunk.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress<'a> {
+    /// The tree being converted.
+    pub tree: &'a str,
+    /// Entries of this tree done.
+    pub entries: u64,
+    /// Entries in this tree.
+    pub total: u64,
+    /// Uncompressed value bytes read so far, over all trees.
+    pub bytes: u64,
+}
+
+/// A branch left out, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    /// Tree path.
+    pub tree: String,
+    /// Branch name.
+    pub branch: String,
+    /// Its class or type.
+    pub class: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// One converted tree.
+#[derive(Debug, Clone, Serialize)]
+pub struct TreeSummary {
+    /// Name in the output (the input path, `dir/name` for trees in subdirectories).
+    pub name: String,
+    /// Entries written.
+    pub entries: u64,
+    /// Branches written.
+    pub branches: usize,
+}
+
+/// What a conversion did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConvertSummary {
+    /// `root` or `evtc`.
+    pub input_format: &'static str,
+    /// Input file size.
+    pub input_bytes: u64,
+    /// Output file size.
+    pub output_bytes: u64,
+    /// Uncompressed bytes of values (and offsets) read from the input.
+    pub value_bytes: u64,
+    /// Wall time in seconds.
+    pub seconds: f64,
+    /// The trees written.
+    pub trees: Vec<TreeSummary>,
+    /// Branches left out.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Converts `input` (a ROOT or evtc file) into a new evtc file at `output`.
+///
+/// # Errors
+/// [`Error::Input`] for unreadable or unrecognised input; [`Error::Options`] for a glob that
+/// matches nothing, a missing tree or `output` naming the input; [`Error::Unsupported`] for an
+/// unsupported ROOT branch without `skip_unsupported`; reader and writer errors. On error no file
+/// is left at `output`.
+pub fn convert(
+    input: &Path,
+    output: &Path,
+    options: &ConvertOptions,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<ConvertSummary> {
+    let started = Instant::now();
+    if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize()) {
+        if a == b {
+            return Err(Error::Options(format!(
+                "refusing to convert {} onto itself",
+                input.display()
+            )));
+        }
+    }
+    let input_file = Input::open(input)?;
+    let input_bytes = std::fs::metadata(input).map_or(0, |m| m.len());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.max(1))
+        .build()
+        .map_err(|e| Error::Options(format!("cannot start {} threads: {e}", options.threads)))?;
+    let mut summary = ConvertSummary {
+        input_format: input_file.format(),
+        input_bytes,
+        output_bytes: 0,
+        value_bytes: 0,
+        seconds: 0.0,
+        trees: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let trees = input_file.tree_names(&options.trees)?;
+    let mut sources = Vec::new();
+    for name in &trees {
+        let tree = input_file.tree(name)?;
+        for u in tree.unsupported() {
+            if !options.skip_unsupported && options.branches.is_empty() {
+                return Err(Error::Unsupported(u.to_error()));
+            }
+            if options.branches.is_empty() || options.branches.iter().any(|g| g.matches(&u.name)) {
+                if !options.skip_unsupported {
+                    return Err(Error::Unsupported(u.to_error()));
+                }
+                summary.skipped.push(Skipped {
+                    tree: name.clone(),
+                    branch: u.name.clone(),
+                    class: u.class.clone(),
+                    reason: u.reason.clone(),
+                });
+            }
+        }
+        sources.push(tree);
+    }
+    for glob in &options.branches {
+        let matched = sources
+            .iter()
+            .any(|t| t.columns().iter().any(|c| glob.matches(&c.name)));
+        if !matched {
+            return Err(Error::Options(format!(
+                "--branches {glob} matches no branch of {}",
+                trees.join(", ")
+            )));
+        }
+    }
+    for (glob, _) in &options.branch_codecs {
+        let matched = sources
+            .iter()
+            .any(|t| t.columns().iter().any(|c| glob.matches(&c.name)));
+        if !matched {
+            return Err(Error::Options(format!(
+                "--branch-codec {glob}=... matches no branch"
+            )));
+        }
+    }
+    let mut writer = FileWriter::create(output, options.write.clone())?;
+    for source in &mut sources {
+        let specs = branch_specs(source, options);
+        let name = source.name().to_owned();
+        let mut tree = writer.tree(&name, specs.iter().map(|(s, _)| s.clone()).collect())?;
+        let total = source.entries();
+        let chunk = source.chunk_entries();
+        let mut done = 0;
+        while done < total {
+            let end = (done + chunk).min(total);
+            summary.value_bytes += pool.install(|| source.read(done..end))?;
+            source.fill(&mut tree)?;
+            tree.commit()?;
+            done = end;
+            progress(Progress {
+                tree: &name,
+                entries: done,
+                total,
+                bytes: summary.value_bytes,
+            });
+        }
+        tree.finish()?;
+        summary.trees.push(TreeSummary {
+            name,
+            entries: total,
+            branches: specs.len(),
+        });
+    }
+    writer.finish()?;
+    summary.output_bytes = std::fs::metadata(output).map_or(0, |m| m.len());
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// The output branches of a tree, each with the index of the source column that feeds it
+/// (`None` for the extra branch of a list of lists, filled together with its column).
+fn branch_specs(
+    source: &mut SourceTree<'_>,
+    options: &ConvertOptions,
+) -> Vec<(BranchSpec, Option<usize>)> {
+    let columns = source.columns();
+    let mut keep: Vec<bool> = columns
+        .iter()
+        .map(|c| options.branches.is_empty() || options.branches.iter().any(|g| g.matches(&c.name)))
+        .collect();
+    // Keep the counters of kept arrays.
+    for i in 0..columns.len() {
+        if keep[i] {
+            if let Some(counter) = &columns[i].counter {
+                if let Some(j) = columns.iter().position(|c| &c.name == counter) {
+                    keep[j] = true;
+                }
+            }
+        }
+    }
+    let mut specs = Vec::new();
+    for (i, c) in columns.iter().enumerate() {
+        if !keep[i] {
+            continue;
+        }
+        let counter = c.counter.as_ref().filter(|n| {
+            columns
+                .iter()
+                .any(|o| &o.name == *n && matches!(o.dtype, DataType::Scalar(t) if t.is_integer()))
+        });
+        let mut spec = BranchSpec::new(c.name.clone(), c.dtype);
+        let counter = counter.filter(|_| !c.nested);
+        if let Some(counter) = counter {
+            spec = spec.counter(counter.clone());
+        }
+        if c.dtype.is_variable() {
+            spec = spec.boundaries(match (options.boundaries, counter.is_some()) {
+                (BoundaryChoice::Auto, _) => {
+                    if counter.is_some() {
+                        Boundaries::None
+                    } else {
+                        Boundaries::Counts
+                    }
+                }
+                (BoundaryChoice::Offsets, _) => Boundaries::Offsets,
+                (BoundaryChoice::Counts, _) | (BoundaryChoice::None, false) => Boundaries::Counts,
+                (BoundaryChoice::None, true) => Boundaries::None,
+            });
+        }
+        // RAC baskets store counts: with offsets asked for, `auto` leaves the branch without RAC
+        // (an explicit `on` is refused by the writer with a clear error).
+        if c.dtype.is_variable()
+            && options.boundaries == BoundaryChoice::Offsets
+            && options.write.rac_mode() == RacMode::Auto
+        {
+            spec = spec.rac(RacMode::Off);
+        }
+        if let Some((_, codec)) = options
+            .branch_codecs
+            .iter()
+            .rev()
+            .find(|(g, _)| g.matches(&c.name))
+        {
+            spec = spec.codec(*codec);
+        }
+        let width = Width::new(c.dtype.scalar().size() as u8).unwrap_or(Width::W1);
+        match options.precondition {
+            PreconditionChoice::Auto => {}
+            PreconditionChoice::None => spec = spec.precondition(Precondition::None),
+            PreconditionChoice::Shuffle => spec = spec.precondition(Precondition::Shuffle(width)),
+            PreconditionChoice::BitShuffle => {
+                spec = spec.precondition(Precondition::BitShuffle(width))
+            }
+            PreconditionChoice::Delta => spec = spec.precondition(Precondition::Delta(width)),
+        }
+        specs.push((spec, Some(i)));
+        if c.nested {
+            let boundaries = match options.boundaries {
+                BoundaryChoice::Offsets => Boundaries::Offsets,
+                _ => Boundaries::Counts,
+            };
+            let sizes =
+                BranchSpec::jagged(format!("{}/sizes", c.name), evtc_format::ScalarType::U32)
+                    .boundaries(boundaries);
+            specs.push((sizes, None));
+        }
+    }
+    source.select(&specs);
+    specs
+}

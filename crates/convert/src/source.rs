@@ -1,0 +1,357 @@
+//! The two kinds of input, ROOT and evtc, behind one chunked column interface.
+
+use std::ops::Range;
+use std::path::Path;
+
+use evtc_format::{BranchSpec, DataType, FileReader, ReadOptions, TreeReader, TreeWriter};
+use evtc_root::{
+    ColumnData, ColumnKind, ColumnReader, RootFile, UnsupportedBranch, Values, with_values,
+};
+use rayon::prelude::*;
+
+use crate::{Error, Result};
+
+/// Uncompressed bytes of values read per chunk.
+const CHUNK_BYTES: u64 = 32 << 20;
+
+pub(crate) enum Input {
+    Root(RootFile),
+    Evtc(FileReader),
+}
+
+/// One column of a source tree, described in evtc's types.
+#[derive(Debug, Clone)]
+pub(crate) struct ColumnInfo {
+    pub(crate) name: String,
+    pub(crate) dtype: DataType,
+    pub(crate) counter: Option<String>,
+    /// A list of lists: written as the flattened values plus a `name/sizes` branch.
+    pub(crate) nested: bool,
+}
+
+pub(crate) struct SourceTree<'a> {
+    name: String,
+    entries: u64,
+    raw_bytes: u64,
+    columns: Vec<ColumnInfo>,
+    unsupported: Vec<UnsupportedBranch>,
+    kind: Kind<'a>,
+    /// The selected columns' readers and buffers, in output order.
+    slots: Vec<Slot<'a>>,
+}
+
+enum Kind<'a> {
+    Root(&'a RootFile, evtc_root::Tree),
+    Evtc(TreeReader<'a>),
+}
+
+struct Slot<'a> {
+    column: usize,
+    /// The output branch ids: the column's, and its `sizes` branch for lists of lists.
+    ids: (usize, Option<usize>),
+    reader: Option<ColumnReader<'a>>,
+    data: ColumnData,
+}
+
+fn dtype(kind: ColumnKind) -> DataType {
+    use evtc_format::ScalarType as S;
+    let t = match kind.scalar() {
+        evtc_root::ScalarType::Bool => S::Bool,
+        evtc_root::ScalarType::I8 => S::I8,
+        evtc_root::ScalarType::U8 => S::U8,
+        evtc_root::ScalarType::I16 => S::I16,
+        evtc_root::ScalarType::U16 => S::U16,
+        evtc_root::ScalarType::I32 => S::I32,
+        evtc_root::ScalarType::U32 => S::U32,
+        evtc_root::ScalarType::I64 => S::I64,
+        evtc_root::ScalarType::U64 => S::U64,
+        evtc_root::ScalarType::F32 => S::F32,
+        evtc_root::ScalarType::F64 => S::F64,
+    };
+    match kind {
+        ColumnKind::Scalar(_) => DataType::Scalar(t),
+        ColumnKind::Fixed(_, n) => DataType::FixedArray(t, n as u32),
+        ColumnKind::Jagged(_) | ColumnKind::JaggedJagged(_) => DataType::Jagged(t),
+        ColumnKind::String => DataType::Bytes,
+    }
+}
+
+fn root_kind(dtype: DataType) -> ColumnKind {
+    use evtc_format::ScalarType as S;
+    let t = match dtype.scalar() {
+        S::Bool => evtc_root::ScalarType::Bool,
+        S::I8 => evtc_root::ScalarType::I8,
+        S::U8 => evtc_root::ScalarType::U8,
+        S::I16 => evtc_root::ScalarType::I16,
+        S::U16 => evtc_root::ScalarType::U16,
+        S::I32 => evtc_root::ScalarType::I32,
+        S::U32 => evtc_root::ScalarType::U32,
+        S::I64 => evtc_root::ScalarType::I64,
+        S::U64 => evtc_root::ScalarType::U64,
+        S::F32 => evtc_root::ScalarType::F32,
+        S::F64 => evtc_root::ScalarType::F64,
+    };
+    match dtype {
+        DataType::Scalar(_) => ColumnKind::Scalar(t),
+        DataType::FixedArray(_, n) => ColumnKind::Fixed(t, n as usize),
+        DataType::Jagged(_) => ColumnKind::Jagged(t),
+        DataType::Bytes | DataType::Utf8 => ColumnKind::String,
+    }
+}
+
+impl Input {
+    pub(crate) fn open(path: &Path) -> Result<Input> {
+        let fail = |reason: String| Error::Input {
+            path: path.display().to_string(),
+            reason,
+        };
+        let mut magic = [0u8; 4];
+        let mut file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+        std::io::Read::read_exact(&mut file, &mut magic)
+            .map_err(|_| fail("too short to be a ROOT or evtc file".into()))?;
+        match &magic {
+            b"root" => Ok(Input::Root(RootFile::open(path)?)),
+            b"EVTC" => Ok(Input::Evtc(FileReader::open_with(
+                path,
+                ReadOptions::default().threads(1),
+            )?)),
+            _ => Err(fail(format!(
+                "neither a ROOT nor an evtc file (starts with {magic:?})"
+            ))),
+        }
+    }
+
+    pub(crate) fn format(&self) -> &'static str {
+        match self {
+            Input::Root(_) => "root",
+            Input::Evtc(_) => "evtc",
+        }
+    }
+
+    /// The trees to convert: `requested` (checked), or every tree (newest cycle of each).
+    pub(crate) fn tree_names(&self, requested: &[String]) -> Result<Vec<String>> {
+        let mut all: Vec<String> = match self {
+            Input::Root(f) => f.trees()?.into_iter().map(|t| t.path).collect(),
+            Input::Evtc(f) => f.trees().iter().map(|t| t.name.clone()).collect(),
+        };
+        all.dedup();
+        let mut seen = std::collections::HashSet::new();
+        all.retain(|n| seen.insert(n.clone()));
+        if requested.is_empty() {
+            if all.is_empty() {
+                return Err(Error::Options("the input holds no trees".into()));
+            }
+            return Ok(all);
+        }
+        for r in requested {
+            let base = r.rsplit_once(';').map_or(r.as_str(), |(p, _)| p);
+            if !all.iter().any(|a| a == base) {
+                return Err(Error::Options(format!(
+                    "no tree {r:?} in the input; it holds: {}",
+                    all.join(", ")
+                )));
+            }
+        }
+        Ok(requested.to_vec())
+    }
+
+    pub(crate) fn tree(&self, name: &str) -> Result<SourceTree<'_>> {
+        match self {
+            Input::Root(f) => {
+                let tree = f.tree(name)?;
+                let columns = tree
+                    .columns
+                    .iter()
+                    .map(|c| ColumnInfo {
+                        name: c.name.clone(),
+                        dtype: dtype(c.kind),
+                        counter: c.counter.clone(),
+                        nested: matches!(c.kind, ColumnKind::JaggedJagged(_)),
+                    })
+                    .collect();
+                Ok(SourceTree {
+                    name: name.rsplit_once(';').map_or(name, |(p, _)| p).to_owned(),
+                    entries: tree.entries,
+                    raw_bytes: tree.columns.iter().map(|c| c.tot_bytes).sum(),
+                    columns,
+                    unsupported: tree.unsupported.clone(),
+                    kind: Kind::Root(f, tree),
+                    slots: Vec::new(),
+                })
+            }
+            Input::Evtc(f) => {
+                let tree = f.tree(name)?;
+                let columns = tree
+                    .branches()
+                    .iter()
+                    .map(|b| ColumnInfo {
+                        name: b.name.clone(),
+                        dtype: b.dtype,
+                        counter: b.counter.clone(),
+                        nested: false,
+                    })
+                    .collect();
+                Ok(SourceTree {
+                    name: name.to_owned(),
+                    entries: tree.entries(),
+                    raw_bytes: tree.branches().iter().map(|b| b.raw_bytes).sum(),
+                    columns,
+                    unsupported: Vec::new(),
+                    kind: Kind::Evtc(tree),
+                    slots: Vec::new(),
+                })
+            }
+        }
+    }
+}
+
+impl<'a> SourceTree<'a> {
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    pub(crate) fn columns(&self) -> &[ColumnInfo] {
+        &self.columns
+    }
+
+    pub(crate) fn unsupported(&self) -> &[UnsupportedBranch] {
+        &self.unsupported
+    }
+
+    /// Entries per chunk: about [`CHUNK_BYTES`] of values.
+    pub(crate) fn chunk_entries(&self) -> u64 {
+        let per_entry = self.raw_bytes / self.entries.max(1);
+        (CHUNK_BYTES / per_entry.max(1)).clamp(1, self.entries.max(1))
+    }
+
+    /// Prepares readers for the columns feeding `specs` (branch `i` of the output is `specs[i]`).
+    pub(crate) fn select(&mut self, specs: &[(BranchSpec, Option<usize>)]) {
+        self.slots.clear();
+        for (id, (_, column)) in specs.iter().enumerate() {
+            let Some(column) = *column else {
+                if let Some(last) = self.slots.last_mut() {
+                    last.ids.1 = Some(id);
+                }
+                continue;
+            };
+            let (reader, kind) = match &self.kind {
+                Kind::Root(file, tree) => {
+                    let c = &tree.columns[column];
+                    (Some(file.column_reader(c)), c.kind)
+                }
+                Kind::Evtc(_) => (None, root_kind(self.columns[column].dtype)),
+            };
+            self.slots.push(Slot {
+                column,
+                ids: (id, None),
+                reader,
+                data: ColumnData::new(kind),
+            });
+        }
+    }
+
+    /// Reads `range` of every selected column; returns the bytes of values read.
+    pub(crate) fn read(&mut self, range: Range<u64>) -> Result<u64> {
+        match &self.kind {
+            Kind::Root(..) => {
+                self.slots.par_iter_mut().try_for_each(|slot| {
+                    slot.data.clear();
+                    let reader = slot.reader.as_mut().expect("ROOT slots have readers");
+                    reader.read(range.clone(), &mut slot.data)
+                })?;
+            }
+            Kind::Evtc(tree) => {
+                for slot in &mut self.slots {
+                    let info = &self.columns[slot.column];
+                    slot.data = read_evtc(tree, info, range.clone())?;
+                }
+            }
+        }
+        Ok(self
+            .slots
+            .iter()
+            .map(|s| (s.data.values.len() * s.data.values_size()) as u64)
+            .sum())
+    }
+
+    /// Fills the chunk read last into `tree`.
+    pub(crate) fn fill(&self, tree: &mut TreeWriter<'_>) -> Result<()> {
+        for slot in &self.slots {
+            let data = &slot.data;
+            let (id, sizes) = slot.ids;
+            match (data.offsets.is_empty(), sizes) {
+                (true, _) => with_values!(&data.values, v => tree.fill_column(id, v))?,
+                (false, None) => {
+                    let counts = data.counts().unwrap_or_default();
+                    with_values!(&data.values, v => tree.fill_jagged(id, &counts, v))?;
+                }
+                (false, Some(sizes)) => {
+                    // A list of lists: values per entry, then the inner lengths per entry.
+                    let inner = &data.inner_offsets;
+                    let per_entry: Vec<u32> = data
+                        .offsets
+                        .windows(2)
+                        .map(|w| (inner[w[1] as usize] - inner[w[0] as usize]) as u32)
+                        .collect();
+                    with_values!(&data.values, v => tree.fill_jagged(id, &per_entry, v))?;
+                    let outer = data.counts().unwrap_or_default();
+                    let lengths: Vec<u32> =
+                        inner.windows(2).map(|w| (w[1] - w[0]) as u32).collect();
+                    tree.fill_jagged(sizes, &outer, &lengths)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+trait ValuesSize {
+    fn values_size(&self) -> usize;
+}
+
+impl ValuesSize for ColumnData {
+    fn values_size(&self) -> usize {
+        with_values!(&self.values, v => std::mem::size_of_val(v.first().unwrap_or(&Default::default())))
+    }
+}
+
+/// Reads `range` of an evtc branch into the same column buffers the ROOT path uses.
+fn read_evtc(tree: &TreeReader<'_>, info: &ColumnInfo, range: Range<u64>) -> Result<ColumnData> {
+    let branch = tree.branch(&info.name)?;
+    macro_rules! read {
+        ($variant:ident, $t:ty) => {
+            if info.dtype.is_variable() {
+                let jagged = branch.read_jagged_range::<$t>(range)?;
+                ColumnData {
+                    values: Values::$variant(jagged.values),
+                    offsets: jagged.offsets,
+                    inner_offsets: Vec::new(),
+                }
+            } else {
+                ColumnData {
+                    values: Values::$variant(branch.read_range::<$t>(range)?),
+                    offsets: Vec::new(),
+                    inner_offsets: Vec::new(),
+                }
+            }
+        };
+    }
+    use evtc_format::ScalarType as S;
+    Ok(match info.dtype.scalar() {
+        S::Bool => read!(Bool, bool),
+        S::I8 => read!(I8, i8),
+        S::U8 => read!(U8, u8),
+        S::I16 => read!(I16, i16),
+        S::U16 => read!(U16, u16),
+        S::I32 => read!(I32, i32),
+        S::U32 => read!(U32, u32),
+        S::I64 => read!(I64, i64),
+        S::U64 => read!(U64, u64),
+        S::F32 => read!(F32, f32),
+        S::F64 => read!(F64, f64),
+    })
+}
