@@ -228,20 +228,20 @@ pub fn convert(
     for name in &trees {
         let tree = input_file.tree(name)?;
         for u in tree.unsupported() {
-            if !options.skip_unsupported && options.branches.is_empty() {
+            let wanted =
+                options.branches.is_empty() || options.branches.iter().any(|g| g.matches(&u.name));
+            if !wanted {
+                continue;
+            }
+            if !options.skip_unsupported {
                 return Err(Error::Unsupported(u.to_error()));
             }
-            if options.branches.is_empty() || options.branches.iter().any(|g| g.matches(&u.name)) {
-                if !options.skip_unsupported {
-                    return Err(Error::Unsupported(u.to_error()));
-                }
-                summary.skipped.push(Skipped {
-                    tree: name.clone(),
-                    branch: u.name.clone(),
-                    class: u.class.clone(),
-                    reason: u.reason.clone(),
-                });
-            }
+            summary.skipped.push(Skipped {
+                tree: name.clone(),
+                branch: u.name.clone(),
+                class: u.class.clone(),
+                reason: u.reason.clone(),
+            });
         }
         sources.push(tree);
     }

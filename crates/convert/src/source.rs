@@ -274,7 +274,7 @@ impl<'a> SourceTree<'a> {
         Ok(self
             .slots
             .iter()
-            .map(|s| (s.data.values.len() * s.data.values_size()) as u64)
+            .map(|s| s.data.values.byte_len() as u64)
             .sum())
     }
 
@@ -306,16 +306,6 @@ impl<'a> SourceTree<'a> {
             }
         }
         Ok(())
-    }
-}
-
-trait ValuesSize {
-    fn values_size(&self) -> usize;
-}
-
-impl ValuesSize for ColumnData {
-    fn values_size(&self) -> usize {
-        with_values!(&self.values, v => std::mem::size_of_val(v.first().unwrap_or(&Default::default())))
     }
 }
 

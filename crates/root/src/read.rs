@@ -71,6 +71,11 @@ impl Values {
         with_values!(self, v => v.len())
     }
 
+    /// Bytes the values take in memory.
+    pub fn byte_len(&self) -> usize {
+        with_values!(self, v => std::mem::size_of_val(v.as_slice()))
+    }
+
     /// Whether there are no values.
     pub fn is_empty(&self) -> bool {
         self.len() == 0

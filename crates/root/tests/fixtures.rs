@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use evtc_root::{ColumnData, ColumnKind, RootFile, Values, with_values};
+use evtc_root::{ColumnData, ColumnKind, RootFile, Values};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -21,25 +21,16 @@ fn expected(name: &str) -> Value {
 fn scalar(values: &Values, i: usize) -> Value {
     match values {
         Values::Bool(v) => Value::from(v[i]),
+        Values::I8(v) => Value::from(v[i]),
+        Values::U8(v) => Value::from(v[i]),
+        Values::I16(v) => Value::from(v[i]),
+        Values::U16(v) => Value::from(v[i]),
+        Values::I32(v) => Value::from(v[i]),
+        Values::U32(v) => Value::from(v[i]),
+        Values::I64(v) => Value::from(v[i]),
+        Values::U64(v) => Value::from(v[i]),
         Values::F32(v) => Value::from(f64::from(v[i])),
         Values::F64(v) => Value::from(v[i]),
-        other => {
-            with_values!(other, v => Value::from(v[i] as i128 as i64).clone_from_u64(v[i] as i128))
-        }
-    }
-}
-
-trait FromWide {
-    fn clone_from_u64(self, wide: i128) -> Value;
-}
-
-impl FromWide for Value {
-    fn clone_from_u64(self, wide: i128) -> Value {
-        if wide > i128::from(i64::MAX) {
-            Value::from(wide as u64)
-        } else {
-            self
-        }
     }
 }
 
@@ -84,15 +75,7 @@ fn entries(data: &ColumnData, kind: ColumnKind, n: usize) -> Vec<Value> {
 /// Flattens nested arrays (uproot keeps `idx[2][2]` two-dimensional; columns are flat).
 fn flat(v: &Value) -> Vec<Value> {
     match v {
-        Value::Array(items)
-            if items.iter().any(Value::is_array) && !items.iter().all(Value::is_array) =>
-        {
-            items.iter().flat_map(flat).collect()
-        }
-        Value::Array(items) if items.iter().all(Value::is_array) && !items.is_empty() => {
-            items.iter().flat_map(flat).collect()
-        }
-        Value::Array(items) => items.clone(),
+        Value::Array(items) => items.iter().flat_map(flat).collect(),
         other => vec![other.clone()],
     }
 }

@@ -1,0 +1,153 @@
+//! Reading a NanoAOD-like ROOT file into columns with `evtc-root`, against uproot's
+//! `tree.arrays()` on the same files in the same run; writes `target/evtc-bench/root_read.md`.
+//!
+//! Run: `cargo bench --bench root_read`. The ROOT files are written by
+//! `crates/root/tests/fixtures/make_fixtures.py --nano` with ROOT from PyPI (`python3 -m venv
+//! .venv-root && .venv-root/bin/pip install root uproot`), into `target/root-bench/` (not
+//! committed: about 100 MB). `EVTC_BENCH_ROOT_EVENTS` sets the events (default 200,000);
+//! `EVTC_PYTHON` the interpreter (default `.venv-root/bin/python`). Without ROOT and uproot the
+//! bench says so and writes no report.
+
+mod support;
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
+
+use criterion::{Criterion, Throughput};
+use evtc::root::{ColumnData, RootFile};
+
+const SETTINGS: [i32; 4] = [0, 101, 404, 505];
+
+fn python() -> PathBuf {
+    std::env::var_os("EVTC_PYTHON")
+        .map_or_else(|| PathBuf::from(".venv-root/bin/python"), PathBuf::from)
+}
+
+/// Writes the file for `setting` if it is missing; false when it cannot be made.
+fn ensure(path: &Path, setting: i32, events: u64) -> bool {
+    if path.exists() {
+        return true;
+    }
+    let status = Command::new(python())
+        .args([
+            "crates/root/tests/fixtures/make_fixtures.py",
+            "--nano",
+            &events.to_string(),
+        ])
+        .args(["--setting", &setting.to_string()])
+        .arg(path)
+        .status();
+    status.is_ok_and(|s| s.success()) && path.exists()
+}
+
+/// Reads every column of the tree, single thread; returns the bytes of values.
+fn read_all(file: &RootFile, tree: &evtc::root::Tree, buffers: &mut [ColumnData]) -> usize {
+    let mut bytes = 0;
+    for (column, data) in tree.columns.iter().zip(buffers.iter_mut()) {
+        data.clear();
+        file.column_reader(column)
+            .read(0..tree.entries, data)
+            .expect("read");
+        bytes += data.values.byte_len();
+    }
+    bytes
+}
+
+fn main() {
+    let since = SystemTime::now();
+    let mut c = Criterion::default().configure_from_args();
+    let events: u64 = std::env::var("EVTC_BENCH_ROOT_EVENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200_000);
+    let dir = PathBuf::from("target/root-bench");
+    let _ = std::fs::create_dir_all(&dir);
+    let paths: Vec<PathBuf> = SETTINGS
+        .iter()
+        .map(|s| dir.join(format!("nano_{events}_{s}.root")))
+        .collect();
+    if !SETTINGS
+        .iter()
+        .zip(&paths)
+        .all(|(&s, p)| ensure(p, s, events))
+    {
+        println!(
+            "root_read: skipped: the ROOT files could not be written (needs ROOT and uproot from PyPI in .venv-root, see the bench's docs)"
+        );
+        return;
+    }
+    let mut value_bytes = Vec::new();
+    let mut group = c.benchmark_group("root_read");
+    group.sample_size(10);
+    for (setting, path) in SETTINGS.iter().zip(&paths) {
+        let file = RootFile::open(path).expect("open");
+        let tree = file.tree("Events").expect("tree");
+        let mut buffers: Vec<ColumnData> = tree
+            .columns
+            .iter()
+            .map(|c| ColumnData::new(c.kind))
+            .collect();
+        let bytes = read_all(&file, &tree, &mut buffers);
+        value_bytes.push(bytes);
+        group.throughput(Throughput::Bytes(bytes as u64));
+        group.bench_function(format!("evtc-root {setting}"), |b| {
+            b.iter(|| black_box(read_all(&file, &tree, &mut buffers)))
+        });
+    }
+    group.finish();
+    let medians = support::medians("root_read", since);
+    let uproot = Command::new(python())
+        .arg("benches/peers/uproot_read.py")
+        .args(&paths)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| serde_json::from_slice::<serde_json::Value>(&o.stdout).ok());
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# Reading ROOT files into columns: evtc-root against uproot\n"
+    );
+    let _ = writeln!(
+        md,
+        "Machine: {}. Command: `cargo bench --bench root_read`. A NanoAOD-like tree of {events} events (28 branches, made by `make_fixtures.py --nano`), every branch read into columns, single thread, hot page cache. evtc-root: criterion median; uproot {}: median of 5 `tree.arrays()` calls (`benches/peers/uproot_read.py`), in the same run. MB/s of values (flattened contents).\n",
+        support::machine(),
+        Command::new(python())
+            .args(["-c", "import uproot; print(uproot.__version__)"])
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default()
+    );
+    let _ = writeln!(
+        md,
+        "| setting | file MB | values MB | evtc-root MB/s | uproot MB/s | evtc-root / uproot | target >= 1.5x |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    for ((setting, path), bytes) in SETTINGS.iter().zip(&paths).zip(&value_bytes) {
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        let ours = medians
+            .get(&format!("evtc-root {setting}"))
+            .map(|&ns| support::mb_per_s(*bytes, ns));
+        let theirs = uproot.as_ref().and_then(|u| {
+            let entry = &u[path.display().to_string()];
+            Some(entry["value_bytes"].as_f64()? / entry["median_s"].as_f64()? / 1e6)
+        });
+        let cell = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.0}"));
+        let ratio = ours.zip(theirs).map(|(a, b)| a / b);
+        let _ = writeln!(
+            md,
+            "| {setting} | {:.1} | {:.1} | {} | {} | {} | {} |",
+            size as f64 / 1e6,
+            *bytes as f64 / 1e6,
+            cell(ours),
+            cell(theirs),
+            ratio.map_or("-".to_owned(), |r| format!("{r:.2}x")),
+            ratio.map_or("-", |r| if r >= 1.5 { "met" } else { "missed" }),
+        );
+    }
+    support::write_report("root_read.md", &md);
+}
