@@ -209,6 +209,9 @@ pub struct ColumnReader<'f, R: ReadAt = std::fs::File> {
     dec: Decompressor,
     record: Vec<u8>,
     basket: Vec<u8>,
+    /// Where the loaded basket's data starts in `basket` (after the key, for uncompressed
+    /// baskets read in place).
+    start: usize,
     offsets: Vec<u32>,
     cached: Option<usize>,
 }
@@ -222,6 +225,7 @@ impl<R: ReadAt> RootFile<R> {
             dec: Decompressor::new(),
             record: Vec::new(),
             basket: Vec::new(),
+            start: 0,
             offsets: Vec::new(),
             cached: None,
         }
@@ -239,6 +243,11 @@ impl<R: ReadAt> RootFile<R> {
 }
 
 impl<R: ReadAt> ColumnReader<'_, R> {
+    /// Drops the cached basket (the next read decompresses again), keeping the buffers.
+    pub fn forget(&mut self) {
+        self.cached = None;
+    }
+
     /// The column being read.
     pub fn column(&self) -> &Column {
         &self.column
@@ -293,6 +302,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         if let Some(e) = &b.embedded {
             self.basket.clear();
             self.basket.extend_from_slice(&e.data);
+            self.start = 0;
             if let Some(offsets) = &e.offsets {
                 self.offsets.extend_from_slice(offsets);
             }
@@ -321,9 +331,11 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         let obj_len = key.obj_len as usize;
         let compressed = &self.record[key_len..];
         if compressed.len() == obj_len {
-            self.basket.clear();
-            self.basket.extend_from_slice(compressed);
+            // Uncompressed: decode in place, after the key.
+            std::mem::swap(&mut self.basket, &mut self.record);
+            self.start = key_len;
         } else {
+            self.start = 0;
             decompress(
                 &mut self.dec,
                 compressed,
@@ -340,7 +352,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             )));
         }
         if fields.has_offsets(key_len) && border < obj_len {
-            let mut c = Cursor::new(&self.basket[border..], 0, &what);
+            let mut c = Cursor::new(&self.basket[self.start + border..], 0, &what);
             let _count = c.i32()?;
             if fields.entries > c.remaining() / 4 {
                 return Err(bad(format!(
@@ -348,28 +360,30 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     fields.entries
                 )));
             }
-            for _ in 0..fields.entries {
-                let raw = c.i32()?;
-                let o = usize::try_from(raw)
-                    .ok()
-                    .and_then(|o| o.checked_sub(key_len))
-                    .filter(|&o| o <= border)
-                    .ok_or_else(|| bad(format!("entry offset {raw} is outside the basket")))?;
-                self.offsets.push(o as u32);
+            // One pass: big-endian, relative to the key, inside the data, increasing.
+            let raw = c.take(fields.entries * 4)?;
+            let mut previous = 0u32;
+            for chunk in raw.chunks_exact(4) {
+                let value = i32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+                let o = i64::from(value) - key_len as i64;
+                if o < i64::from(previous) || o > border as i64 {
+                    return Err(bad(format!(
+                        "entry offset {value} is outside the basket or not increasing"
+                    )));
+                }
+                previous = o as u32;
+                self.offsets.push(previous);
             }
             self.offsets.push(border as u32);
-            if self.offsets.windows(2).any(|w| w[0] > w[1]) {
-                return Err(bad("entry offsets are not increasing".into()));
-            }
         }
-        self.basket.truncate(border);
+        self.basket.truncate(self.start + border);
         self.cached = Some(i);
         Ok(())
     }
 
     /// Decodes entries `range` (relative to basket `i`) of the loaded basket into `out`.
     fn decode(&self, i: usize, range: Range<usize>, out: &mut ColumnData) -> Result<()> {
-        let data = &self.basket[..];
+        let data = &self.basket[self.start..];
         let bad = |detail: String| Error::corrupt(self.what(i), 0, detail);
         let entry = |e: usize| -> Result<&[u8]> {
             if self.offsets.len() != self.column.baskets[i].entries as usize + 1 {
@@ -410,22 +424,22 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                 }
             }
             Layout::Jagged { stored } => {
-                let size = stored.size();
-                for e in range.clone() {
-                    let bytes = entry(e)?;
-                    if bytes.len() % size != 0 {
+                entry(range.start)?; // checks that the basket has offsets
+                let size = stored.size() as u64;
+                let offsets = &self.offsets[range.start..=range.end];
+                let mut last = *out.offsets.last().unwrap_or(&0);
+                out.offsets.reserve(range.len());
+                for w in offsets.windows(2) {
+                    let bytes = u64::from(w[1] - w[0]);
+                    if bytes % size != 0 {
                         return Err(bad(format!(
-                            "entry {e} has {} bytes, not a multiple of {size}",
-                            bytes.len()
+                            "an entry has {bytes} bytes, not a multiple of {size}"
                         )));
                     }
-                    let last = *out.offsets.last().unwrap_or(&0);
-                    out.offsets.push(last + (bytes.len() / size) as u64);
+                    last += bytes / size;
+                    out.offsets.push(last);
                 }
-                let (a, b) = (
-                    self.offsets[range.start] as usize,
-                    self.offsets[range.end] as usize,
-                );
+                let (a, b) = (offsets[0] as usize, offsets[range.len()] as usize);
                 push(&mut out.values, stored, &data[a..b])?;
             }
             Layout::Vector { stored } => {
