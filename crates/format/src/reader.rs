@@ -1135,6 +1135,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             rac: None,
             decoder: RacDecoder::new(),
             scratch: Vec::new(),
+            counter: None,
+            offsets_base: 0,
         })
     }
 }
@@ -1164,6 +1166,130 @@ pub struct BranchCursor<'a, R: ReadAt, T> {
     rac: Option<RacState>,
     decoder: RacDecoder,
     scratch: Vec<u8>,
+    /// A cursor over the counter branch, for boundaries that come from it.
+    counter: Option<Box<CountCursor<'a, R>>>,
+    /// The basket-local entry that `offsets[0]` belongs to (RAC branches with a counter keep the
+    /// offsets of one unit's entries only).
+    offsets_base: u64,
+}
+
+/// Reads a counter branch entry by entry, with the counter's own basket or unit cache.
+enum CountCursor<'a, R: ReadAt> {
+    I8(BranchCursor<'a, R, i8>),
+    U8(BranchCursor<'a, R, u8>),
+    I16(BranchCursor<'a, R, i16>),
+    U16(BranchCursor<'a, R, u16>),
+    I32(BranchCursor<'a, R, i32>),
+    U32(BranchCursor<'a, R, u32>),
+    I64(BranchCursor<'a, R, i64>),
+    U64(BranchCursor<'a, R, u64>),
+}
+
+impl<'a, R: ReadAt> CountCursor<'a, R> {
+    fn new(counter: &BranchReader<'a, R>) -> Result<CountCursor<'a, R>> {
+        Ok(match counter.meta().dtype {
+            DataType::Scalar(ScalarType::I8) => CountCursor::I8(counter.cursor()?),
+            DataType::Scalar(ScalarType::U8) => CountCursor::U8(counter.cursor()?),
+            DataType::Scalar(ScalarType::I16) => CountCursor::I16(counter.cursor()?),
+            DataType::Scalar(ScalarType::U16) => CountCursor::U16(counter.cursor()?),
+            DataType::Scalar(ScalarType::I32) => CountCursor::I32(counter.cursor()?),
+            DataType::Scalar(ScalarType::U32) => CountCursor::U32(counter.cursor()?),
+            DataType::Scalar(ScalarType::I64) => CountCursor::I64(counter.cursor()?),
+            DataType::Scalar(ScalarType::U64) => CountCursor::U64(counter.cursor()?),
+            other => {
+                return Err(Error::corrupt(
+                    counter.location(None, 0),
+                    format!("a counter branch of type {other} is not an integer scalar"),
+                ));
+            }
+        })
+    }
+
+    /// Appends the counter's values for `entries` to `out` as running element offsets.
+    fn offsets(&mut self, entries: Range<u64>, out: &mut Vec<u64>) -> Result<()> {
+        macro_rules! run {
+            ($c:expr) => {{
+                let mut at = out.last().copied().unwrap_or(0);
+                let mut e = entries.start;
+                while e < entries.end {
+                    let run = $c.get_run(e, entries.end)?;
+                    if run.is_empty() {
+                        break;
+                    }
+                    let len = run.len() as u64;
+                    let mut negative = false;
+                    for &v in run {
+                        let n = u64::try_from(v).unwrap_or_else(|_| {
+                            negative = true;
+                            0
+                        });
+                        at += n;
+                        out.push(at);
+                    }
+                    if negative {
+                        return Err(Error::corrupt(
+                            $c.branch.location(None, 0),
+                            format!("a counter value in entries {e}..{} is negative", e + len),
+                        ));
+                    }
+                    e += len;
+                }
+                Ok(())
+            }};
+        }
+        match self {
+            CountCursor::I8(c) => run!(c),
+            CountCursor::U8(c) => run!(c),
+            CountCursor::I16(c) => run!(c),
+            CountCursor::U16(c) => run!(c),
+            CountCursor::I32(c) => run!(c),
+            CountCursor::U32(c) => run!(c),
+            CountCursor::I64(c) => run!(c),
+            CountCursor::U64(c) => run!(c),
+        }
+    }
+}
+
+impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
+    /// The values of a scalar branch for entries `entry..` up to `end` or the end of the cached
+    /// basket (or RAC unit), whichever comes first; at least one value.
+    fn get_run(&mut self, entry: u64, end: u64) -> Result<&[T]> {
+        self.get(entry)?;
+        let (Some(index), Some(b)) = (&self.index, self.basket) else {
+            return Ok(&[]);
+        };
+        let loc = index.baskets[b];
+        let local = entry - loc.first_entry;
+        let mut stop = end.min(loc.first_entry + loc.entries) - loc.first_entry;
+        let mut base = 0;
+        if let Some(RacState {
+            table,
+            unit: Some(u),
+            ..
+        }) = &self.rac
+        {
+            let unit = table.units()[*u];
+            stop = stop.min(unit.first_entry + unit.entries);
+            base = unit.first_entry;
+        }
+        Ok(self
+            .values
+            .get((local - base) as usize..(stop - base) as usize)
+            .unwrap_or(&[]))
+    }
+}
+
+impl<'a, R: ReadAt, T> BranchCursor<'a, R, T> {
+    /// Appends running element offsets for `entries` (absolute) from the counter branch.
+    fn counter_offsets(&mut self, entries: Range<u64>) -> Result<()> {
+        let counter = match &mut self.counter {
+            Some(c) => c,
+            None => self
+                .counter
+                .insert(Box::new(CountCursor::new(&self.branch.counter()?)?)),
+        };
+        counter.offsets(entries, &mut self.offsets)
+    }
 }
 
 /// What a cursor keeps of the RAC basket it is in.
@@ -1215,22 +1341,22 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
             self.offsets.clear();
             self.offsets.push(0);
             match meta.dtype.fixed_len() {
-                Some(len) => self
-                    .offsets
-                    .extend((1..=loc.entries).map(|e| e * len as u64)),
+                // Fixed-size entries need no offsets: entry i holds values i*len..(i+1)*len.
+                Some(_) => self.offsets.clear(),
                 None => {
-                    let counts: Vec<u64> = match counts {
-                        Some(c) => c.into_iter().map(u64::from).collect(),
-                        None => self
-                            .branch
-                            .counter()?
-                            .read_as_counts(loc.first_entry..loc.first_entry + loc.entries)?,
-                    };
-                    let mut at = 0;
-                    for c in counts {
-                        at += c;
-                        self.offsets.push(at);
+                    match counts {
+                        Some(c) => {
+                            let mut at = 0;
+                            for c in c {
+                                at += u64::from(c);
+                                self.offsets.push(at);
+                            }
+                        }
+                        None => {
+                            self.counter_offsets(loc.first_entry..loc.first_entry + loc.entries)?
+                        }
                     }
+                    let at = *self.offsets.last().unwrap_or(&0);
                     if at != loc.elements {
                         return Err(Error::corrupt(
                             self.branch.location(Some(b), loc.offset),
@@ -1239,10 +1365,14 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
                     }
                 }
             }
+            self.offsets_base = 0;
             self.basket = Some(b);
         }
         let local = (entry - loc.first_entry) as usize;
-        Ok(&self.values[self.offsets[local] as usize..self.offsets[local + 1] as usize])
+        Ok(match self.branch.meta().dtype.fixed_len() {
+            Some(len) => &self.values[local * len..(local + 1) * len],
+            None => &self.values[self.offsets[local] as usize..self.offsets[local + 1] as usize],
+        })
     }
 }
 
@@ -1499,13 +1629,15 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                     "seek table does not match the basket index",
                 ));
             }
-            // Element offsets of the basket's entries.
+            // Element offsets of the basket's entries; with a counter, of one unit's entries at a
+            // time (below), so that a read touches one unit of the counter too.
             self.offsets.clear();
             self.offsets.push(0);
+            self.offsets_base = 0;
             match meta.dtype.fixed_len() {
-                Some(len) => self
-                    .offsets
-                    .extend((1..=loc.entries).map(|e| e * len as u64)),
+                // Fixed-size entries need no offsets: entry i holds values i*len..(i+1)*len.
+                Some(_) => self.offsets.clear(),
+                None if meta.boundaries != Boundaries::Counts => self.offsets.clear(),
                 None => {
                     let counts: Vec<u64> = match meta.boundaries {
                         Boundaries::Counts => {
@@ -1525,9 +1657,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                             )?;
                             counts.into_iter().map(u64::from).collect()
                         }
-                        _ => branch
-                            .counter()?
-                            .read_as_counts(loc.first_entry..loc.first_entry + loc.entries)?,
+                        _ => unreachable!("counter boundaries are read per unit"),
                     };
                     let mut at = 0;
                     for c in counts {
@@ -1546,13 +1676,33 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             });
             self.basket = Some(b);
         }
-        let state = self.rac.as_mut().expect("set above");
         let local = entry - loc.first_entry;
-        let u = state
-            .table
-            .unit_of_entry(local)
-            .ok_or_else(|| Error::corrupt(location.clone(), "entry not in the seek table"))?;
-        let unit = state.table.units()[u];
+        let (u, unit) = {
+            let table = &self.rac.as_ref().expect("set above").table;
+            let u = table
+                .unit_of_entry(local)
+                .ok_or_else(|| Error::corrupt(location.clone(), "entry not in the seek table"))?;
+            (u, table.units()[u])
+        };
+        if meta.dtype.fixed_len().is_none()
+            && meta.boundaries != Boundaries::Counts
+            && (self.offsets.is_empty() || self.offsets_base != unit.first_entry)
+        {
+            self.offsets.clear();
+            self.offsets.push(unit.raw_offset / size as u64);
+            self.offsets_base = unit.first_entry;
+            let first = loc.first_entry + unit.first_entry;
+            if let Err(e) = self.counter_offsets(first..first + unit.entries) {
+                self.offsets.clear();
+                return Err(e);
+            }
+            if self.offsets.last().copied() != Some((unit.raw_offset + unit.raw_len) / size as u64)
+            {
+                self.offsets.clear();
+                return Err(Error::corrupt(location, "counter and unit disagree"));
+            }
+        }
+        let state = self.rac.as_mut().expect("set above");
         if state.unit != Some(u) {
             state.unit = None;
             let stored = read(state.units_at + unit.offset, unit.stored_len as usize)?;
@@ -1582,10 +1732,16 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             state.unit = Some(u);
         }
         let first_value = unit.raw_offset / size as u64;
-        let (from, to) = (
-            self.offsets[local as usize],
-            self.offsets[local as usize + 1],
-        );
+        let (from, to) = match meta.dtype.fixed_len() {
+            Some(len) => (local * len as u64, (local + 1) * len as u64),
+            None => {
+                let at = (local - self.offsets_base) as usize;
+                match (self.offsets.get(at), self.offsets.get(at + 1)) {
+                    (Some(&from), Some(&to)) => (from, to),
+                    _ => return Err(Error::corrupt(location, "entry outside the offsets")),
+                }
+            }
+        };
         let (from, to) = (from.checked_sub(first_value), to.checked_sub(first_value));
         match (from, to) {
             (Some(from), Some(to)) if to as usize <= self.values.len() => {

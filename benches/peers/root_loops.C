@@ -1,0 +1,58 @@
+// ROOT's side of benches/peers.rs, compiled by ACLiC (`.L root_loops.C+O`) from root_side.py.
+// Each function returns seconds of wall time for one run.
+#include <chrono>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "TBranch.h"
+#include "TFile.h"
+#include "TTree.h"
+#include <ROOT/RNTupleReader.hxx>
+
+static double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Every branch of every entry through TTree::GetEntry (the classic analysis loop).
+double evtc_ttree_loop(const char* path) {
+    auto start = std::chrono::steady_clock::now();
+    std::unique_ptr<TFile> f(TFile::Open(path));
+    auto* t = f->Get<TTree>("Events");
+    Long64_t n = t->GetEntries();
+    Long64_t bytes = 0;
+    for (Long64_t i = 0; i < n; ++i) bytes += t->GetEntry(i);
+    if (bytes <= 0) return -1;
+    return seconds_since(start);
+}
+
+// Every field of every entry through RNTupleReader::LoadEntry.
+double evtc_rntuple_loop(const char* path) {
+    auto start = std::chrono::steady_clock::now();
+    auto reader = ROOT::RNTupleReader::Open("Events", path);
+    auto n = reader->GetNEntries();
+    for (decltype(n) i = 0; i < n; ++i) reader->LoadEntry(i);
+    return seconds_since(start);
+}
+
+// `reads` single-entry reads of one counter-array branch at seeded random entries, each
+// TBranch::GetEntry of the counter then the branch; returns microseconds per entry.
+double evtc_tbranch_random(const char* path, const char* branch, const char* counter, int reads) {
+    std::unique_ptr<TFile> f(TFile::Open(path));
+    auto* t = f->Get<TTree>("Events");
+    TBranch* b = t->GetBranch(branch);
+    TBranch* c = t->GetBranch(counter);
+    Long64_t n = t->GetEntries();
+    std::mt19937_64 rng(7);
+    std::vector<Long64_t> entries(reads);
+    for (auto& e : entries) e = rng() % n;
+    auto start = std::chrono::steady_clock::now();
+    Long64_t bytes = 0;
+    for (auto e : entries) {
+        bytes += c->GetEntry(e);
+        bytes += b->GetEntry(e);
+    }
+    if (bytes <= 0) return -1;
+    return seconds_since(start) / reads * 1e6;
+}
