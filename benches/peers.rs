@@ -100,16 +100,12 @@ fn random(file: &FileReader, entries: &[u64]) -> usize {
         .sum()
 }
 
-fn convert_to(input: &Path, output: &Path, codec: Codec, rac: RacMode, basket: usize) {
+fn convert_to(input: &Path, output: &Path, write: WriteOptions) {
     if output.exists() {
         return;
     }
     let options = ConvertOptions {
-        write: WriteOptions::default()
-            .codec(codec)
-            .rac(rac)
-            .basket_size(basket)
-            .sync(false),
+        write: write.sync(false),
         ..ConvertOptions::default()
     };
     convert(input, output, &options, &mut |_| {}).expect("convert");
@@ -164,28 +160,18 @@ fn main() {
     let evtc_file = |s: i32, variant: &str| dir.join(format!("nano_{events}_{s}{variant}.evtc"));
     for s in SETTINGS {
         let codec = Codec::from_root_setting(s).expect("setting");
-        convert_to(
-            &root_file(s),
-            &evtc_file(s, ""),
-            codec,
-            RacMode::Off,
-            256 << 10,
-        );
-        convert_to(
-            &root_file(s),
-            &evtc_file(s, "_rac"),
-            codec,
-            RacMode::On,
-            256 << 10,
-        );
+        let write = WriteOptions::default().codec(codec);
+        convert_to(&root_file(s), &evtc_file(s, ""), write.clone());
+        convert_to(&root_file(s), &evtc_file(s, "_rac"), write.rac(RacMode::On));
     }
+    let zstd5 = WriteOptions::default().codec(Codec::zstd(5).expect("zstd:5"));
     let big = evtc_file(505, "_1mib");
+    convert_to(&root_file(505), &big, zstd5.clone().basket_size(1 << 20));
+    let small_units = evtc_file(505, "_rac1k");
     convert_to(
         &root_file(505),
-        &big,
-        Codec::zstd(5).expect("zstd:5"),
-        RacMode::Off,
-        1 << 20,
+        &small_units,
+        zstd5.rac(RacMode::On).rac_unit_bytes(1024),
     );
 
     let mut rng = Rng::new(7);
@@ -211,6 +197,10 @@ fn main() {
             b.iter(|| black_box(random(&rac, &entries)))
         });
     }
+    let rac1k = FileReader::open_with(&small_units, options.clone()).expect("open");
+    group.bench_function("random rac1k 505", |b| {
+        b.iter(|| black_box(random(&rac1k, &entries)))
+    });
     group.finish();
     let medians = support::medians("peers", since);
 
@@ -283,12 +273,21 @@ fn main() {
         );
     }
     let rntuple_mb = root_of(&rntuple, "loop_s").map(|t| value_bytes as f64 / t / 1e6);
+    let rac1k_us = medians
+        .get("random rac1k 505")
+        .map(|ns| ns / READS as f64 / 1000.0);
+    let rac1k_ratio = root_of(&root_file(505), "random_us")
+        .zip(rac1k_us)
+        .map(|(a, b)| a / b);
     let _ = writeln!(
         md,
-        "\nRNTuple (zstd:5): {:.2} MB, `LoadEntry` loop {} MB/s. evtc zstd:5 with 1 MiB baskets (`--basket-size 1MiB`): {:.2} MB.\n",
+        "\nRNTuple (zstd:5): {:.2} MB, `LoadEntry` loop {} MB/s. evtc zstd:5 with 1 MiB baskets (`--basket-size 1MiB`): {:.2} MB. evtc zstd:5 with RAC units of 1 KiB (`--rac-unit 1KiB`; default 4 KiB): {:.2} MB, random read {} us, {}x faster than `TBranch::GetEntry`.\n",
         size(&rntuple),
         cell(rntuple_mb, 0),
-        size(&big)
+        size(&big),
+        size(&small_units),
+        cell(rac1k_us, 2),
+        cell(rac1k_ratio, 0)
     );
     let verdict = |ok: bool| if ok { "met" } else { "missed" };
     let _ = writeln!(md, "| target | measured | verdict |\n|---|---|---|");

@@ -165,7 +165,29 @@ fn zstd_into(
 
 fn lzma_compress(codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let level = codec.level().unsigned_abs();
-    let mut stream = xz2::stream::Stream::new_easy_encoder(level, xz2::stream::Check::None)
+    // The preset's dictionary (8-64 MiB at levels 5-9) is allocated by the encoder and again by
+    // every decoder; a block never needs more than its own size, so cap it there (liblzma's
+    // minimum is 4 KiB). The stream is an ordinary xz stream either way.
+    let mut options =
+        xz2::stream::LzmaOptions::new_preset(level).map_err(|e| compress_error(codec, e))?;
+    const PRESET_DICT: [u32; 10] = [
+        256 << 10,
+        1 << 20,
+        2 << 20,
+        4 << 20,
+        4 << 20,
+        8 << 20,
+        8 << 20,
+        16 << 20,
+        32 << 20,
+        64 << 20,
+    ];
+    let preset_dict = PRESET_DICT[(level as usize).min(9)];
+    let needed = u32::try_from(input.len().max(4096).next_power_of_two()).unwrap_or(u32::MAX);
+    options.dict_size(needed.min(preset_dict));
+    let mut filters = xz2::stream::Filters::new();
+    filters.lzma2(&options);
+    let mut stream = xz2::stream::Stream::new_stream_encoder(&filters, xz2::stream::Check::None)
         .map_err(|e| compress_error(codec, e))?;
     out.reserve(input.len() + input.len() / 32 + 128);
     loop {

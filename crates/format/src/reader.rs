@@ -1,6 +1,7 @@
 //! Reading evtc files: [`FileReader`], [`TreeReader`], [`BranchReader`] and [`BranchCursor`].
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -1137,6 +1138,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             scratch: Vec::new(),
             counter: None,
             offsets_base: 0,
+            tables: HashMap::new(),
         })
     }
 }
@@ -1171,6 +1173,8 @@ pub struct BranchCursor<'a, R: ReadAt, T> {
     /// The basket-local entry that `offsets[0]` belongs to (RAC branches with a counter keep the
     /// offsets of one unit's entries only).
     offsets_base: u64,
+    /// Parsed seek tables of RAC baskets visited.
+    tables: HashMap<usize, Arc<BasketTable>>,
 }
 
 /// Reads a counter branch entry by entry, with the counter's own basket or unit cache.
@@ -1292,9 +1296,32 @@ impl<'a, R: ReadAt, T> BranchCursor<'a, R, T> {
     }
 }
 
+/// Seek tables a cursor keeps, by basket: random reads that come back to a basket skip reading
+/// and parsing its table. Bounded: the cache is emptied when it holds this many.
+const MAX_CACHED_TABLES: usize = 4096;
+
+/// A RAC basket's parsed seek table and where its parts are.
+struct BasketTable {
+    table: SeekTable,
+    /// File offset of the RAC payload.
+    payload_at: u64,
+    /// Bytes of the RAC payload.
+    rac_len: u64,
+    /// File offset of the units region.
+    units_at: u64,
+}
+
+impl std::ops::Deref for BasketTable {
+    type Target = SeekTable;
+
+    fn deref(&self) -> &SeekTable {
+        &self.table
+    }
+}
+
 /// What a cursor keeps of the RAC basket it is in.
 struct RacState {
-    table: SeekTable,
+    table: Arc<BasketTable>,
     /// File offset of the units region.
     units_at: u64,
     /// The unit decoded into `values`, if any.
@@ -1585,50 +1612,68 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         if self.basket != Some(b) {
             self.basket = None;
             self.rac = None;
-            let head = read(loc.offset, RECORD_HEADER_LEN + 12)?;
-            let header = RecordHeader::decode(
-                head[..RECORD_HEADER_LEN].try_into().expect("48 bytes"),
-                &location,
-            )?;
-            if header.kind != RecordKind::Basket
-                || header.basket_kind != 1
-                || header.tree as usize != branch.tree.tree
-                || header.branch as usize != branch.branch
-                || header.first_entry != loc.first_entry
-                || header.entries != loc.entries
-                || header.body_len + RECORD_HEADER_LEN as u64 != loc.record_len
-            {
-                return Err(Error::corrupt(
-                    location,
-                    "random-access basket header does not match the basket index",
-                ));
-            }
-            let rac_len = u64::from_le_bytes(
-                head[RECORD_HEADER_LEN..RECORD_HEADER_LEN + 8]
-                    .try_into()
-                    .expect("8 bytes"),
-            );
-            let table_len = SeekTable::table_len(&head[RECORD_HEADER_LEN + 8..])
-                .map_err(|e| Error::corrupt(location.clone(), e.to_string()))?
-                as u64;
-            let payload_at = loc.offset + RECORD_HEADER_LEN as u64 + 8;
-            let units_len = rac_len
-                .checked_sub(4 + table_len)
-                .filter(|_| rac_len + 8 <= header.body_len)
-                .ok_or_else(|| {
-                    Error::corrupt(location.clone(), "seek table longer than the payload")
-                })?;
-            let table_bytes = read(payload_at + 4, table_len as usize)?;
-            let table = SeekTable::parse_table(&table_bytes, units_len)
-                .map_err(|e| Error::corrupt(location.clone(), e.to_string()))?;
-            if table.entries() != loc.entries
-                || table.raw_len() != loc.elements.saturating_mul(size as u64)
-            {
-                return Err(Error::corrupt(
-                    location,
-                    "seek table does not match the basket index",
-                ));
-            }
+            let cached = self.tables.get(&b).cloned();
+            let basket_table = match cached {
+                Some(t) => t,
+                None => {
+                    let head = read(loc.offset, RECORD_HEADER_LEN + 12)?;
+                    let header = RecordHeader::decode(
+                        head[..RECORD_HEADER_LEN].try_into().expect("48 bytes"),
+                        &location,
+                    )?;
+                    if header.kind != RecordKind::Basket
+                        || header.basket_kind != 1
+                        || header.tree as usize != branch.tree.tree
+                        || header.branch as usize != branch.branch
+                        || header.first_entry != loc.first_entry
+                        || header.entries != loc.entries
+                        || header.body_len + RECORD_HEADER_LEN as u64 != loc.record_len
+                    {
+                        return Err(Error::corrupt(
+                            location,
+                            "random-access basket header does not match the basket index",
+                        ));
+                    }
+                    let rac_len = u64::from_le_bytes(
+                        head[RECORD_HEADER_LEN..RECORD_HEADER_LEN + 8]
+                            .try_into()
+                            .expect("8 bytes"),
+                    );
+                    let table_len = SeekTable::table_len(&head[RECORD_HEADER_LEN + 8..])
+                        .map_err(|e| Error::corrupt(location.clone(), e.to_string()))?
+                        as u64;
+                    let payload_at = loc.offset + RECORD_HEADER_LEN as u64 + 8;
+                    let units_len = rac_len
+                        .checked_sub(4 + table_len)
+                        .filter(|_| rac_len + 8 <= header.body_len)
+                        .ok_or_else(|| {
+                            Error::corrupt(location.clone(), "seek table longer than the payload")
+                        })?;
+                    let table_bytes = read(payload_at + 4, table_len as usize)?;
+                    let table = SeekTable::parse_table(&table_bytes, units_len)
+                        .map_err(|e| Error::corrupt(location.clone(), e.to_string()))?;
+                    if table.entries() != loc.entries
+                        || table.raw_len() != loc.elements.saturating_mul(size as u64)
+                    {
+                        return Err(Error::corrupt(
+                            location,
+                            "seek table does not match the basket index",
+                        ));
+                    }
+                    let t = Arc::new(BasketTable {
+                        table,
+                        payload_at,
+                        rac_len,
+                        units_at: payload_at + 4 + table_len,
+                    });
+                    if self.tables.len() >= MAX_CACHED_TABLES {
+                        self.tables.clear();
+                    }
+                    self.tables.insert(b, t.clone());
+                    t
+                }
+            };
+            let (payload_at, rac_len) = (basket_table.payload_at, basket_table.rac_len);
             // Element offsets of the basket's entries; with a counter, of one unit's entries at a
             // time (below), so that a read touches one unit of the counter too.
             self.offsets.clear();
@@ -1670,8 +1715,8 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                 }
             }
             self.rac = Some(RacState {
-                table,
-                units_at: payload_at + 4 + table_len,
+                units_at: basket_table.units_at,
+                table: basket_table,
                 unit: None,
             });
             self.basket = Some(b);
