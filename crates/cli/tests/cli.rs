@@ -465,3 +465,29 @@ fn inspect_table_snapshot() {
     let want = std::fs::read_to_string(&snapshot).expect("snapshot (UPDATE_SNAPSHOTS=1 writes it)");
     assert_eq!(text, want);
 }
+
+#[test]
+fn inspect_and_dump_snapshots_of_an_evtc_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("embedded.evtc");
+    let path = out.display().to_string();
+    ok(&evtc(&[
+        "convert",
+        &fixture("embedded.root"),
+        &path,
+        "--rac",
+        "-q",
+    ]));
+    let inspect = ok(&evtc(&["inspect", &path])).replace(&path, "embedded.evtc");
+    let dump = ok(&evtc(&["dump", &path, "--entries", "0..6"]));
+    let text = format!(
+        "$ evtc inspect embedded.evtc\n{inspect}$ evtc dump embedded.evtc --entries 0..6\n{dump}"
+    );
+    let snapshot =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/inspect_dump_embedded.txt");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&snapshot, &text).expect("write snapshot");
+    }
+    let want = std::fs::read_to_string(&snapshot).expect("snapshot (UPDATE_SNAPSHOTS=1 writes it)");
+    assert_eq!(text, want);
+}
