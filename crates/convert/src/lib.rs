@@ -245,26 +245,17 @@ pub fn convert(
         }
         sources.push(tree);
     }
-    for glob in &options.branches {
-        let matched = sources
+    let matches_any = |glob: &Glob| {
+        sources
             .iter()
-            .any(|t| t.columns().iter().any(|c| glob.matches(&c.name)));
-        if !matched {
-            return Err(Error::Options(format!(
-                "--branches {glob} matches no branch of {}",
-                trees.join(", ")
-            )));
-        }
-    }
-    for (glob, _) in &options.branch_codecs {
-        let matched = sources
-            .iter()
-            .any(|t| t.columns().iter().any(|c| glob.matches(&c.name)));
-        if !matched {
-            return Err(Error::Options(format!(
-                "--branch-codec {glob}=... matches no branch"
-            )));
-        }
+            .any(|t| t.columns().iter().any(|c| glob.matches(&c.name)))
+    };
+    let globs = options.branches.iter().chain(options.branch_codecs.iter().map(|(g, _)| g));
+    if let Some(glob) = globs.into_iter().find(|g| !matches_any(g)) {
+        return Err(Error::Options(format!(
+            "branch pattern \"{glob}\" matches no branch of {}",
+            trees.join(", ")
+        )));
     }
     let mut writer = FileWriter::create(output, options.write.clone())?;
     for source in &mut sources {
