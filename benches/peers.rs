@@ -13,7 +13,7 @@ mod support;
 
 use std::fmt::Write as _;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::SystemTime;
 
@@ -26,13 +26,8 @@ use evtc::format::{BranchReader, FileReader, RacMode, ReadOptions, ScalarType, W
 const SETTINGS: [i32; 4] = [101, 207, 404, 505];
 const READS: usize = 1000;
 
-fn python() -> PathBuf {
-    std::env::var_os("EVTC_PYTHON")
-        .map_or_else(|| PathBuf::from(".venv-root/bin/python"), PathBuf::from)
-}
-
 fn run_python(args: &[&str]) -> Option<Vec<u8>> {
-    let out = Command::new(python()).args(args).output().ok()?;
+    let out = Command::new(support::python()).args(args).output().ok()?;
     if !out.status.success() {
         eprintln!("peers: {}", String::from_utf8_lossy(&out.stderr));
         return None;
@@ -118,31 +113,15 @@ fn size(path: &Path) -> f64 {
 fn main() {
     let since = SystemTime::now();
     let mut c = Criterion::default().configure_from_args();
-    let events: u64 = std::env::var("EVTC_BENCH_ROOT_EVENTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200_000);
-    let dir = PathBuf::from("target/root-bench");
-    let _ = std::fs::create_dir_all(&dir);
+    let events = support::root_events();
+    let dir = support::root_dir();
     let root_file = |s: i32| dir.join(format!("nano_{events}_{s}.root"));
-    for s in SETTINGS {
-        let path = root_file(s);
-        let made = path.exists()
-            || run_python(&[
-                "crates/root/tests/fixtures/make_fixtures.py",
-                "--nano",
-                &events.to_string(),
-                "--setting",
-                &s.to_string(),
-                &path.display().to_string(),
-            ])
-            .is_some();
-        if !made {
-            println!(
-                "peers: skipped: ROOT from PyPI is needed in .venv-root (see the bench's docs)"
-            );
-            return;
-        }
+    if SETTINGS
+        .iter()
+        .any(|&s| support::nano_root_file(s, events).is_none())
+    {
+        println!("peers: skipped: ROOT from PyPI is needed in .venv-root (see the bench's docs)");
+        return;
     }
     let rntuple = dir.join(format!("nano_{events}_rntuple.root"));
     if !rntuple.exists() {

@@ -12,7 +12,7 @@ mod support;
 
 use std::fmt::Write as _;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::SystemTime;
 
@@ -20,28 +20,6 @@ use criterion::{Criterion, Throughput};
 use evtc::root::{ColumnData, ColumnReader, RootFile};
 
 const SETTINGS: [i32; 4] = [0, 101, 404, 505];
-
-fn python() -> PathBuf {
-    std::env::var_os("EVTC_PYTHON")
-        .map_or_else(|| PathBuf::from(".venv-root/bin/python"), PathBuf::from)
-}
-
-/// Writes the file for `setting` if it is missing; false when it cannot be made.
-fn ensure(path: &Path, setting: i32, events: u64) -> bool {
-    if path.exists() {
-        return true;
-    }
-    let status = Command::new(python())
-        .args([
-            "crates/root/tests/fixtures/make_fixtures.py",
-            "--nano",
-            &events.to_string(),
-        ])
-        .args(["--setting", &setting.to_string()])
-        .arg(path)
-        .status();
-    status.is_ok_and(|s| s.success()) && path.exists()
-}
 
 /// Reads every column of the tree, single thread, with long-lived readers (as a conversion keeps
 /// them); returns the bytes of values.
@@ -59,26 +37,17 @@ fn read_all(readers: &mut [ColumnReader<'_>], buffers: &mut [ColumnData], entrie
 fn main() {
     let since = SystemTime::now();
     let mut c = Criterion::default().configure_from_args();
-    let events: u64 = std::env::var("EVTC_BENCH_ROOT_EVENTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200_000);
-    let dir = PathBuf::from("target/root-bench");
-    let _ = std::fs::create_dir_all(&dir);
-    let paths: Vec<PathBuf> = SETTINGS
+    let events = support::root_events();
+    let Some(paths) = SETTINGS
         .iter()
-        .map(|s| dir.join(format!("nano_{events}_{s}.root")))
-        .collect();
-    if !SETTINGS
-        .iter()
-        .zip(&paths)
-        .all(|(&s, p)| ensure(p, s, events))
-    {
+        .map(|&s| support::nano_root_file(s, events))
+        .collect::<Option<Vec<PathBuf>>>()
+    else {
         println!(
             "root_read: skipped: the ROOT files could not be written (needs ROOT and uproot from PyPI in .venv-root, see the bench's docs)"
         );
         return;
-    }
+    };
     let mut value_bytes = Vec::new();
     let mut group = c.benchmark_group("root_read");
     group.sample_size(10);
@@ -100,7 +69,7 @@ fn main() {
     }
     group.finish();
     let medians = support::medians("root_read", since);
-    let uproot = Command::new(python())
+    let uproot = Command::new(support::python())
         .arg("benches/peers/uproot_read.py")
         .args(&paths)
         .output()
@@ -116,7 +85,7 @@ fn main() {
         md,
         "Machine: {}. Command: `cargo bench --bench root_read`. A NanoAOD-like tree of {events} events (28 branches, made by `make_fixtures.py --nano`), every branch read into columns, single thread, hot page cache. evtc-root: criterion median; uproot {}: median of 5 `tree.arrays()` calls (`benches/peers/uproot_read.py`), in the same run. MB/s of values (flattened contents).\n",
         support::machine(),
-        Command::new(python())
+        Command::new(support::python())
             .args(["-c", "import uproot; print(uproot.__version__)"])
             .output()
             .ok()

@@ -110,3 +110,44 @@ pub fn machine() -> String {
         .unwrap_or(1);
     format!("{cpu}, {cores} cores")
 }
+
+/// The Python with ROOT and uproot that the ROOT comparisons call (`EVTC_PYTHON`, default the
+/// project's `.venv-root`).
+pub fn python() -> PathBuf {
+    std::env::var_os("EVTC_PYTHON")
+        .map_or_else(|| PathBuf::from(".venv-root/bin/python"), PathBuf::from)
+}
+
+/// Events of the NanoAOD-like ROOT files (`EVTC_BENCH_ROOT_EVENTS`, default 200,000).
+pub fn root_events() -> u64 {
+    std::env::var("EVTC_BENCH_ROOT_EVENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200_000)
+}
+
+/// Where the ROOT comparisons keep their input files (`target/root-bench`, not committed).
+pub fn root_dir() -> PathBuf {
+    let dir = PathBuf::from("target/root-bench");
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+/// The NanoAOD-like ROOT file of `events` events in compression `setting`, written by
+/// `make_fixtures.py --nano` when missing; `None` when it cannot be written (no ROOT).
+pub fn nano_root_file(setting: i32, events: u64) -> Option<PathBuf> {
+    let path = root_dir().join(format!("nano_{events}_{setting}.root"));
+    if path.exists() {
+        return Some(path);
+    }
+    let status = std::process::Command::new(python())
+        .args([
+            "crates/root/tests/fixtures/make_fixtures.py",
+            "--nano",
+            &events.to_string(),
+        ])
+        .args(["--setting", &setting.to_string()])
+        .arg(&path)
+        .status();
+    (status.is_ok_and(|s| s.success()) && path.exists()).then_some(path)
+}

@@ -250,7 +250,10 @@ pub fn convert(
             .iter()
             .any(|t| t.columns().iter().any(|c| glob.matches(&c.name)))
     };
-    let globs = options.branches.iter().chain(options.branch_codecs.iter().map(|(g, _)| g));
+    let globs = options
+        .branches
+        .iter()
+        .chain(options.branch_codecs.iter().map(|(g, _)| g));
     if let Some(glob) = globs.into_iter().find(|g| !matches_any(g)) {
         return Err(Error::Options(format!(
             "branch pattern \"{glob}\" matches no branch of {}",
