@@ -371,6 +371,19 @@ fn main() {
             });
         }
     }
+    // Reading into one reused buffer (the memory is mapped once, as raw lz4_flex's is below).
+    for codec in ["none", "lz4"] {
+        let path = dir.path().join(format!("big-{codec}.evtc"));
+        let file = FileReader::open_with(&path, ReadOptions::default().threads(2)).expect("open");
+        let branch = file.tree("T").expect("tree").branch("x").expect("branch");
+        let mut out = Vec::new();
+        group.bench_function(format!("bulk read {codec} reused - 2 threads"), |b| {
+            b.iter(|| {
+                branch.read_into::<f32>(&mut out).expect("read");
+                out.len()
+            })
+        });
+    }
     // The same 256 KiB baskets through lz4_flex directly.
     let bytes = evtc::datagen::le_bytes(&big);
     let blocks: Vec<(Vec<u8>, usize)> = bytes
@@ -550,7 +563,13 @@ fn main() {
         "\n## One 64 MB f32 branch (TSmall-like values, no preconditioner; MB/s)\n"
     );
     let _ = writeln!(md, "| read | 1 thread | 2 threads |\n|---|---|---|");
-    for what in ["bulk read none", "bulk read lz4", "raw lz4_flex"] {
+    for what in [
+        "bulk read none",
+        "bulk read none reused",
+        "bulk read lz4",
+        "bulk read lz4 reused",
+        "raw lz4_flex",
+    ] {
         let cell = |t: usize| {
             branch_t.get(&format!("{what} - {t} threads")).map_or_else(
                 || "-".into(),

@@ -818,6 +818,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         values: &mut [T],
         raw: bool,
     ) -> Result<Counts> {
+        if self.read_stored_in_place(i, loc, values)? {
+            return Ok(None);
+        }
         let file = self.file();
         let location = self.location(Some(i), loc.offset);
         let buffer = RECORD_BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
@@ -834,6 +837,108 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         Ok(counts)
     }
 
+    /// The fast path of a basket that is one stored block (codec `none`, no preconditioner,
+    /// fixed-size little-endian values): its payload is read straight into `values`, with the
+    /// record's checksums verified as usual. Returns false when the general path must decode it
+    /// (including every malformed case, which that path reports).
+    fn read_stored_in_place<T: Scalar>(
+        &self,
+        i: usize,
+        loc: &BasketLoc,
+        values: &mut [T],
+    ) -> Result<bool> {
+        let meta = self.meta();
+        let file = self.file();
+        let stored = !meta.rac
+            && Algorithm::from_id(meta.codec).ok() == Some(Algorithm::None)
+            && meta.precondition == 0
+            && meta.boundaries == Boundaries::Fixed;
+        let Some(out) = T::as_bytes_mut(values).filter(|_| stored) else {
+            return Ok(false);
+        };
+        const HEAD: usize = RECORD_HEADER_LEN + BlockHeader::LEN;
+        if loc.record_len != (HEAD + out.len()) as u64
+            || loc
+                .offset
+                .checked_add(loc.record_len)
+                .is_none_or(|e| e > file.records_end)
+        {
+            return Ok(false);
+        }
+        let location = self.location(Some(i), loc.offset);
+        let mut head = [0u8; HEAD];
+        file.source
+            .read_exact_at(loc.offset, &mut head)
+            .and_then(|()| file.source.read_exact_at(loc.offset + HEAD as u64, out))
+            .map_err(|e| Error::io(file.source.path(), e))?;
+        let (record, envelope) = head.split_at(RECORD_HEADER_LEN);
+        let header = RecordHeader::decode(record.try_into().expect("header bytes"), &location)?;
+        if header.kind != RecordKind::Basket
+            || header.body_len != loc.record_len - RECORD_HEADER_LEN as u64
+        {
+            return Err(Error::corrupt(
+                location,
+                "basket record header does not match the basket index",
+            ));
+        }
+        if file.options.verify_checksums {
+            let computed = evtc_codecs::Crc32::new()
+                .update(envelope)
+                .update(out)
+                .finish();
+            if computed != header.body_crc {
+                return Err(Error::Checksum {
+                    what: "record body",
+                    location,
+                    stored: header.body_crc,
+                    computed,
+                });
+            }
+        }
+        self.check_basket_header(loc, &header, &location)?;
+        let block = BlockHeader::parse(envelope).map_err(|e| Error::Codec {
+            location: location.clone(),
+            source: Box::new(e),
+        })?;
+        if block.codec.algorithm() != Algorithm::None
+            || block.precondition.id() != 0
+            || block.uncompressed_len != out.len() as u64
+            || block.payload_len != out.len() as u64
+        {
+            return Err(Error::corrupt(
+                location,
+                "stored block does not match the branch",
+            ));
+        }
+        Ok(true)
+    }
+
+    /// Checks a basket record's header against the branch and the basket index.
+    fn check_basket_header(
+        &self,
+        loc: &BasketLoc,
+        header: &RecordHeader,
+        location: &Location,
+    ) -> Result<()> {
+        if header.tree as usize != self.tree.tree
+            || header.branch as usize != self.branch
+            || header.first_entry != loc.first_entry
+            || header.entries != loc.entries
+        {
+            return Err(Error::corrupt(
+                location.clone(),
+                "basket header does not match the basket index",
+            ));
+        }
+        if header.basket_kind != u8::from(self.meta().rac) {
+            return Err(Error::corrupt(
+                location.clone(),
+                format!("unexpected basket kind {}", header.basket_kind),
+            ));
+        }
+        Ok(())
+    }
+
     fn decode_basket_body<T: Scalar>(
         &self,
         loc: &BasketLoc,
@@ -843,22 +948,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         body: &[u8],
         location: Location,
     ) -> Result<Counts> {
-        if header.tree as usize != self.tree.tree
-            || header.branch as usize != self.branch
-            || header.first_entry != loc.first_entry
-            || header.entries != loc.entries
-        {
-            return Err(Error::corrupt(
-                location,
-                "basket header does not match the basket index",
-            ));
-        }
-        if header.basket_kind != u8::from(self.meta().rac) {
-            return Err(Error::corrupt(
-                location,
-                format!("unexpected basket kind {}", header.basket_kind),
-            ));
-        }
+        self.check_basket_header(loc, &header, &location)?;
         let dictionary = if header.basket_kind == 1 {
             self.dictionary()?
         } else {
@@ -888,6 +978,18 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         range: &Range<u64>,
         raw: bool,
     ) -> Result<(Vec<T>, Vec<Counts>, u64, u64)> {
+        let mut values = Vec::new();
+        let (counts, start, end) = self.decode_range_into(range, raw, &mut values)?;
+        Ok((values, counts, start, end))
+    }
+
+    /// As [`BranchReader::decode_range`], into `values` (its allocation reused when large enough).
+    fn decode_range_into<T: Scalar>(
+        &self,
+        range: &Range<u64>,
+        raw: bool,
+        values: &mut Vec<T>,
+    ) -> Result<(Vec<Counts>, u64, u64)> {
         let unit = if raw {
             self.meta().dtype.scalar().size() as u64
         } else {
@@ -905,14 +1007,22 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         let total: u64 = selected.iter().map(|b| b.elements * unit).sum();
         let total = usize::try_from(total)
             .map_err(|_| Error::corrupt(self.location(None, 0), "branch too large for memory"))?;
-        let mut values: Vec<T> = Vec::new();
-        values.try_reserve_exact(total).map_err(|_| {
-            Error::corrupt(
-                self.location(None, 0),
-                format!("cannot allocate {total} values"),
-            )
-        })?;
-        values.resize(total, T::default());
+        // Probe that the allocation can succeed (a corrupt index must give an error, not an
+        // abort), then allocate zeroed memory: `vec!` of a zero value asks the allocator for
+        // zeroed pages, which the OS zeroes lazily, so the decoding threads fault them in as they
+        // write instead of one thread filling the whole output first.
+        if values.capacity() >= total {
+            values.clear();
+            values.resize(total, T::default());
+        } else {
+            Vec::<T>::new().try_reserve_exact(total).map_err(|_| {
+                Error::corrupt(
+                    self.location(None, 0),
+                    format!("cannot allocate {total} values"),
+                )
+            })?;
+            *values = vec![T::default(); total];
+        }
         let mut slices = Vec::with_capacity(selected.len());
         let mut rest = values.as_mut_slice();
         for b in selected {
@@ -933,7 +1043,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         let end = selected
             .last()
             .map_or(range.start, |b| b.first_entry + b.entries);
-        Ok((values, counts, start, end))
+        Ok((counts, start, end))
     }
 
     /// Reads every value of a scalar or fixed-size branch (fixed arrays flattened, entry-major).
@@ -943,6 +1053,31 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     /// corruption errors.
     pub fn read<T: Scalar>(&self) -> Result<Vec<T>> {
         self.read_range(0..self.tree.entries())
+    }
+
+    /// Reads every value of a scalar or fixed-size branch into `out` (cleared first), reusing its
+    /// allocation: reading many branches or files in a loop through one buffer spares the
+    /// operating system zeroing and mapping a fresh allocation each time.
+    ///
+    /// # Errors
+    /// As for [`BranchReader::read`].
+    pub fn read_into<T: Scalar>(&self, out: &mut Vec<T>) -> Result<()> {
+        self.type_check::<T>(
+            || T::TYPE.to_string(),
+            self.meta().dtype.fixed_len().is_some(),
+        )?;
+        let range = 0..self.tree.entries();
+        let (_, start, end) = self.decode_range_into::<T>(&range, false, out)?;
+        if (start, end) != (range.start, range.end) {
+            return Err(Error::corrupt(
+                self.location(None, 0),
+                format!(
+                    "baskets cover entries {start}..{end}, the tree has {}",
+                    range.end
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Reads the values of entries `range` of a scalar or fixed-size branch.

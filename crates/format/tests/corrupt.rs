@@ -5,32 +5,43 @@ use evtc_format::{
     BranchSpec, Error, FileReader, FileWriter, ReadOptions, ScalarType, WriteOptions,
 };
 
+/// The small file compressed with zstd, and stored without preconditioners (the reader's fast
+/// path that reads stored baskets straight into the output).
+fn small_files() -> [Vec<u8>; 2] {
+    [small_file("zstd:1"), small_file("none")]
+}
+
 /// A small file with every kind of branch and several baskets and clusters.
-fn small_file() -> Vec<u8> {
+fn small_file(codec: &str) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("small.evtc");
     let options = WriteOptions::default()
-        .codec("zstd:1".parse().unwrap())
+        .codec(codec.parse().unwrap())
         .basket_size(64)
         .cluster_size(evtc_format::ClusterSize::Entries(20))
         .threads(1);
     let mut file = FileWriter::create(&path, options).unwrap();
-    let mut tree = file
-        .tree(
-            "Events",
-            vec![
-                BranchSpec::scalar("n", ScalarType::U8),
-                BranchSpec::jagged("pt", ScalarType::F32).counter("n"),
-                BranchSpec::jagged("ids", ScalarType::I64)
-                    .boundaries(evtc_format::Boundaries::Offsets),
-                BranchSpec::jagged("hits", ScalarType::U16)
-                    .boundaries(evtc_format::Boundaries::Counts),
-                BranchSpec::fixed("xyz", ScalarType::F64, 3),
-                BranchSpec::scalar("ok", ScalarType::Bool),
-                BranchSpec::utf8("name"),
-            ],
-        )
-        .unwrap();
+    let stored = codec == "none";
+    let specs: Vec<BranchSpec> = vec![
+        BranchSpec::scalar("n", ScalarType::U8),
+        BranchSpec::jagged("pt", ScalarType::F32).counter("n"),
+        BranchSpec::jagged("ids", ScalarType::I64).boundaries(evtc_format::Boundaries::Offsets),
+        BranchSpec::jagged("hits", ScalarType::U16).boundaries(evtc_format::Boundaries::Counts),
+        BranchSpec::fixed("xyz", ScalarType::F64, 3),
+        BranchSpec::scalar("ok", ScalarType::Bool),
+        BranchSpec::utf8("name"),
+    ];
+    let specs = specs
+        .into_iter()
+        .map(|s| {
+            if stored {
+                s.precondition(evtc_codecs::Precondition::None)
+            } else {
+                s
+            }
+        })
+        .collect();
+    let mut tree = file.tree("Events", specs).unwrap();
     for e in 0..50u8 {
         let n = e % 3;
         tree.fill(0, n).unwrap();
@@ -73,32 +84,36 @@ fn read_all(bytes: Vec<u8>, verify: bool) -> Result<String, Error> {
 
 #[test]
 fn the_small_file_reads() {
-    let summary = read_all(small_file(), true).unwrap();
-    assert!(summary.contains("event-49"));
+    for bytes in small_files() {
+        let summary = read_all(bytes, true).unwrap();
+        assert!(summary.contains("event-49"));
+    }
 }
 
 #[test]
 fn truncation_at_every_offset_is_an_error() {
-    let bytes = small_file();
-    for len in 0..bytes.len() {
-        let result = read_all(bytes[..len].to_vec(), true);
-        assert!(result.is_err(), "truncated to {len} bytes and still read");
+    for bytes in small_files() {
+        for len in 0..bytes.len() {
+            let result = read_all(bytes[..len].to_vec(), true);
+            assert!(result.is_err(), "truncated to {len} bytes and still read");
+        }
     }
 }
 
 #[test]
 fn byte_flips_give_errors_with_checksums() {
-    let bytes = small_file();
-    let intact = read_all(bytes.clone(), true).unwrap();
-    for at in 0..bytes.len() {
-        for flip in [0x01u8, 0x80] {
-            let mut bad = bytes.clone();
-            bad[at] ^= flip;
-            match read_all(bad, true) {
-                Err(_) => {}
-                // A flip in bytes no reader looks at (reserved fields, the file header's flags) is harmless.
-                Ok(summary) => {
-                    assert_eq!(summary, intact, "flip at {at} changed the data silently")
+    for bytes in small_files() {
+        let intact = read_all(bytes.clone(), true).unwrap();
+        for at in 0..bytes.len() {
+            for flip in [0x01u8, 0x80] {
+                let mut bad = bytes.clone();
+                bad[at] ^= flip;
+                match read_all(bad, true) {
+                    Err(_) => {}
+                    // A flip in bytes no reader looks at (reserved fields, the file header's flags) is harmless.
+                    Ok(summary) => {
+                        assert_eq!(summary, intact, "flip at {at} changed the data silently")
+                    }
                 }
             }
         }
@@ -107,19 +122,20 @@ fn byte_flips_give_errors_with_checksums() {
 
 #[test]
 fn byte_flips_without_checksums_never_panic() {
-    let bytes = small_file();
-    for at in 0..bytes.len() {
-        for value in [0x00u8, 0xFF, 0x7F] {
-            let mut bad = bytes.clone();
-            bad[at] = value;
-            let _ = read_all(bad, false);
+    for bytes in small_files() {
+        for at in 0..bytes.len() {
+            for value in [0x00u8, 0xFF, 0x7F] {
+                let mut bad = bytes.clone();
+                bad[at] = value;
+                let _ = read_all(bad, false);
+            }
         }
     }
 }
 
 #[test]
 fn errors_name_where() {
-    let mut bytes = small_file();
+    let mut bytes = small_file("zstd:1");
     // Corrupt the middle of the file, where baskets are.
     let at = bytes.len() / 3;
     bytes[at] ^= 0x55;
@@ -131,7 +147,7 @@ fn errors_name_where() {
     )
     .unwrap_err();
     assert!(matches!(err, Error::NotEvtc(_)), "{err}");
-    let mut newer = small_file();
+    let mut newer = small_file("zstd:1");
     newer[8] = 2;
     let err = read_all(newer, true).unwrap_err();
     assert!(

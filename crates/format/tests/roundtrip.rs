@@ -294,6 +294,12 @@ fn check_column<T: Scalar>(
         None => {
             let per_entry = column.spec.dtype().fixed_len().unwrap();
             prop_assert_eq!(&branch.read::<T>().unwrap(), expected, "bulk {}", name);
+            // Into a reused buffer: first too small, then large enough.
+            let mut reused = vec![T::default(); 3];
+            for _ in 0..2 {
+                branch.read_into(&mut reused).unwrap();
+                prop_assert_eq!(&reused, expected, "read_into {}", name);
+            }
             let range = branch.read_range::<T>(mid.clone()).unwrap();
             prop_assert_eq!(
                 &range[..],
