@@ -1,10 +1,11 @@
 //! Writing evtc files: [`FileWriter`] and [`TreeWriter`].
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
 
 use evtc_codecs::{Algorithm, BlockEncoder, Codec, EncoderDictionary, Precondition};
 use evtc_rac::{EncodeDictionary, RacEncoder, RacOptions};
@@ -169,6 +170,7 @@ impl FileWriter {
             cluster_entries: None,
             pending: Vec::new(),
             pending_raw: 0,
+            in_flight: VecDeque::new(),
         })
     }
 
@@ -506,7 +508,8 @@ struct Sealed {
 ///
 /// # Memory
 /// Each branch buffers at most one basket (`basket_size` plus one entry) of uncompressed data, and
-/// sealed baskets wait for compression until they add up to `threads x 4 x basket_size`. In
+/// sealed baskets wait for compression until they add up to `threads x 4 x basket_size`; with
+/// threads, up to two such batches compress on the pool while filling continues. In
 /// flush-at-cluster mode each branch buffers its whole cluster instead; clusters are cut early when
 /// the tree's buffered data reaches `max_cluster_bytes`, so memory stays below about twice that
 /// (plus one committed batch).
@@ -523,7 +526,28 @@ pub struct TreeWriter<'f> {
     cluster_entries: Option<u64>,
     pending: Vec<Sealed>,
     pending_raw: usize,
+    /// Batches being compressed on the pool while filling goes on, oldest first.
+    in_flight: VecDeque<InFlight>,
 }
+
+/// A batch of sealed baskets compressing on the writer's pool; its records come back in order.
+struct InFlight {
+    baskets: Vec<SealedInfo>,
+    records: mpsc::Receiver<Vec<Result<Vec<u8>>>>,
+}
+
+/// What the writer keeps of a sealed basket while it compresses.
+struct SealedInfo {
+    branch: usize,
+    first_entry: u64,
+    entries: u64,
+    elements: u64,
+    raw_bytes: u64,
+}
+
+/// Batches allowed to compress at once: one compressing while the next fills keeps every thread
+/// busy; more would only hold more memory.
+const MAX_IN_FLIGHT: usize = 2;
 
 impl std::fmt::Debug for TreeWriter<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -944,7 +968,9 @@ impl TreeWriter<'_> {
         });
     }
 
-    /// Compresses the sealed baskets (in parallel when the writer has threads) and writes them.
+    /// Compresses the sealed baskets and writes them. With threads, the batch compresses on the
+    /// pool while the caller goes on filling; its records are written when a later batch needs
+    /// room or the tree finishes ([`TreeWriter::drain`]).
     fn write_pending(&mut self) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
@@ -956,15 +982,73 @@ impl TreeWriter<'_> {
                 self.decide_rac(sealed)?;
             }
         }
-        let branches = &self.branches;
-        let tree_no = self.tree_no;
-        let name = &self.name;
-        let compress = |s: &Sealed| encode_basket(name, tree_no, &branches[s.branch], s);
-        let records: Vec<Result<Vec<u8>>> = match &self.file.pool {
-            Some(pool) => pool.install(|| pending.par_iter().map(compress).collect()),
-            None => pending.iter().map(compress).collect(),
+        let baskets: Vec<SealedInfo> = pending
+            .iter()
+            .map(|s| SealedInfo {
+                branch: s.branch,
+                first_entry: s.first_entry,
+                entries: s.entries,
+                elements: s.elements,
+                raw_bytes: (s.values.len() + 4 * s.counts.len()) as u64,
+            })
+            .collect();
+        let jobs: Vec<(Encoding, Sealed)> = pending
+            .into_iter()
+            .map(|s| (Encoding::of(&self.branches[s.branch]), s))
+            .collect();
+        let (tree, tree_no) = (self.name.clone(), self.tree_no);
+        let Some(pool) = &self.file.pool else {
+            let records = jobs
+                .iter()
+                .map(|(e, s)| encode_basket(&tree, tree_no, e, s))
+                .collect();
+            return self.write_records(&baskets, records);
         };
-        for (sealed, record) in pending.iter().zip(records) {
+        let (send, records) = mpsc::channel();
+        pool.spawn(move || {
+            let records = jobs
+                .par_iter()
+                .map(|(e, s)| encode_basket(&tree, tree_no, e, s))
+                .collect();
+            // The receiver is gone only if the writer was dropped without finishing.
+            let _ = send.send(records);
+        });
+        self.in_flight.push_back(InFlight { baskets, records });
+        while self.in_flight.len() > MAX_IN_FLIGHT - 1 {
+            self.write_oldest()?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the oldest batch in flight and writes its records.
+    fn write_oldest(&mut self) -> Result<()> {
+        let Some(batch) = self.in_flight.pop_front() else {
+            return Ok(());
+        };
+        let records = batch.records.recv().map_err(|_| {
+            Error::io(
+                Some(&self.file.path),
+                std::io::Error::other("a compression job stopped without a result"),
+            )
+        })?;
+        self.write_records(&batch.baskets, records)
+    }
+
+    /// Writes every batch still in flight.
+    fn drain(&mut self) -> Result<()> {
+        while !self.in_flight.is_empty() {
+            self.write_oldest()?;
+        }
+        Ok(())
+    }
+
+    /// Appends compressed basket records to the file and records where they went.
+    fn write_records(
+        &mut self,
+        baskets: &[SealedInfo],
+        records: Vec<Result<Vec<u8>>>,
+    ) -> Result<()> {
+        for (sealed, record) in baskets.iter().zip(records) {
             let record = record?;
             let loc = BasketLoc {
                 offset: self.file.offset,
@@ -975,7 +1059,7 @@ impl TreeWriter<'_> {
             };
             self.file.write(&record)?;
             let state = &mut self.branches[sealed.branch];
-            state.meta.raw_bytes += (sealed.values.len() + 4 * sealed.counts.len()) as u64;
+            state.meta.raw_bytes += sealed.raw_bytes;
             state.meta.stored_bytes += loc.record_len;
             state.meta.baskets += 1;
             state.meta.entries = sealed.first_entry + sealed.entries;
@@ -1003,8 +1087,9 @@ impl TreeWriter<'_> {
         if !train || !matches!(state.codec.algorithm(), Algorithm::Zstd | Algorithm::Lz4) {
             return Ok(());
         }
-        let options = rac_options(state);
-        let ends = entry_ends(state, sealed);
+        let encoding = Encoding::of(state);
+        let options = rac_options(&encoding);
+        let ends = entry_ends(&encoding, sealed);
         // Train on at most 4 MiB of the first basket; the dictionary holds at most 16 KiB.
         let cut = ends
             .partition_point(|&e| e <= 4 << 20)
@@ -1078,6 +1163,7 @@ impl TreeWriter<'_> {
             }
         }
         self.cut_cluster()?;
+        self.drain()?;
         let mut metas = Vec::with_capacity(self.branches.len());
         for (b, state) in self.branches.iter_mut().enumerate() {
             let index = BasketIndex {
@@ -1113,22 +1199,49 @@ impl TreeWriter<'_> {
     }
 }
 
+/// What compressing a basket of one branch needs, owned, so that a batch can compress on the pool
+/// while the writer goes on.
+struct Encoding {
+    name: String,
+    number: u32,
+    codec: Codec,
+    precondition: Precondition,
+    boundaries: Boundaries,
+    fixed_len: Option<usize>,
+    value_size: usize,
+    rac: bool,
+    rac_unit_bytes: usize,
+    dictionary: Option<Arc<WriterDictionary>>,
+}
+
+impl Encoding {
+    fn of(state: &BranchState) -> Encoding {
+        Encoding {
+            name: state.meta.name.clone(),
+            number: state.number,
+            codec: state.codec,
+            precondition: state.precondition,
+            boundaries: state.meta.boundaries,
+            fixed_len: state.meta.dtype.fixed_len(),
+            value_size: state.value_size(),
+            rac: state.rac_on == Some(true),
+            rac_unit_bytes: state.rac_unit_bytes,
+            dictionary: state.dictionary.clone(),
+        }
+    }
+}
+
 /// Compresses one sealed basket into a whole basket record.
-fn encode_basket(
-    tree: &str,
-    tree_no: u32,
-    state: &BranchState,
-    sealed: &Sealed,
-) -> Result<Vec<u8>> {
+fn encode_basket(tree: &str, tree_no: u32, state: &Encoding, sealed: &Sealed) -> Result<Vec<u8>> {
     let compress_error = |source| Error::Compress {
         tree: tree.to_owned(),
-        branch: state.meta.name.clone(),
+        branch: state.name.clone(),
         source: Box::new(source),
     };
-    if state.meta.boundaries == Boundaries::Offsets && sealed.elements > u64::from(u32::MAX) {
+    if state.boundaries == Boundaries::Offsets && sealed.elements > u64::from(u32::MAX) {
         return Err(Error::InvalidFill {
             tree: tree.to_owned(),
-            branch: state.meta.name.clone(),
+            branch: state.name.clone(),
             reason: "a basket with offsets holds at most 2^32 - 1 values; lower the cluster size"
                 .into(),
         });
@@ -1136,7 +1249,7 @@ fn encode_basket(
     ENCODER.with(|encoder| {
         let mut encoder = encoder.borrow_mut();
         let mut body = Vec::with_capacity(sealed.values.len() / 2 + 64);
-        let rac = state.rac_on == Some(true);
+        let rac = state.rac;
         if rac {
             let ends = entry_ends(state, sealed);
             let dictionary = state.dictionary.as_deref().map(|d| match &d.zstd {
@@ -1154,19 +1267,19 @@ fn encode_basket(
                 )
                 .map_err(|e| Error::Rac {
                     tree: tree.to_owned(),
-                    branch: state.meta.name.clone(),
+                    branch: state.name.clone(),
                     source: Box::new(e),
                 })?;
             body.extend_from_slice(&(payload.len() as u64).to_le_bytes());
             body.extend_from_slice(&payload);
-            if state.meta.boundaries == Boundaries::Counts {
+            if state.boundaries == Boundaries::Counts {
                 let counts: Vec<u8> = sealed.counts.iter().flat_map(|c| c.to_le_bytes()).collect();
                 encoder
                     .encode(state.codec, COUNT_PRECONDITION, &counts, &mut body)
                     .map_err(compress_error)?;
             }
         } else {
-            match state.meta.boundaries {
+            match state.boundaries {
                 Boundaries::Fixed | Boundaries::None => {
                     encoder
                         .encode(state.codec, state.precondition, &sealed.values, &mut body)
@@ -1213,7 +1326,7 @@ fn encode_basket(
 }
 
 /// The RAC options of a branch.
-fn rac_options(state: &BranchState) -> RacOptions {
+fn rac_options(state: &Encoding) -> RacOptions {
     RacOptions {
         codec: state.codec,
         precondition: state.precondition,
@@ -1222,9 +1335,9 @@ fn rac_options(state: &BranchState) -> RacOptions {
 }
 
 /// Byte end of each entry of a sealed basket in its values.
-fn entry_ends(state: &BranchState, sealed: &Sealed) -> Vec<usize> {
-    let size = state.value_size();
-    match state.meta.dtype.fixed_len() {
+fn entry_ends(state: &Encoding, sealed: &Sealed) -> Vec<usize> {
+    let size = state.value_size;
+    match state.fixed_len {
         Some(len) => (1..=sealed.entries as usize)
             .map(|i| i * len * size)
             .collect(),
