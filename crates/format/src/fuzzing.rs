@@ -59,7 +59,12 @@ pub fn decode_basket_body(kind: u8, entries: usize, body: &[u8]) {
     };
     fn run<T: Scalar>(meta: &BranchMeta, entries: usize, elements: usize, body: &[u8]) {
         let mut values = vec![T::default(); elements];
-        for kind in [BasketKind::Blocks, BasketKind::Rac(None)] {
+        let half = Some(entries / 2..entries);
+        for kind in [
+            BasketKind::Blocks,
+            BasketKind::Rac(None, None),
+            BasketKind::Rac(None, half),
+        ] {
             let _ = decode_body(
                 meta,
                 entries,

@@ -374,12 +374,13 @@ impl<R: ReadAt> FileReader<R> {
 }
 
 /// How a basket body is laid out.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) enum BasketKind<'d> {
     /// Basket kind 0: compressed blocks.
     Blocks,
-    /// Basket kind 1: a RAC payload, with the branch's dictionary if it has one.
-    Rac(Option<&'d DecodeDictionary<'d>>),
+    /// Basket kind 1: a RAC payload, with the branch's dictionary if it has one, and the
+    /// basket-local entries wanted (all when `None`).
+    Rac(Option<&'d DecodeDictionary<'d>>, Option<Range<usize>>),
 }
 
 /// A record read whole; derefs to its body.
@@ -811,12 +812,15 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     ///
     /// With `raw`, `T` is `u8` and `values` receives the values' little-endian bytes
     /// (`loc.elements * size` of them).
+    /// Decodes basket `i` into `values`. With `wanted` (basket-local entries), a RAC basket
+    /// decodes only the units that hold those entries; the other values stay zero.
     fn decode_basket<T: Scalar>(
         &self,
         i: usize,
         loc: &BasketLoc,
         values: &mut [T],
         raw: bool,
+        wanted: Option<Range<usize>>,
     ) -> Result<Counts> {
         if self.read_stored_in_place(i, loc, values)? {
             return Ok(None);
@@ -832,7 +836,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             file.records_end,
             buffer,
         )?;
-        let counts = self.decode_basket_body(loc, values, raw, header, &body, location)?;
+        let counts =
+            self.decode_basket_body(loc, values, raw, (header, &body), location, wanted)?;
         RECORD_BUFFER.with(|b| *b.borrow_mut() = body.0);
         Ok(counts)
     }
@@ -944,9 +949,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         loc: &BasketLoc,
         values: &mut [T],
         raw: bool,
-        header: RecordHeader,
-        body: &[u8],
+        (header, body): (RecordHeader, &[u8]),
         location: Location,
+        wanted: Option<Range<usize>>,
     ) -> Result<Counts> {
         self.check_basket_header(loc, &header, &location)?;
         let dictionary = if header.basket_kind == 1 {
@@ -963,7 +968,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             raw,
             &location,
             if header.basket_kind == 1 {
-                BasketKind::Rac(dictionary.as_ref())
+                BasketKind::Rac(dictionary.as_ref(), wanted)
             } else {
                 BasketKind::Blocks
             },
@@ -1035,7 +1040,13 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 .into_par_iter()
                 .zip(selected.par_iter())
                 .enumerate()
-                .map(|(j, (slice, loc))| self.decode_basket(first + j, loc, slice, raw))
+                .map(|(j, (slice, loc))| {
+                    // Baskets only partly inside the range decode only the RAC units they need.
+                    let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries) as usize;
+                    let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries) as usize;
+                    let wanted = (lo > 0 || hi < loc.entries as usize).then_some(lo..hi);
+                    self.decode_basket(first + j, loc, slice, raw, wanted)
+                })
                 .collect()
         });
         let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
@@ -1080,7 +1091,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         Ok(())
     }
 
-    /// Reads the values of entries `range` of a scalar or fixed-size branch.
+    /// Reads the values of entries `range` of a scalar or fixed-size branch. In random-access
+    /// (RAC) baskets that the range covers only in part, only the units holding the range are
+    /// decompressed (also for [`BranchReader::read_jagged_range`]).
     ///
     /// # Errors
     /// As for [`BranchReader::read`]; [`Error::EntryOutOfRange`].
@@ -1498,7 +1511,7 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
             self.values.resize(loc.elements as usize, T::default());
             let counts = self
                 .branch
-                .decode_basket(b, &loc, &mut self.values, false)?;
+                .decode_basket(b, &loc, &mut self.values, false, None)?;
             let meta = self.branch.meta();
             self.offsets.clear();
             self.offsets.push(0);
@@ -1550,8 +1563,16 @@ pub(crate) fn decode_body<T: Scalar>(
     location: &Location,
     kind: BasketKind<'_>,
 ) -> Result<Counts> {
-    if let BasketKind::Rac(dictionary) = kind {
-        return decode_rac_body(meta, entries, body, values, raw, location, dictionary);
+    if let BasketKind::Rac(dictionary, wanted) = kind {
+        return decode_rac_body(
+            meta,
+            entries,
+            body,
+            values,
+            raw,
+            location,
+            (dictionary, wanted),
+        );
     }
     let size = meta.dtype.scalar().size();
     let (value_bytes, n_values) = if raw {
@@ -1645,7 +1666,7 @@ fn decode_rac_body<T: Scalar>(
     values: &mut [T],
     raw: bool,
     location: &Location,
-    dictionary: Option<&DecodeDictionary<'_>>,
+    (dictionary, wanted): (Option<&DecodeDictionary<'_>>, Option<Range<usize>>),
 ) -> Result<Counts> {
     let size = meta.dtype.scalar().size();
     let (value_bytes, n_values) = if raw {
@@ -1665,15 +1686,35 @@ fn decode_rac_body<T: Scalar>(
         )));
     }
     let mut decoder = RacDecoder::new();
+    // Every unit, or only those holding the wanted entries.
+    let mut decode = |bytes: &mut [u8]| -> Result<()> {
+        let Some(wanted) = &wanted else {
+            return decoder
+                .decode_all(&table, units, dictionary, bytes, false)
+                .map_err(|e| corrupt(e.to_string()));
+        };
+        for (u, unit) in table.units().iter().enumerate() {
+            let (first, end) = (unit.first_entry, unit.first_entry + unit.entries);
+            if end <= wanted.start as u64 || first >= wanted.end as u64 {
+                continue;
+            }
+            let stored = units
+                .get(unit.offset as usize..(unit.offset + unit.stored_len) as usize)
+                .ok_or_else(|| corrupt(format!("unit {u} runs past the payload")))?;
+            let out = bytes
+                .get_mut(unit.raw_offset as usize..(unit.raw_offset + unit.raw_len) as usize)
+                .ok_or_else(|| corrupt(format!("unit {u} runs past the basket")))?;
+            decoder
+                .decode_stored_unit(&table, u, stored, dictionary, out, false)
+                .map_err(|e| corrupt(e.to_string()))?;
+        }
+        Ok(())
+    };
     match T::as_bytes_mut(values) {
-        Some(bytes) => decoder
-            .decode_all(&table, units, dictionary, bytes, false)
-            .map_err(|e| corrupt(e.to_string()))?,
+        Some(bytes) => decode(bytes)?,
         None => {
             let mut scratch = vec![0u8; value_bytes];
-            decoder
-                .decode_all(&table, units, dictionary, &mut scratch, false)
-                .map_err(|e| corrupt(e.to_string()))?;
+            decode(&mut scratch)?;
             T::decode(&scratch, values).map_err(|at| {
                 corrupt(format!("value {at} is not a valid {}", meta.dtype.scalar()))
             })?;

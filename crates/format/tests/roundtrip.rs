@@ -518,3 +518,80 @@ fn dropped_writer_leaves_no_file() {
         .is_err()
     );
 }
+
+/// Range reads of RAC branches decode only the units of baskets they cover in part; every range
+/// must still give exactly the values of a full read.
+#[test]
+fn rac_range_reads_match_full_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rac.evtc");
+    let options = WriteOptions::default()
+        .codec(Codec::zstd(3).unwrap())
+        .basket_size(4096)
+        .rac(RacMode::On)
+        .rac_unit_bytes(256);
+    let mut file = FileWriter::create(&path, options).unwrap();
+    let mut tree = file
+        .tree(
+            "T",
+            vec![
+                BranchSpec::scalar("n", ScalarType::U32),
+                BranchSpec::jagged("v", ScalarType::F32).counter("n"),
+                BranchSpec::fixed("xyz", ScalarType::I16, 3),
+                BranchSpec::jagged("c", ScalarType::U8).boundaries(Boundaries::Counts),
+            ],
+        )
+        .unwrap();
+    let entries = 3000u32;
+    let counts: Vec<u32> = (0..entries).map(|e| (e * 7) % 5).collect();
+    let values: Vec<f32> = (0..counts.iter().sum::<u32>())
+        .map(|i| i as f32 * 0.5)
+        .collect();
+    let xyz: Vec<i16> = (0..entries as i16 * 3).collect();
+    let bytes: Vec<u8> = (0..counts.iter().sum::<u32>())
+        .map(|i| (i % 251) as u8)
+        .collect();
+    tree.fill_column(0, &counts).unwrap();
+    tree.fill_jagged(1, &counts, &values).unwrap();
+    tree.fill_column(2, &xyz).unwrap();
+    tree.fill_jagged(3, &counts, &bytes).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+
+    let file = FileReader::open(&path).unwrap();
+    let tree = file.tree("T").unwrap();
+    let v = tree.branch("v").unwrap();
+    let xyz_branch = tree.branch("xyz").unwrap();
+    let c = tree.branch("c").unwrap();
+    assert!(v.meta().rac && v.baskets().unwrap().baskets.len() > 3);
+    let all_v = v.read_jagged::<f32>().unwrap();
+    let all_c = c.read_jagged::<u8>().unwrap();
+    for (a, b) in [
+        (0, 1),
+        (17, 18),
+        (5, 2999),
+        (1234, 2222),
+        (2999, 3000),
+        (400, 400),
+    ] {
+        let part = v.read_jagged_range::<f32>(a..b).unwrap();
+        for (i, e) in (a..b).enumerate() {
+            assert_eq!(
+                part.entry(i),
+                all_v.entry(e as usize),
+                "v entry {e} of {a}..{b}"
+            );
+        }
+        let part = c.read_jagged_range::<u8>(a..b).unwrap();
+        for (i, e) in (a..b).enumerate() {
+            assert_eq!(
+                part.entry(i),
+                all_c.entry(e as usize),
+                "c entry {e} of {a}..{b}"
+            );
+        }
+        let part = xyz_branch.read_range::<i16>(a..b).unwrap();
+        assert_eq!(part, xyz[a as usize * 3..b as usize * 3], "xyz {a}..{b}");
+    }
+}
