@@ -945,7 +945,7 @@ impl Parser<'_> {
             "TBranch" | "TBranchElement" | "TBranchObject" | "TBranchSTL" | "TBranchClones"
             | "TBranchRef" => Object::Branch(Box::new(self.branch(&class)?)),
             c if c.starts_with("TLeaf") => Object::Leaf(self.leaf(&class)?),
-            "TBasket" => match self.basket(end)? {
+            "TBasket" => match self.basket()? {
                 Some(b) => Object::Basket(Arc::new(b)),
                 None => Object::Other,
             },
@@ -1096,7 +1096,7 @@ impl Parser<'_> {
 
     /// A TBasket in a branch's basket array: its key header and, when its data was never written
     /// to a key of its own, the data.
-    fn basket(&mut self, end: Option<usize>) -> Result<Option<EmbeddedBasket>> {
+    fn basket(&mut self) -> Result<Option<EmbeddedBasket>> {
         let start = self.c.pos();
         let nbytes = self.c.i32()?;
         let _key_version = self.c.i16()?;
@@ -1147,7 +1147,6 @@ impl Parser<'_> {
         };
         self.c.skip(key_len)?; // a second copy of the key
         let data = self.c.take(border)?.to_vec();
-        let _ = end;
         Ok(Some(EmbeddedBasket {
             data,
             offsets,
