@@ -82,6 +82,14 @@ fn configs() -> Vec<Config> {
             });
         }
     }
+    // Larger units: what closing lz4's size gap on TSmall costs in random reads.
+    for unit_bytes in [16 << 10, 32 << 10] {
+        all.push(Config {
+            rac: RacMode::On,
+            unit_bytes,
+            dictionary: true,
+        });
+    }
     all.push(Config {
         rac: RacMode::Auto,
         unit_bytes: evtc::rac::DEFAULT_MIN_UNIT_BYTES,
