@@ -21,7 +21,7 @@ use criterion::{Criterion, Throughput};
 use evtc::codecs::Codec;
 use evtc::convert::{ConvertOptions, convert};
 use evtc::datagen::Rng;
-use evtc::format::{BranchReader, FileReader, RacMode, ReadOptions, ScalarType, WriteOptions};
+use evtc::format::{FileReader, RacMode, ReadOptions, WriteOptions};
 
 const SETTINGS: [i32; 4] = [101, 207, 404, 505];
 const READS: usize = 1000;
@@ -41,35 +41,10 @@ fn bulk(file: &FileReader) -> usize {
     let mut bytes = 0;
     for meta in tree.branches() {
         let branch = tree.branch(&meta.name).expect("branch");
-        bytes += read_branch(&branch);
+        let size = branch.meta().dtype.scalar().size() as u64;
+        bytes += (branch.decode_all().expect("read") * size) as usize;
     }
     bytes
-}
-
-fn read_branch(branch: &BranchReader<'_>) -> usize {
-    let dtype = branch.meta().dtype;
-    macro_rules! read {
-        ($t:ty) => {
-            if dtype.is_variable() {
-                branch.read_jagged::<$t>().expect("read").values.len() * size_of::<$t>()
-            } else {
-                branch.read::<$t>().expect("read").len() * size_of::<$t>()
-            }
-        };
-    }
-    match dtype.scalar() {
-        ScalarType::Bool => read!(bool),
-        ScalarType::I8 => read!(i8),
-        ScalarType::U8 => read!(u8),
-        ScalarType::I16 => read!(i16),
-        ScalarType::U16 => read!(u16),
-        ScalarType::I32 => read!(i32),
-        ScalarType::U32 => read!(u32),
-        ScalarType::I64 => read!(i64),
-        ScalarType::U64 => read!(u64),
-        ScalarType::F32 => read!(f32),
-        ScalarType::F64 => read!(f64),
-    }
 }
 
 /// Every branch of every entry through the row reader (ROOT's GetEntry loop).

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use evtc_format::{BranchReader, FileReader, ScalarType};
+use evtc_format::FileReader;
 
 /// Arguments of `evtc verify`.
 #[derive(Debug, clap::Args)]
@@ -40,7 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let result = tree.branch(&b.name).and_then(|branch| {
                 let n = branch.check_baskets()?;
                 if args.deep {
-                    decode(&branch)?;
+                    branch.decode_all()?;
                 }
                 Ok(n)
             });
@@ -69,32 +69,5 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         writeln!(out, "{}: FAILED: {problems} problems", args.file.display())?;
         Ok(ExitCode::FAILURE)
-    }
-}
-
-/// Decodes the whole branch with its own type.
-fn decode(branch: &BranchReader<'_>) -> evtc_format::Result<()> {
-    let dtype = branch.meta().dtype;
-    macro_rules! read {
-        ($t:ty) => {
-            if dtype.is_variable() {
-                branch.read_jagged::<$t>().map(|_| ())
-            } else {
-                branch.read::<$t>().map(|_| ())
-            }
-        };
-    }
-    match dtype.scalar() {
-        ScalarType::Bool => read!(bool),
-        ScalarType::I8 => read!(i8),
-        ScalarType::U8 => read!(u8),
-        ScalarType::I16 => read!(i16),
-        ScalarType::U16 => read!(u16),
-        ScalarType::I32 => read!(i32),
-        ScalarType::U32 => read!(u32),
-        ScalarType::I64 => read!(i64),
-        ScalarType::U64 => read!(u64),
-        ScalarType::F32 => read!(f32),
-        ScalarType::F64 => read!(f64),
     }
 }

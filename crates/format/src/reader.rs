@@ -1066,6 +1066,39 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         self.read_range(0..self.tree.entries())
     }
 
+    /// Decodes every basket of the branch into its own type, as a bulk read does (checking sizes,
+    /// entry boundaries and values), and returns the number of values. `evtc verify --deep` runs
+    /// it on every branch.
+    ///
+    /// # Errors
+    /// As for [`BranchReader::read`] and [`BranchReader::read_jagged`].
+    pub fn decode_all(&self) -> Result<u64> {
+        let variable = self.meta().dtype.is_variable();
+        macro_rules! read {
+            ($t:ty) => {
+                if variable {
+                    self.read_jagged::<$t>()?.values.len()
+                } else {
+                    self.read::<$t>()?.len()
+                }
+            };
+        }
+        let n = match self.meta().dtype.scalar() {
+            ScalarType::Bool => read!(bool),
+            ScalarType::I8 => read!(i8),
+            ScalarType::U8 => read!(u8),
+            ScalarType::I16 => read!(i16),
+            ScalarType::U16 => read!(u16),
+            ScalarType::I32 => read!(i32),
+            ScalarType::U32 => read!(u32),
+            ScalarType::I64 => read!(i64),
+            ScalarType::U64 => read!(u64),
+            ScalarType::F32 => read!(f32),
+            ScalarType::F64 => read!(f64),
+        };
+        Ok(n as u64)
+    }
+
     /// Reads every value of a scalar or fixed-size branch into `out` (cleared first), reusing its
     /// allocation: reading many branches or files in a loop through one buffer spares the
     /// operating system zeroing and mapping a fresh allocation each time.

@@ -566,6 +566,8 @@ fn rac_range_reads_match_full_reads() {
     let c = tree.branch("c").unwrap();
     assert!(v.meta().rac && v.baskets().unwrap().baskets.len() > 3);
     let all_v = v.read_jagged::<f32>().unwrap();
+    assert_eq!(v.decode_all().unwrap(), all_v.values.len() as u64);
+    assert_eq!(xyz_branch.decode_all().unwrap(), xyz.len() as u64);
     let all_c = c.read_jagged::<u8>().unwrap();
     for (a, b) in [
         (0, 1),
