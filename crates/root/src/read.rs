@@ -405,8 +405,11 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                 offset,
                 stride,
             } => {
-                let bytes = data
-                    .get(range.start * stride..range.end * stride)
+                let bytes = range
+                    .start
+                    .checked_mul(stride)
+                    .zip(range.end.checked_mul(stride))
+                    .and_then(|(a, b)| data.get(a..b))
                     .ok_or_else(|| {
                         bad(format!(
                             "{} entries of {stride} bytes do not fit in {} bytes",

@@ -741,7 +741,9 @@ impl RawBranch {
                     b.first_entry
                 )));
             }
-            next += b.entries;
+            next = next
+                .checked_add(b.entries)
+                .ok_or_else(|| bad(format!("basket {i} overflows the entry count")))?;
         }
         if next != entries {
             return Err(bad(format!(
@@ -925,10 +927,10 @@ impl Parser<'_> {
             return Ok(if tag == 0 { Any::Null } else { Any::Reference });
         }
         let class = if tag == NEW_CLASS_TAG {
-            let tag_pos = self.c.pos() as u32 - 4;
+            let tag_pos = (self.c.pos() as u32).wrapping_sub(4);
             let name = self.c.cstring()?;
             self.classes
-                .insert(tag_pos + self.origin + MAP_OFFSET, name.clone());
+                .insert(tag_pos.wrapping_add(self.origin + MAP_OFFSET), name.clone());
             name
         } else {
             let reference = tag & !CLASS_MASK;
