@@ -28,7 +28,8 @@ pub struct Args {
     /// Preconditioner of the values.
     #[arg(long, default_value = "auto", value_parser = ["auto", "none", "shuffle", "bitshuffle", "delta"])]
     precondition: String,
-    /// Entry boundaries of variable-length branches (default: none with a counter, else counts).
+    /// Entry boundaries of variable-length branches (default: counts; none with a counter, except
+    /// in RAC branches, whose units then store their entries' sizes).
     #[arg(long, value_parser = ["offsets", "counts", "none"])]
     offsets: Option<String>,
     /// Random-access compression: per-entry units with a seek table.

@@ -207,7 +207,8 @@ fn inspect_json_is_parseable_and_complete() {
     assert_eq!(pt["type"], "f32[]");
     assert_eq!(pt["counter"], "nMuon");
     assert_eq!(pt["codec"], "zstd:5");
-    assert_eq!(pt["boundaries"], "none");
+    // With RAC, the units hold their entries' sizes instead of reading them from nMuon.
+    assert_eq!(pt["boundaries"], "counts");
     assert_eq!(pt["rac"], true);
     let baskets = pt["basket_list"].as_array().expect("basket list");
     assert_eq!(baskets.len() as u64, pt["baskets"].as_u64().expect("count"));
@@ -340,6 +341,54 @@ fn broken_pipe_exits_zero() {
     drop(stdout);
     let status = child.wait().expect("wait");
     assert!(status.success(), "{status:?}");
+}
+
+/// A file written by the format 1.0 writer (commit ad6579f: RAC branches with boundaries `counts`
+/// kept a counts block after the RAC payload) reads the same as the 1.1 file of the same data (the
+/// units hold their entries' sizes). Made with the 1.0 binary:
+/// `evtc generate --kind nano --events 300 --seed 7 g.evtc` then
+/// `evtc convert g.evtc v1_0_rac_counts.evtc --rac on --offsets counts --rac-unit 256
+/// --basket-size 2KiB --codec zstd:3`.
+#[test]
+fn format_1_0_rac_counts_files_still_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = repo("crates/cli/tests/fixtures/v1_0_rac_counts.evtc")
+        .display()
+        .to_string();
+    let generated = dir.path().join("g.evtc").display().to_string();
+    let new = dir.path().join("new.evtc").display().to_string();
+    ok(&evtc(&[
+        "generate", "--kind", "nano", "--events", "300", "--seed", "7", &generated,
+    ]));
+    ok(&evtc(&[
+        "convert",
+        &generated,
+        &new,
+        "--rac",
+        "on",
+        "--offsets",
+        "counts",
+        "--rac-unit",
+        "256",
+        "--basket-size",
+        "2KiB",
+        "--codec",
+        "zstd:3",
+        "--quiet",
+    ]));
+    for file in [&old, &new] {
+        ok(&evtc(&["verify", "--deep", file]));
+    }
+    let dump = |file: &str| ok(&evtc(&["dump", file, "--format", "json"]));
+    let (old_rows, new_rows) = (dump(&old), dump(&new));
+    assert!(old_rows.len() > 10_000, "{}", old_rows.len());
+    assert_eq!(old_rows, new_rows);
+    // Entry reads (RAC cursors), not only bulk reads.
+    let rows = |file: &str| ok(&evtc(&["dump", file, "--entries", "137..141"]));
+    assert_eq!(rows(&old), rows(&new));
+    let bytes = |file: &str| std::fs::read(file).expect("read");
+    assert_eq!(&bytes(&old)[8..12], &[1, 0, 0, 0], "version 1.0");
+    assert_eq!(&bytes(&new)[8..12], &[1, 0, 1, 0], "version 1.1");
 }
 
 #[test]

@@ -67,7 +67,9 @@ pub enum Error {
 /// How entry boundaries of variable-length branches are stored (see docs/format.md 3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BoundaryChoice {
-    /// The format's default: `none` when a counter branch exists, else `counts`.
+    /// The format's default: `counts` without a counter branch; with one, `none`, or `counts`
+    /// where the branch uses RAC (its units then hold their entries' sizes, so that reading one
+    /// entry touches one unit).
     #[default]
     Auto,
     /// Per-entry offsets with the values, as ROOT stores them.
@@ -331,18 +333,19 @@ fn branch_specs(
             spec = spec.counter(counter.clone());
         }
         if c.dtype.is_variable() {
-            spec = spec.boundaries(match (options.boundaries, counter.is_some()) {
-                (BoundaryChoice::Auto, _) => {
-                    if counter.is_some() {
-                        Boundaries::None
-                    } else {
-                        Boundaries::Counts
-                    }
+            let boundaries = match (options.boundaries, counter.is_some()) {
+                // With a counter, the writer's default: `none`, or `counts` with RAC.
+                (BoundaryChoice::Auto, true) => None,
+                (BoundaryChoice::Auto, false) => Some(Boundaries::Counts),
+                (BoundaryChoice::Offsets, _) => Some(Boundaries::Offsets),
+                (BoundaryChoice::Counts, _) | (BoundaryChoice::None, false) => {
+                    Some(Boundaries::Counts)
                 }
-                (BoundaryChoice::Offsets, _) => Boundaries::Offsets,
-                (BoundaryChoice::Counts, _) | (BoundaryChoice::None, false) => Boundaries::Counts,
-                (BoundaryChoice::None, true) => Boundaries::None,
-            });
+                (BoundaryChoice::None, true) => Some(Boundaries::None),
+            };
+            if let Some(boundaries) = boundaries {
+                spec = spec.boundaries(boundaries);
+            }
         }
         // RAC baskets store counts: with offsets asked for, `auto` leaves the branch without RAC
         // (an explicit `on` is refused by the writer with a clear error).

@@ -1,7 +1,7 @@
 //! The evtc file format: trees of typed branches, cut into compressed baskets that end together at
 //! cluster boundaries. [`FileWriter`] writes files, [`FileReader`] reads them.
 //!
-//! The byte layout is specified in `docs/format.md` (normative); this crate implements version 1.0.
+//! The byte layout is specified in `docs/format.md` (normative); this crate implements version 1.1 (and reads 1.0).
 //!
 //! # Which API when
 //! - Write: [`FileWriter::create`] with [`WriteOptions`], then [`FileWriter::tree`] with
@@ -61,8 +61,8 @@ mod writer;
 pub use error::{Error, Location, Result};
 pub use io::{LocalFile, ReadAt};
 pub use meta::{
-    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, Extension, FileMeta, ScalarType,
-    TreeMeta, TreeSchema,
+    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_RAC_ENTRY_SIZES, Extension,
+    FileMeta, ScalarType, TreeMeta, TreeSchema,
 };
 pub use reader::{
     BranchCursor, BranchReader, FileReader, Jagged, ReadOptions, RowReader, TreeReader, Value,

@@ -161,6 +161,11 @@ impl fmt::Display for Boundaries {
     }
 }
 
+/// Key of the required branch extension that marks, since version 1.1, a RAC branch with
+/// boundaries `counts` whose units store their entries' sizes instead of a counts block after the
+/// RAC payload (docs/format.md 3.3). A 1.0 reader, which would look for that block, refuses the file.
+pub const EXT_RAC_ENTRY_SIZES: &str = "rac-entry-sizes";
+
 /// An addition of a later minor version (docs/format.md 4.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Extension {
@@ -215,6 +220,14 @@ pub struct BranchMeta {
     pub index_len: u64,
     /// Extensions.
     pub extensions: Vec<Extension>,
+}
+
+impl BranchMeta {
+    /// Whether the branch's RAC units store their entries' sizes (the required extension
+    /// [`EXT_RAC_ENTRY_SIZES`], version 1.1), rather than a counts block or a counter.
+    pub fn rac_entry_sizes(&self) -> bool {
+        self.extensions.iter().any(|e| e.key == EXT_RAC_ENTRY_SIZES)
+    }
 }
 
 /// Everything the footer says about one tree.

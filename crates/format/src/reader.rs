@@ -13,7 +13,8 @@ use rayon::prelude::*;
 use crate::error::{Error, Location, Result};
 use crate::io::{LocalFile, ReadAt};
 use crate::meta::{
-    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, FileMeta, ScalarType, TreeMeta,
+    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_RAC_ENTRY_SIZES, FileMeta,
+    ScalarType, TreeMeta,
 };
 use crate::record::{
     self, FILE_HEADER_LEN, RECORD_HEADER_LEN, RecordHeader, RecordKind, TRAILER_LEN, Trailer,
@@ -434,10 +435,20 @@ fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
         let mut positions: std::collections::HashMap<&str, usize> =
             std::collections::HashMap::with_capacity(tree.branches.len());
         for (i, b) in tree.branches.iter().enumerate() {
-            if let Some(ext) = b.extensions.iter().find(|e| e.required) {
+            if let Some(ext) = b
+                .extensions
+                .iter()
+                .find(|e| e.required && e.key != EXT_RAC_ENTRY_SIZES)
+            {
                 return Err(Error::RequiredExtension {
                     key: ext.key.clone(),
                 });
+            }
+            if b.rac_entry_sizes() && !(b.rac && b.boundaries == Boundaries::Counts) {
+                return Err(Error::corrupt(
+                    location(Some(&b.name)),
+                    "only RAC branches with boundaries counts store entry sizes in their units",
+                ));
             }
             if positions.insert(&b.name, i).is_some() {
                 return Err(Error::corrupt(
@@ -1317,6 +1328,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             rac: None,
             decoder: RacDecoder::new(),
             scratch: Vec::new(),
+            stored: Vec::new(),
             counter: None,
             offsets_base: 0,
             tables: HashMap::new(),
@@ -1349,6 +1361,8 @@ pub struct BranchCursor<'a, R: ReadAt, T> {
     rac: Option<RacState>,
     decoder: RacDecoder,
     scratch: Vec<u8>,
+    /// The stored bytes of the last unit read.
+    stored: Vec<u8>,
     /// A cursor over the counter branch, for boundaries that come from it.
     counter: Option<Box<CountCursor<'a, R>>>,
     /// The basket-local entry that `offsets[0]` belongs to (RAC branches with a counter keep the
@@ -1718,6 +1732,7 @@ fn decode_rac_body<T: Scalar>(
             table.raw_len()
         )));
     }
+    check_entry_sizes_flag(meta, &table, location)?;
     let mut decoder = RacDecoder::new();
     // Every unit, or only those holding the wanted entries.
     let mut decode = |bytes: &mut [u8]| -> Result<()> {
@@ -1754,6 +1769,31 @@ fn decode_rac_body<T: Scalar>(
         }
     }
     let counts = match meta.boundaries {
+        Boundaries::Counts if table.has_entry_sizes() => {
+            if !rest.is_empty() {
+                return Err(corrupt("bytes after the random-access payload".into()));
+            }
+            let mut counts = Vec::with_capacity(entries);
+            let mut sizes = Vec::new();
+            for (u, unit) in table.units().iter().enumerate() {
+                let stored = units
+                    .get(unit.offset as usize..(unit.offset + unit.stored_len) as usize)
+                    .ok_or_else(|| corrupt(format!("unit {u} runs past the payload")))?;
+                sizes.clear();
+                table
+                    .entry_sizes(u, stored, &mut sizes)
+                    .map_err(|e| corrupt(e.to_string()))?;
+                for &bytes in &sizes {
+                    counts.push(entry_count(bytes, size).ok_or_else(|| {
+                        corrupt(format!(
+                            "unit {u} has an entry of {bytes} bytes, not a count of {}",
+                            meta.dtype.scalar()
+                        ))
+                    })?);
+                }
+            }
+            Some(counts)
+        }
         Boundaries::Counts => {
             let (block, tail) = split_block(rest).map_err(|e| Error::Codec {
                 location: location.clone(),
@@ -1786,6 +1826,36 @@ fn decode_rac_body<T: Scalar>(
     Ok(counts)
 }
 
+/// The element count of an entry of `bytes` bytes of values of `size` bytes, if whole and a u32.
+fn entry_count(bytes: u64, size: usize) -> Option<u32> {
+    (bytes % size as u64 == 0)
+        .then(|| u32::try_from(bytes / size as u64).ok())
+        .flatten()
+}
+
+/// Checks that a seek table stores entry sizes exactly when the branch says its units do.
+fn check_entry_sizes_flag(meta: &BranchMeta, table: &SeekTable, location: &Location) -> Result<()> {
+    if table.has_entry_sizes() != meta.rac_entry_sizes() {
+        return Err(Error::corrupt(
+            location.clone(),
+            format!(
+                "the seek table {} entry sizes, the branch {} (extension {EXT_RAC_ENTRY_SIZES})",
+                if table.has_entry_sizes() {
+                    "has"
+                } else {
+                    "has no"
+                },
+                if meta.rac_entry_sizes() {
+                    "needs them"
+                } else {
+                    "has none"
+                }
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Splits a RAC basket body into the RAC payload and what follows it.
 fn split_rac(body: &[u8]) -> Option<(&[u8], &[u8])> {
     let len = usize::try_from(u64::from_le_bytes(body.get(..8)?.try_into().ok()?)).ok()?;
@@ -1800,22 +1870,27 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         let branch = self.branch.clone();
         let meta = branch.meta();
         let file = branch.file();
-        let location = branch.location(Some(b), loc.offset);
+        let location = || branch.location(Some(b), loc.offset);
         let size = meta.dtype.scalar().size();
-        let read = |offset: u64, len: usize| -> Result<Vec<u8>> {
+        // Positional reads within the basket's record, into `buf` (resized to `len`).
+        let read_into = |offset: u64, len: usize, buf: &mut Vec<u8>| -> Result<()> {
             if offset
                 .checked_add(len as u64)
                 .is_none_or(|end| end > loc.offset + loc.record_len)
             {
                 return Err(Error::corrupt(
-                    location.clone(),
+                    location(),
                     "random-access basket structure runs past its record",
                 ));
             }
-            let mut buf = vec![0u8; len];
+            buf.resize(len, 0);
             file.source
-                .read_exact_at(offset, &mut buf)
-                .map_err(|e| Error::io(file.source.path(), e))?;
+                .read_exact_at(offset, buf)
+                .map_err(|e| Error::io(file.source.path(), e))
+        };
+        let read = |offset: u64, len: usize| -> Result<Vec<u8>> {
+            let mut buf = Vec::new();
+            read_into(offset, len, &mut buf)?;
             Ok(buf)
         };
         if self.basket != Some(b) {
@@ -1828,7 +1903,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                     let head = read(loc.offset, RECORD_HEADER_LEN + 12)?;
                     let header = RecordHeader::decode(
                         head[..RECORD_HEADER_LEN].try_into().expect("48 bytes"),
-                        &location,
+                        &location(),
                     )?;
                     if header.kind != RecordKind::Basket
                         || header.basket_kind != 1
@@ -1839,7 +1914,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                         || header.body_len + RECORD_HEADER_LEN as u64 != loc.record_len
                     {
                         return Err(Error::corrupt(
-                            location,
+                            location(),
                             "random-access basket header does not match the basket index",
                         ));
                     }
@@ -1849,26 +1924,27 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                             .expect("8 bytes"),
                     );
                     let table_len = SeekTable::table_len(&head[RECORD_HEADER_LEN + 8..])
-                        .map_err(|e| Error::corrupt(location.clone(), e.to_string()))?
+                        .map_err(|e| Error::corrupt(location(), e.to_string()))?
                         as u64;
                     let payload_at = loc.offset + RECORD_HEADER_LEN as u64 + 8;
                     let units_len = rac_len
                         .checked_sub(4 + table_len)
                         .filter(|_| rac_len + 8 <= header.body_len)
                         .ok_or_else(|| {
-                            Error::corrupt(location.clone(), "seek table longer than the payload")
+                            Error::corrupt(location(), "seek table longer than the payload")
                         })?;
                     let table_bytes = read(payload_at + 4, table_len as usize)?;
                     let table = SeekTable::parse_table(&table_bytes, units_len)
-                        .map_err(|e| Error::corrupt(location.clone(), e.to_string()))?;
+                        .map_err(|e| Error::corrupt(location(), e.to_string()))?;
                     if table.entries() != loc.entries
                         || table.raw_len() != loc.elements.saturating_mul(size as u64)
                     {
                         return Err(Error::corrupt(
-                            location,
+                            location(),
                             "seek table does not match the basket index",
                         ));
                     }
+                    check_entry_sizes_flag(meta, &table, &location())?;
                     let t = Arc::new(BasketTable {
                         table,
                         payload_at,
@@ -1883,15 +1959,18 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                 }
             };
             let (payload_at, rac_len) = (basket_table.payload_at, basket_table.rac_len);
-            // Element offsets of the basket's entries; with a counter, of one unit's entries at a
-            // time (below), so that a read touches one unit of the counter too.
+            // Element offsets of the basket's entries; with entry sizes in the units or a counter,
+            // of one unit's entries at a time (below), so that a read touches one unit (and with
+            // a counter, one unit of the counter too).
             self.offsets.clear();
             self.offsets.push(0);
             self.offsets_base = 0;
             match meta.dtype.fixed_len() {
                 // Fixed-size entries need no offsets: entry i holds values i*len..(i+1)*len.
                 Some(_) => self.offsets.clear(),
-                None if meta.boundaries != Boundaries::Counts => self.offsets.clear(),
+                None if meta.boundaries != Boundaries::Counts || basket_table.has_entry_sizes() => {
+                    self.offsets.clear()
+                }
                 None => {
                     let counts: Vec<u64> = match meta.boundaries {
                         Boundaries::Counts => {
@@ -1901,11 +1980,11 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                             decode_block_into(&block, counts.len() * 4, &mut counts).map_err(
                                 |e| match e {
                                     BlockError::Codec(source) => Error::Codec {
-                                        location: location.clone(),
+                                        location: location(),
                                         source: Box::new(source),
                                     },
                                     BlockError::Invalid(_) => {
-                                        Error::corrupt(location.clone(), "invalid counts")
+                                        Error::corrupt(location(), "invalid counts")
                                     }
                                 },
                             )?;
@@ -1919,7 +1998,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                         self.offsets.push(at);
                     }
                     if at != loc.elements {
-                        return Err(Error::corrupt(location, "counts and basket disagree"));
+                        return Err(Error::corrupt(location(), "counts and basket disagree"));
                     }
                 }
             }
@@ -1935,7 +2014,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             let table = &self.rac.as_ref().expect("set above").table;
             let u = table
                 .unit_of_entry(local)
-                .ok_or_else(|| Error::corrupt(location.clone(), "entry not in the seek table"))?;
+                .ok_or_else(|| Error::corrupt(location(), "entry not in the seek table"))?;
             (u, table.units()[u])
         };
         if meta.dtype.fixed_len().is_none()
@@ -1953,13 +2032,18 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             if self.offsets.last().copied() != Some((unit.raw_offset + unit.raw_len) / size as u64)
             {
                 self.offsets.clear();
-                return Err(Error::corrupt(location, "counter and unit disagree"));
+                return Err(Error::corrupt(location(), "counter and unit disagree"));
             }
         }
         let state = self.rac.as_mut().expect("set above");
         if state.unit != Some(u) {
             state.unit = None;
-            let stored = read(state.units_at + unit.offset, unit.stored_len as usize)?;
+            let stored = &mut self.stored;
+            read_into(
+                state.units_at + unit.offset,
+                unit.stored_len as usize,
+                stored,
+            )?;
             let dictionary = branch.dictionary()?;
             let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
             self.scratch.resize(unit.raw_len as usize, 0);
@@ -1967,22 +2051,49 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                 .decode_stored_unit(
                     &state.table,
                     u,
-                    &stored,
+                    stored,
                     dictionary.as_ref(),
                     &mut self.scratch,
                     file.options.verify_checksums,
                 )
-                .map_err(|e| Error::corrupt(location.clone(), e.to_string()))?;
+                .map_err(|e| Error::corrupt(location(), e.to_string()))?;
             if self.scratch.len() % size != 0 {
                 return Err(Error::corrupt(
-                    location,
+                    location(),
                     "a unit does not hold whole values",
                 ));
             }
             self.values.clear();
             self.values.resize(self.scratch.len() / size, T::default());
             T::decode(&self.scratch, &mut self.values)
-                .map_err(|at| Error::corrupt(location.clone(), format!("value {at} is invalid")))?;
+                .map_err(|at| Error::corrupt(location(), format!("value {at} is invalid")))?;
+            if meta.dtype.fixed_len().is_none() && state.table.has_entry_sizes() {
+                // Element offsets of the unit's entries, from the sizes it stores.
+                let start = unit.raw_offset / size as u64;
+                self.offsets.clear();
+                self.offsets.push(start);
+                self.offsets_base = unit.first_entry;
+                state
+                    .table
+                    .entry_sizes(u, stored, &mut self.offsets)
+                    .map_err(|e| Error::corrupt(location(), e.to_string()))?;
+                // Value sizes are powers of two: bytes to values by a shift.
+                let (shift, partial) = (size.trailing_zeros(), size as u64 - 1);
+                let mut at = start;
+                let mut ragged = 0;
+                for offset in &mut self.offsets[1..] {
+                    ragged |= *offset & partial;
+                    at += *offset >> shift;
+                    *offset = at;
+                }
+                if ragged != 0 {
+                    self.offsets.clear();
+                    return Err(Error::corrupt(
+                        location(),
+                        "an entry size is not a whole number of values",
+                    ));
+                }
+            }
             state.unit = Some(u);
         }
         let first_value = unit.raw_offset / size as u64;
@@ -1992,7 +2103,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                 let at = (local - self.offsets_base) as usize;
                 match (self.offsets.get(at), self.offsets.get(at + 1)) {
                     (Some(&from), Some(&to)) => (from, to),
-                    _ => return Err(Error::corrupt(location, "entry outside the offsets")),
+                    _ => return Err(Error::corrupt(location(), "entry outside the offsets")),
                 }
             }
         };
@@ -2001,7 +2112,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             (Some(from), Some(to)) if to as usize <= self.values.len() => {
                 Ok(&self.values[from as usize..to as usize])
             }
-            _ => Err(Error::corrupt(location, "entry falls outside its unit")),
+            _ => Err(Error::corrupt(location(), "entry falls outside its unit")),
         }
     }
 }

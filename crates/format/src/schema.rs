@@ -69,7 +69,8 @@ impl BranchSpec {
         self
     }
 
-    /// How to store entry boundaries (default: `none` with a counter, else `counts`).
+    /// How to store entry boundaries (default: `counts` without a counter; with one, `none`, or
+    /// `counts` if the branch uses RAC, whose units then hold their entries' sizes).
     pub fn boundaries(mut self, boundaries: Boundaries) -> BranchSpec {
         self.boundaries = Some(boundaries);
         self

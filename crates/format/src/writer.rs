@@ -13,7 +13,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::meta::{
-    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, FileMeta, TreeMeta, TreeSchema,
+    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_RAC_ENTRY_SIZES, Extension,
+    FileMeta, TreeMeta, TreeSchema,
 };
 use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind, Trailer};
 use crate::schema::{
@@ -275,6 +276,9 @@ struct BranchState {
     rac_on: Option<bool>,
     rac_unit_bytes: usize,
     dictionary: Option<Arc<WriterDictionary>>,
+    /// The boundaries were left to the writer and the branch has a counter: `none` without RAC,
+    /// `counts` (in the units) with RAC, decided with RAC at the first basket.
+    auto_boundaries: bool,
 }
 
 /// A branch's dictionary, trained from its first basket.
@@ -419,6 +423,7 @@ fn build_branches(
                 )));
             }
             (true, Some(b)) => b,
+            // May become `counts` if the branch turns out to use RAC (`decide_rac`).
             (true, None) if counter.is_some() => Boundaries::None,
             (true, None) => Boundaries::Counts,
         };
@@ -478,6 +483,7 @@ fn build_branches(
             rac_mode,
             rac_on: None,
             rac_unit_bytes: options.rac_unit_bytes,
+            auto_boundaries: spec.boundaries.is_none() && counter.is_some(),
             dictionary: None,
         });
     }
@@ -1084,6 +1090,19 @@ impl TreeWriter<'_> {
             return Ok(());
         }
         state.meta.rac_unit_bytes = u32::try_from(state.rac_unit_bytes).unwrap_or(u32::MAX);
+        // A RAC unit stores its entries' sizes, so that reading one entry touches one unit rather
+        // than also a unit of the counter: worth it unless `none` was asked for.
+        if state.auto_boundaries {
+            state.meta.boundaries = Boundaries::Counts;
+        }
+        if state.meta.boundaries == Boundaries::Counts {
+            state.meta.count_precondition = 0;
+            state.meta.extensions.push(Extension {
+                key: EXT_RAC_ENTRY_SIZES.into(),
+                required: true,
+                value: Vec::new(),
+            });
+        }
         if !train || !matches!(state.codec.algorithm(), Algorithm::Zstd | Algorithm::Lz4) {
             return Ok(());
         }
@@ -1272,12 +1291,6 @@ fn encode_basket(tree: &str, tree_no: u32, state: &Encoding, sealed: &Sealed) ->
                 })?;
             body.extend_from_slice(&(payload.len() as u64).to_le_bytes());
             body.extend_from_slice(&payload);
-            if state.boundaries == Boundaries::Counts {
-                let counts: Vec<u8> = sealed.counts.iter().flat_map(|c| c.to_le_bytes()).collect();
-                encoder
-                    .encode(state.codec, COUNT_PRECONDITION, &counts, &mut body)
-                    .map_err(compress_error)?;
-            }
         } else {
             match state.boundaries {
                 Boundaries::Fixed | Boundaries::None => {
@@ -1331,6 +1344,7 @@ fn rac_options(state: &Encoding) -> RacOptions {
         codec: state.codec,
         precondition: state.precondition,
         min_unit_bytes: state.rac_unit_bytes,
+        entry_sizes: state.boundaries == Boundaries::Counts,
     }
 }
 

@@ -25,7 +25,8 @@
 //! u8      version, 1
 //! u8      algorithm id (evtc-codecs Algorithm)
 //! i8      level
-//! u8      flags: bit 0 = units use the branch's dictionary
+//! u8      flags: bit 0 = units use the branch's dictionary,
+//!         bit 1 = units start with their entries' sizes (below); other bits are refused
 //! u8      preconditioner id, u8 element width (applied to each unit before compression)
 //! varint  unit count U
 //! U x     varint entries, varint uncompressed length, varint stored length
@@ -33,8 +34,20 @@
 //! u32     CRC32 of every table byte before it
 //! ```
 //! Varints are unsigned LEB128. Unit offsets, first entries and uncompressed offsets are the running
-//! sums of the lengths and counts (delta coding). A unit whose stored length equals its
-//! uncompressed length is stored as is (compression did not help).
+//! sums of the lengths and counts (delta coding).
+//!
+//! A unit's stored bytes are its compressed data, or, with flag bit 1 ([`FLAG_ENTRY_SIZES`]), the
+//! byte lengths of its entries followed by its compressed data, so that a reader of one entry finds
+//! it inside the unit without any other source of entry boundaries:
+//! ```text
+//! u8      shift s (0..=63)
+//! u8      bits b (0..=64)
+//! ...     one b-bit field per entry of the unit, least significant bit first, packed from the
+//!         first byte's lowest bit on, padded with zero bits to a whole byte;
+//!         the entry's byte length is field << s
+//! ```
+//! The lengths add up to the unit's uncompressed length. Data whose compressed form would not be
+//! shorter is stored as is: the data part's length then equals the uncompressed length.
 //!
 //! # Example
 //! ```
@@ -44,7 +57,12 @@
 //! // 1,000 entries of 24 bytes.
 //! let data: Vec<u8> = (0..1000u32).flat_map(|i| [i as u8 % 7; 24]).collect();
 //! let ends: Vec<usize> = (1..=1000).map(|i| i * 24).collect();
-//! let options = RacOptions { codec: Codec::zstd(5)?, precondition: Precondition::None, min_unit_bytes: 512 };
+//! let options = RacOptions {
+//!     codec: Codec::zstd(5)?,
+//!     precondition: Precondition::None,
+//!     min_unit_bytes: 512,
+//!     entry_sizes: false,
+//! };
 //! let mut payload = Vec::new();
 //! RacEncoder::new().encode(&options, None, &data, &ends, &mut payload)?;
 //!
@@ -96,6 +114,9 @@ pub const DEFAULT_MIN_UNIT_BYTES: usize = 4096;
 /// Flag bit: units are compressed against the branch's dictionary.
 pub const FLAG_DICTIONARY: u8 = 1;
 
+/// Flag bit: every unit starts with the byte lengths of its entries (layout in the crate docs).
+pub const FLAG_ENTRY_SIZES: u8 = 2;
+
 /// How to encode a basket's entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RacOptions {
@@ -106,6 +127,9 @@ pub struct RacOptions {
     /// A unit takes consecutive entries until it holds at least this many bytes (0 or 1: one entry
     /// per unit).
     pub min_unit_bytes: usize,
+    /// Store each unit's entry lengths in the unit ([`FLAG_ENTRY_SIZES`]), for entries of varying
+    /// length whose boundaries the reader has nowhere else.
+    pub entry_sizes: bool,
 }
 
 /// One unit in a [`SeekTable`].
@@ -121,7 +145,7 @@ pub struct Unit {
     pub raw_len: u64,
     /// Offset of the unit's stored bytes in the units region.
     pub offset: u64,
-    /// Stored length.
+    /// Stored length (with the entry sizes, if the table has [`FLAG_ENTRY_SIZES`]).
     pub stored_len: u64,
     /// CRC32 of the stored bytes.
     pub crc32: u32,
@@ -162,7 +186,139 @@ fn get_varint(bytes: &[u8], at: &mut usize) -> Result<u64> {
     Err(Error::CorruptTable("varint longer than 64 bits".into()))
 }
 
+/// Appends the packed entry lengths of one unit (layout in the crate docs) to `out`.
+fn pack_sizes(lengths: impl Iterator<Item = u64> + Clone, out: &mut Vec<u8>) {
+    let all = lengths.clone().fold(0u64, |a, l| a | l);
+    let shift = if all == 0 { 0 } else { all.trailing_zeros() };
+    let bits = 64 - (all >> shift).leading_zeros();
+    out.push(shift as u8);
+    out.push(bits as u8);
+    let (mut acc, mut filled) = (0u128, 0u32);
+    for length in lengths {
+        acc |= u128::from(length >> shift) << filled;
+        filled += bits;
+        while filled >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            filled -= 8;
+        }
+    }
+    if filled > 0 {
+        out.push(acc as u8);
+    }
+}
+
+/// The length of the packed entry sizes at the start of a unit's stored bytes, from its first two
+/// bytes and entry count; `None` when it does not fit `stored`.
+fn sizes_len(stored: &[u8], entries: u64) -> Option<usize> {
+    let bits = u64::from(*stored.get(1)?);
+    let len = 2 + usize::try_from(entries.checked_mul(bits)?.div_ceil(8)).ok()?;
+    (len <= stored.len()).then_some(len)
+}
+
+/// Appends `entries` lengths packed in `bits`-bit fields shifted by `shift` (`bits + shift <= 64`,
+/// `packed` long enough) to `out`; returns their sum.
+fn unpack_sizes(packed: &[u8], entries: u64, shift: u32, bits: u32, out: &mut Vec<u64>) -> u128 {
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    // A field of at most 57 bits lies in the 8 bytes from its first byte; the last fields, whose 8
+    // bytes run past the end, are read from a zero-padded copy.
+    let field_at = |bit: u64| -> u64 {
+        let at = (bit / 8) as usize;
+        let window = match packed.get(at..at + 8) {
+            Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
+            None => {
+                let mut w = [0u8; 8];
+                let tail = packed.get(at..).unwrap_or(&[]);
+                w[..tail.len()].copy_from_slice(tail);
+                u64::from_le_bytes(w)
+            }
+        };
+        window >> (bit % 8)
+    };
+    let start = out.len();
+    let bits64 = u64::from(bits);
+    // Entries whose field lies in a whole 8-byte window: read without the padded fallback.
+    if bits == 0 {
+        out.extend(std::iter::repeat_n(0, entries as usize));
+        return 0;
+    }
+    let fast = match (bits, packed.len()) {
+        (1..=57, len @ 8..) => (((len as u64 - 7) * 8 - 1) / bits64 + 1).min(entries),
+        _ => 0,
+    };
+    out.extend((0..fast).map(|i| {
+        let bit = i * bits64;
+        let at = (bit / 8) as usize;
+        let window = u64::from_le_bytes(packed[at..at + 8].try_into().expect("8 bytes"));
+        ((window >> (bit % 8)) & mask) << shift
+    }));
+    out.extend((fast..entries).map(|i| {
+        let bit = i * bits64;
+        let field = if bits <= 57 {
+            field_at(bit) & mask
+        } else {
+            // Wide fields span up to 9 bytes: two reads.
+            (field_at(bit) & 0xFFFF_FFFF | field_at(bit + 32) << 32) & mask
+        };
+        field << shift
+    }));
+    out[start..].iter().map(|&l| u128::from(l)).sum()
+}
+
 impl SeekTable {
+    /// Whether units store their entries' lengths ([`FLAG_ENTRY_SIZES`]).
+    pub fn has_entry_sizes(&self) -> bool {
+        self.flags & FLAG_ENTRY_SIZES != 0
+    }
+
+    /// Appends the byte lengths of the entries of unit `unit` to `out`, read from the unit's stored
+    /// bytes (as for [`RacDecoder::decode_stored_unit`]). Checks that there is one per entry and
+    /// that they add up to the unit's uncompressed length; does not check the unit's CRC32 (decode
+    /// the unit first, or check it, to tell damage from a bad table).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] if the table has no entry sizes or no such unit; [`Error::CorruptUnit`] if the
+    /// sizes are damaged.
+    pub fn entry_sizes(&self, unit: usize, stored: &[u8], out: &mut Vec<u64>) -> Result<()> {
+        if !self.has_entry_sizes() {
+            return Err(Error::Usage("the units store no entry sizes".into()));
+        }
+        let u = self
+            .units
+            .get(unit)
+            .ok_or_else(|| Error::Usage(format!("no unit {unit}")))?;
+        let bad = |reason: &str| Error::CorruptUnit {
+            unit,
+            reason: reason.to_owned(),
+        };
+        let len =
+            sizes_len(stored, u.entries).ok_or_else(|| bad("entry sizes run past the unit"))?;
+        let (shift, bits) = (u32::from(stored[0]), u32::from(stored[1]));
+        // Lengths must fit 64 bits once shifted: every field's width plus the shift.
+        if bits + shift > 64 {
+            return Err(bad("entry-size field width out of range"));
+        }
+        let start = out.len();
+        out.try_reserve(u.entries as usize)
+            .map_err(|_| bad("too many entries for memory"))?;
+        let total = unpack_sizes(&stored[2..len], u.entries, shift, bits, out);
+        if total != u128::from(u.raw_len) {
+            out.truncate(start);
+            return Err(Error::CorruptUnit {
+                unit,
+                reason: format!(
+                    "entry sizes add up to {total} bytes, the unit holds {}",
+                    u.raw_len
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// The units, in entry order.
     pub fn units(&self) -> &[Unit] {
         &self.units
@@ -263,6 +419,9 @@ impl SeekTable {
         let codec = Codec::new(algorithm, i32::from(body[2] as i8))
             .map_err(|_| bad("invalid codec level"))?;
         let flags = body[3];
+        if flags & !(FLAG_DICTIONARY | FLAG_ENTRY_SIZES) != 0 {
+            return Err(Error::CorruptTable(format!("unknown flags {flags:#04x}")));
+        }
         let precondition = Precondition::from_parts(body[4], body[5])?;
         let mut at = 6;
         let count = get_varint(body, &mut at)?;
@@ -279,7 +438,8 @@ impl SeekTable {
             if entries == 0 {
                 return Err(bad("a unit with no entries"));
             }
-            if stored_len > raw_len && algorithm == Algorithm::None {
+            if stored_len > raw_len && algorithm == Algorithm::None && flags & FLAG_ENTRY_SIZES == 0
+            {
                 return Err(bad("stored unit longer than its data"));
             }
             units.push(Unit {
@@ -386,9 +546,15 @@ impl RacEncoder {
                 &self.scratch[..]
             };
             let at = stored.len();
+            if options.entry_sizes {
+                let start_of = |e: usize| if e == 0 { 0 } else { ends[e - 1] };
+                let lengths = (first..=last).map(|e| (ends[e] - start_of(e)) as u64);
+                pack_sizes(lengths, &mut stored);
+            }
+            let data_at = stored.len();
             let n = compressor.compress(source, &mut stored)?;
             if n >= raw.len() {
-                stored.truncate(at);
+                stored.truncate(data_at);
                 stored.extend_from_slice(raw);
             }
             let stored_len = (stored.len() - at) as u64;
@@ -406,7 +572,12 @@ impl RacEncoder {
         }
         let table = SeekTable {
             codec: options.codec,
-            flags: if uses_dictionary { FLAG_DICTIONARY } else { 0 },
+            flags: if uses_dictionary { FLAG_DICTIONARY } else { 0 }
+                | if options.entry_sizes {
+                    FLAG_ENTRY_SIZES
+                } else {
+                    0
+                },
             precondition: options.precondition,
             units,
         };
@@ -518,7 +689,14 @@ impl RacDecoder {
                 )));
             }
         }
-        if u.stored_len == u.raw_len {
+        let stored = if table.has_entry_sizes() {
+            let len = sizes_len(stored, u.entries)
+                .ok_or_else(|| bad("entry sizes run past the unit".into()))?;
+            &stored[len..]
+        } else {
+            stored
+        };
+        if stored.len() as u64 == u.raw_len {
             out.copy_from_slice(stored);
             return Ok(());
         }
@@ -613,5 +791,40 @@ pub fn train_dictionary(
         Algorithm::Zstd => evtc_codecs::train_dictionary(&samples, &sizes, max_size).ok(),
         Algorithm::Lz4 => Some(samples[..samples.len().min(max_size).min(64 << 10)].to_vec()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Packed sizes read back at every field width, including fields wider than one 8-byte window.
+    #[test]
+    fn entry_sizes_roundtrip_at_every_width() {
+        for bits in 0..=64u32 {
+            for shift in [0u32, 3] {
+                if bits + shift > 64 {
+                    continue;
+                }
+                let max = if bits == 0 {
+                    0
+                } else {
+                    u64::MAX >> (64 - bits)
+                };
+                let fields: Vec<u64> = (0..37u64)
+                    .map(|i| max.wrapping_sub(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) & max)
+                    .collect();
+                let lengths: Vec<u64> = fields.iter().map(|f| f << shift).collect();
+                let mut stored = Vec::new();
+                pack_sizes(lengths.iter().copied(), &mut stored);
+                // All-zero lengths pack with no shift.
+                let shift = if bits == 0 { 0 } else { shift };
+                assert_eq!(&stored[..2], &[shift as u8, bits as u8]);
+                let mut back = Vec::new();
+                let sum = unpack_sizes(&stored[2..], 37, shift, bits, &mut back);
+                assert_eq!(back, lengths, "bits {bits} shift {shift}");
+                assert_eq!(sum, lengths.iter().map(|&l| u128::from(l)).sum::<u128>());
+            }
+        }
     }
 }

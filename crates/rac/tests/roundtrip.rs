@@ -25,6 +25,7 @@ fn check(
     min_unit_bytes: usize,
     use_dict: bool,
     precondition: Precondition,
+    entry_sizes: bool,
     entries: &[Vec<u8>],
 ) -> Result<(), TestCaseError> {
     let codec: Codec = codec.parse().unwrap();
@@ -39,6 +40,7 @@ fn check(
         codec,
         precondition,
         min_unit_bytes,
+        entry_sizes,
     };
     let dict_bytes = if use_dict {
         train_dictionary(&options, &data, &ends, 1024)
@@ -81,6 +83,18 @@ fn check(
             .unwrap();
         let start = if i == 0 { 0 } else { ends[i - 1] } - unit.raw_offset as usize;
         prop_assert_eq!(&out[start..start + entry.len()], &entry[..]);
+        let stored = &units[unit.offset as usize..(unit.offset + unit.stored_len) as usize];
+        let mut sizes = vec![];
+        let found = parsed.entry_sizes(u, stored, &mut sizes);
+        prop_assert_eq!(found.is_ok(), entry_sizes);
+        if entry_sizes {
+            let first = unit.first_entry as usize;
+            let want: Vec<u64> = entries[first..first + unit.entries as usize]
+                .iter()
+                .map(|e| e.len() as u64)
+                .collect();
+            prop_assert_eq!(sizes, want);
+        }
     }
     let mut all = vec![0; data.len()];
     decoder
@@ -95,18 +109,19 @@ proptest! {
 
     #[test]
     fn entries_roundtrip(entries in entries(), codec in prop::sample::select(vec!["none", "lz4", "zstd:1", "zstd:5", "zlib:1", "lz4hc:4", "lzma:1"]),
-                         min in prop::sample::select(vec![0usize, 64, 1000]), dict in any::<bool>(), shuffle in any::<bool>()) {
+                         min in prop::sample::select(vec![0usize, 64, 1000]), dict in any::<bool>(), shuffle in any::<bool>(),
+                         sizes in any::<bool>()) {
         let p = if shuffle { Precondition::Shuffle(Width::W4) } else { Precondition::None };
-        check(codec, min, dict, p, &entries)?;
+        check(codec, min, dict, p, sizes, &entries)?;
     }
 
     #[test]
-    fn corrupt_payloads_never_panic(entries in entries(), at in any::<usize>(), byte in any::<u8>()) {
+    fn corrupt_payloads_never_panic(entries in entries(), at in any::<usize>(), byte in any::<u8>(), entry_sizes in any::<bool>()) {
         let data: Vec<u8> = entries.concat();
         let mut ends = Vec::new();
         let mut end = 0;
         for e in &entries { end += e.len(); ends.push(end); }
-        let options = RacOptions { codec: "zstd:3".parse().unwrap(), precondition: Precondition::None, min_unit_bytes: 32 };
+        let options = RacOptions { codec: "zstd:3".parse().unwrap(), precondition: Precondition::None, min_unit_bytes: 32, entry_sizes };
         let mut payload = vec![];
         RacEncoder::new().encode(&options, None, &data, &ends, &mut payload).unwrap();
         let at = at % payload.len();
@@ -116,6 +131,10 @@ proptest! {
             for u in 0..table.units().len() {
                 let mut out = vec![0; (table.units()[u].raw_len as usize).min(1 << 20)];
                 let _ = decoder.decode_unit(&table, u, units, None, &mut out, false);
+                let unit = table.units()[u];
+                if let Some(stored) = units.get(unit.offset as usize..(unit.offset + unit.stored_len) as usize) {
+                    let _ = table.entry_sizes(u, stored, &mut vec![]);
+                }
             }
         }
         for cut in [0, 3, payload.len() / 2] {
@@ -144,6 +163,7 @@ fn dictionaries_shrink_tiny_units() {
         codec,
         precondition: Precondition::None,
         min_unit_bytes: 0,
+        entry_sizes: false,
     };
     let dict = train_dictionary(&options, &data, &ends, 4096).unwrap();
     let enc = EncoderDictionary::new(&dict, 5).unwrap();
@@ -156,4 +176,48 @@ fn dictionaries_shrink_tiny_units() {
     };
     let (plain, with_dict) = (size(None), size(Some(&EncodeDictionary::Zstd(&enc))));
     assert!(with_dict < plain, "dictionary {with_dict} vs plain {plain}");
+}
+
+/// Entry sizes take the fewest bits their values need: 6-float entries of 0 to 20 floats cost
+/// 5 bits each (lengths are multiples of 4, shifted out), and damaged sizes are errors.
+#[test]
+fn entry_sizes_are_packed_and_checked() {
+    let counts: Vec<usize> = (0..100).map(|i| (i * 5) % 21).collect();
+    let data: Vec<u8> = counts.iter().flat_map(|&n| vec![1u8; 4 * n]).collect();
+    let ends: Vec<usize> = counts
+        .iter()
+        .scan(0, |at, &n| {
+            *at += 4 * n;
+            Some(*at)
+        })
+        .collect();
+    let options = RacOptions {
+        codec: Codec::NONE,
+        precondition: Precondition::None,
+        min_unit_bytes: usize::MAX,
+        entry_sizes: true,
+    };
+    let mut payload = vec![];
+    RacEncoder::new()
+        .encode(&options, None, &data, &ends, &mut payload)
+        .unwrap();
+    let (table, units) = SeekTable::parse(&payload).unwrap();
+    assert!(table.has_entry_sizes());
+    assert_eq!(table.units().len(), 1);
+    // shift 2, 5 bits, 100 fields in 63 bytes, then the data as is.
+    assert_eq!(&units[..2], &[2, 5]);
+    assert_eq!(units.len(), 2 + 63 + data.len());
+    let mut sizes = vec![];
+    table.entry_sizes(0, units, &mut sizes).unwrap();
+    assert_eq!(
+        sizes,
+        counts.iter().map(|&n| 4 * n as u64).collect::<Vec<_>>()
+    );
+    // A flipped size no longer adds up to the unit; a truncated unit cannot hold its sizes.
+    let mut damaged = units.to_vec();
+    damaged[2] ^= 0x04;
+    let err = table.entry_sizes(0, &damaged, &mut sizes).unwrap_err();
+    assert!(err.to_string().contains("add up"), "{err}");
+    let err = table.entry_sizes(0, &units[..10], &mut vec![]).unwrap_err();
+    assert!(err.to_string().contains("run past"), "{err}");
 }
