@@ -73,7 +73,7 @@ fn configs() -> Vec<Config> {
         unit_bytes: 0,
         dictionary: false,
     }];
-    for unit_bytes in [0, 1024, evtc::rac::DEFAULT_MIN_UNIT_BYTES] {
+    for unit_bytes in [0, 1024, 2048, 4096] {
         for dictionary in [false, true] {
             all.push(Config {
                 rac: RacMode::On,

@@ -102,6 +102,9 @@ impl BlockHeader {
     }
 }
 
+/// Shuffled planes shorter than this share zstd's entropy tables (see [`BlockEncoder::encode`]).
+const MIN_PLANE_BYTES: usize = 4096;
+
 /// Encodes blocks; reuses its compression context and scratch buffer across calls. One per thread.
 #[derive(Debug, Default)]
 pub struct BlockEncoder {
@@ -139,7 +142,17 @@ impl BlockEncoder {
             Kernel::best().apply(precondition, input, &mut self.scratch);
             &self.scratch[..]
         };
-        let mut payload_len = self.compressor.compress(codec, source, out)?;
+        // Shuffled planes compress best with entropy tables of their own (see
+        // `Compressor::compress_segmented`); planes under 4 KiB are not worth a table each.
+        let segment = match precondition {
+            Precondition::Shuffle(w) if input.len() / w as usize >= MIN_PLANE_BYTES => {
+                input.len() / w as usize
+            }
+            _ => 0,
+        };
+        let mut payload_len = self
+            .compressor
+            .compress_segmented(codec, source, segment, out)?;
         if payload_len >= input.len() && codec.algorithm() != Algorithm::None {
             out.truncate(start + BlockHeader::LEN);
             out.extend_from_slice(input);

@@ -107,9 +107,10 @@ pub enum Error {
     Usage(String),
 }
 
-/// The default `min_unit_bytes`: units of at least 4 KiB uncompressed (see BENCHMARKS.md: the
-/// granularity sweep of `cargo bench --bench rac`).
-pub const DEFAULT_MIN_UNIT_BYTES: usize = 4096;
+/// The default `min_unit_bytes`: units of at least 2 KiB uncompressed (see BENCHMARKS.md: the
+/// granularity sweep of `cargo bench --bench rac` and the random reads of `cargo bench --bench
+/// peers`).
+pub const DEFAULT_MIN_UNIT_BYTES: usize = 2048;
 
 /// Flag bit: units are compressed against the branch's dictionary.
 pub const FLAG_DICTIONARY: u8 = 1;
