@@ -10,6 +10,7 @@ use zstd::zstd_safe::{self, CCtx, CParameter, DCtx, InBuffer, OutBuffer, ResetDi
 use crate::codec::{Algorithm, Codec};
 use crate::dict::{DecoderDictionary, EncoderDictionary};
 use crate::error::{Error, Result};
+use crate::lz4c;
 
 /// liblzma's decoder refuses streams that would need more memory than this (a level-9 stream needs
 /// 65 MiB), so a corrupt header cannot make it allocate without bound.
@@ -322,15 +323,7 @@ impl Decompressor {
                 out.copy_from_slice(input);
                 Ok(())
             }
-            Algorithm::Lz4 | Algorithm::Lz4Hc => match lz4_flex::block::decompress_into(input, out)
-            {
-                Ok(n) if n == out.len() => Ok(()),
-                Ok(n) => Err(size_mismatch(algorithm, out.len(), n)),
-                Err(lz4_flex::block::DecompressError::OutputTooSmall { expected, .. }) => Err(
-                    size_mismatch(algorithm, out.len(), expected.max(out.len() + 1)),
-                ),
-                Err(e) => Err(corrupt(algorithm, e)),
-            },
+            Algorithm::Lz4 | Algorithm::Lz4Hc => lz4_decompress(algorithm, input, out, &[]),
             Algorithm::Zstd => {
                 let dctx = self.zstd.get_or_insert_with(DCtx::create);
                 zstd_decode(algorithm, input, out, |out| dctx.decompress(out, input))
@@ -380,6 +373,37 @@ impl Decompressor {
             _ if produced == out.len() => Err(size_mismatch(algorithm, out.len(), produced + 1)),
             _ => Err(corrupt(algorithm, "truncated stream")),
         }
+    }
+}
+
+/// Decodes an LZ4 block into all of `out` with liblz4, against `dictionary` if not empty. When
+/// liblz4 fails (or the sizes exceed its `int`), `lz4_flex` decodes instead: it names what is wrong
+/// with a malformed block, and handles blocks over 2 GiB.
+pub(crate) fn lz4_decompress(
+    algorithm: Algorithm,
+    input: &[u8],
+    out: &mut [u8],
+    dictionary: &[u8],
+) -> Result<()> {
+    if let Ok(n) = lz4c::decompress(input, out, dictionary) {
+        return if n == out.len() {
+            Ok(())
+        } else {
+            Err(size_mismatch(algorithm, out.len(), n))
+        };
+    }
+    let decoded = if dictionary.is_empty() {
+        lz4_flex::block::decompress_into(input, out)
+    } else {
+        lz4_flex::block::decompress_into_with_dict(input, out, dictionary)
+    };
+    match decoded {
+        Ok(n) if n == out.len() => Ok(()),
+        Ok(n) => Err(size_mismatch(algorithm, out.len(), n)),
+        Err(lz4_flex::block::DecompressError::OutputTooSmall { expected, .. }) => Err(
+            size_mismatch(algorithm, out.len(), expected.max(out.len() + 1)),
+        ),
+        Err(e) => Err(corrupt(algorithm, e)),
     }
 }
 

@@ -3,7 +3,7 @@
 use zstd::zstd_safe::{self, CCtx, CParameter};
 
 use crate::codec::{Algorithm, Codec};
-use crate::context::{Compressor, Decompressor};
+use crate::context::{Compressor, Decompressor, lz4_decompress};
 use crate::dict::{DecoderDictionary, EncoderDictionary};
 use crate::error::{Error, Result};
 
@@ -153,18 +153,7 @@ impl Decompressor {
                 self.decompress_with_dictionary(dictionary, input, out)
             }
             (Algorithm::Lz4, _) if !lz4_prefix.is_empty() => {
-                match lz4_flex::block::decompress_into_with_dict(input, out, lz4_prefix) {
-                    Ok(n) if n == out.len() => Ok(()),
-                    Ok(n) => Err(Error::SizeMismatch {
-                        codec: "lz4".into(),
-                        expected: out.len(),
-                        actual: n,
-                    }),
-                    Err(e) => Err(Error::Corrupt {
-                        codec: "lz4".into(),
-                        reason: e.to_string(),
-                    }),
-                }
+                lz4_decompress(algorithm, input, out, lz4_prefix)
             }
             _ => self.decompress(algorithm, input, out),
         }

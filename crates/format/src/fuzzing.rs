@@ -1,12 +1,14 @@
 //! Entry points for fuzzing the decode path below the checksums (not a stable API).
 
 use crate::error::Location;
-use crate::meta::{Boundaries, BranchMeta, DataType, ScalarType};
-use crate::reader::{BasketKind, decode_body};
+use crate::meta::{Boundaries, BranchMeta, DataType, EXT_RAC_ENTRY_SIZES, Extension, ScalarType};
+use crate::reader::{BasketKind, decode_body, split_rac};
 use crate::types::Scalar;
+use evtc_rac::SeekTable;
 
 /// Decodes `body` as a basket of `entries` entries of a branch whose type and boundary encoding
-/// `kind` selects, sized from the first block header as a reader sized it from the index.
+/// `kind` selects (with boundaries `counts` and bit 6 set, RAC units with entry sizes), sized from
+/// the first block header as a reader sized it from the index.
 pub fn decode_basket_body(kind: u8, entries: usize, body: &[u8]) {
     let t = ScalarType::ALL[usize::from(kind) % ScalarType::ALL.len()];
     let boundaries = [
@@ -23,10 +25,15 @@ pub fn decode_basket_body(kind: u8, entries: usize, body: &[u8]) {
     let elements = match dtype.fixed_len() {
         Some(len) => entries * len,
         None => {
-            let Ok(header) = evtc_codecs::BlockHeader::parse(body) else {
-                return;
+            // A blocks basket's first block, or a RAC basket's seek table.
+            let bytes = match evtc_codecs::BlockHeader::parse(body) {
+                Ok(header) => header.uncompressed_len,
+                Err(_) => match split_rac(body).and_then(|(p, _)| SeekTable::parse(p).ok()) {
+                    Some((table, _)) => table.raw_len(),
+                    None => return,
+                },
             };
-            let bytes = header.uncompressed_len.min(1 << 24) as usize;
+            let bytes = bytes.min(1 << 24) as usize;
             let bytes = if boundaries == Boundaries::Offsets {
                 bytes.saturating_sub(4 * (entries + 1))
             } else {
@@ -35,6 +42,7 @@ pub fn decode_basket_body(kind: u8, entries: usize, body: &[u8]) {
             bytes / t.size()
         }
     };
+    let entry_sizes = boundaries == Boundaries::Counts && kind & 0x40 != 0;
     let meta = BranchMeta {
         name: "fuzz".into(),
         dtype,
@@ -45,7 +53,7 @@ pub fn decode_basket_body(kind: u8, entries: usize, body: &[u8]) {
         precondition: 0,
         width: 1,
         count_precondition: 0,
-        rac: false,
+        rac: entry_sizes,
         rac_unit_bytes: 0,
         dictionary_offset: 0,
         dictionary_len: 0,
@@ -55,7 +63,15 @@ pub fn decode_basket_body(kind: u8, entries: usize, body: &[u8]) {
         baskets: 1,
         index_offset: 0,
         index_len: 0,
-        extensions: Vec::new(),
+        extensions: if entry_sizes {
+            vec![Extension {
+                key: EXT_RAC_ENTRY_SIZES.into(),
+                required: true,
+                value: Vec::new(),
+            }]
+        } else {
+            Vec::new()
+        },
     };
     fn run<T: Scalar>(meta: &BranchMeta, entries: usize, elements: usize, body: &[u8]) {
         let mut values = vec![T::default(); elements];

@@ -1857,7 +1857,7 @@ fn check_entry_sizes_flag(meta: &BranchMeta, table: &SeekTable, location: &Locat
 }
 
 /// Splits a RAC basket body into the RAC payload and what follows it.
-fn split_rac(body: &[u8]) -> Option<(&[u8], &[u8])> {
+pub(crate) fn split_rac(body: &[u8]) -> Option<(&[u8], &[u8])> {
     let len = usize::try_from(u64::from_le_bytes(body.get(..8)?.try_into().ok()?)).ok()?;
     let end = 8usize.checked_add(len)?;
     Some((body.get(8..end)?, body.get(end..)?))

@@ -597,3 +597,49 @@ fn rac_range_reads_match_full_reads() {
         assert_eq!(part, xyz[a as usize * 3..b as usize * 3], "xyz {a}..{b}");
     }
 }
+
+/// RAC float branches left to the writer keep whichever of byte shuffle and bitshuffle makes the
+/// smaller units on the first basket: the same size as the better explicit choice, and their
+/// values read back.
+#[test]
+fn rac_float_branches_keep_the_smaller_preconditioner() {
+    use evtc_codecs::{Precondition, Width};
+    let jets = evtc_datagen::nano::jets(20_000, 3);
+    let tfloat = evtc_datagen::rac::tfloat(20_000, 3);
+    let tfloat_counts = vec![6u32; 20_000];
+    let dir = tempfile::tempdir().unwrap();
+    for codec in ["zstd:5", "lz4"] {
+        for (name, counts, values) in [
+            ("jets", &jets.counts, &jets.pt),
+            ("tfloat", &tfloat_counts, &tfloat),
+        ] {
+            let write = |precondition: Option<Precondition>| {
+                let path = dir
+                    .path()
+                    .join(format!("{name}-{codec}-{precondition:?}.evtc"));
+                let options = WriteOptions::default()
+                    .codec(codec.parse::<Codec>().unwrap())
+                    .basket_size(1 << 20)
+                    .rac(RacMode::On);
+                let mut spec = BranchSpec::jagged("v", ScalarType::F32);
+                if let Some(p) = precondition {
+                    spec = spec.precondition(p);
+                }
+                let mut file = FileWriter::create(&path, options).unwrap();
+                let mut tree = file.tree("T", vec![spec]).unwrap();
+                tree.fill_jagged(0, counts, values).unwrap();
+                tree.commit().unwrap();
+                tree.finish().unwrap();
+                file.finish().unwrap();
+                let file = FileReader::open(&path).unwrap();
+                let branch = file.tree("T").unwrap().branch("v").unwrap();
+                assert_eq!(branch.read_jagged::<f32>().unwrap().values, *values);
+                (branch.meta().stored_bytes, branch.meta().precondition)
+            };
+            let shuffle = write(Some(Precondition::Shuffle(Width::W4)));
+            let bitshuffle = write(Some(Precondition::BitShuffle(Width::W4)));
+            let auto = write(None);
+            assert_eq!(auto, shuffle.min(bitshuffle), "{name} {codec}");
+        }
+    }
+}
