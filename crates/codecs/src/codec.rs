@@ -18,9 +18,9 @@ pub enum Algorithm {
     Zlib = 1,
     /// LZMA2 in the xz container, through liblzma (`xz2`).
     Lzma = 2,
-    /// LZ4 block format, fast mode, through `lz4_flex`.
+    /// LZ4 block format, fast mode: compressed by `lz4_flex`, decoded by liblz4.
     Lz4 = 3,
-    /// LZ4 block format, high-compression mode, through liblz4 (`lz4`). Decoded by `lz4_flex`.
+    /// LZ4 block format, high-compression mode, through liblz4 (`lz4`).
     Lz4Hc = 4,
     /// Zstandard through libzstd (`zstd`).
     Zstd = 5,

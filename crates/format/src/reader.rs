@@ -1929,7 +1929,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                     let payload_at = loc.offset + RECORD_HEADER_LEN as u64 + 8;
                     let units_len = rac_len
                         .checked_sub(4 + table_len)
-                        .filter(|_| rac_len + 8 <= header.body_len)
+                        .filter(|_| rac_len.checked_add(8).is_some_and(|n| n <= header.body_len))
                         .ok_or_else(|| {
                             Error::corrupt(location(), "seek table longer than the payload")
                         })?;
