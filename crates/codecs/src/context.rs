@@ -8,7 +8,7 @@ use zstd::zstd_safe::zstd_sys::ZSTD_EndDirective;
 use zstd::zstd_safe::{self, CCtx, CParameter, DCtx, InBuffer, OutBuffer, ResetDirective};
 
 use crate::codec::{Algorithm, Codec};
-use crate::dict::{DecoderDictionary, EncoderDictionary};
+use crate::dict::{DecoderDictionary, EncoderDictionary, Lz4Dictionary};
 use crate::error::{Error, Result};
 use crate::lz4c;
 
@@ -295,6 +295,10 @@ fn size_mismatch(algorithm: Algorithm, expected: usize, actual: usize) -> Error 
 pub struct Decompressor {
     zstd: Option<DCtx<'static>>,
     zlib: Option<Decompress>,
+    /// LZ4 decoding window: a dictionary's bytes, then room for the block (prefix mode).
+    lz4_window: Vec<u8>,
+    /// [`Lz4Dictionary`] id of the bytes at the front of `lz4_window` (0: none).
+    lz4_window_id: u64,
 }
 
 impl std::fmt::Debug for Decompressor {
@@ -347,6 +351,37 @@ impl Decompressor {
         zstd_decode(Algorithm::Zstd, input, out, |out| {
             dctx.decompress_using_ddict(out, input, dictionary.ddict())
         })
+    }
+
+    /// Decompresses an LZ4 block compressed against `dictionary` into all of `out`.
+    ///
+    /// # Errors
+    /// As for [`Decompressor::decompress`].
+    pub fn decompress_with_lz4_dictionary(
+        &mut self,
+        dictionary: &Lz4Dictionary,
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Result<()> {
+        let algorithm = Algorithm::Lz4;
+        let prefix = dictionary.bytes().len();
+        if self.lz4_window_id != dictionary.id() {
+            self.lz4_window.clear();
+            self.lz4_window.extend_from_slice(dictionary.bytes());
+            self.lz4_window_id = dictionary.id();
+        }
+        if self.lz4_window.len() < prefix + out.len() {
+            self.lz4_window.resize(prefix + out.len(), 0);
+        }
+        match lz4c::decompress_after_prefix(input, &mut self.lz4_window, prefix, out.len()) {
+            Ok(n) if n == out.len() => {
+                out.copy_from_slice(&self.lz4_window[prefix..prefix + n]);
+                Ok(())
+            }
+            Ok(n) => Err(size_mismatch(algorithm, out.len(), n)),
+            // lz4_flex names the problem (or decodes what liblz4's sizes cannot hold).
+            Err(_) => lz4_decompress(algorithm, input, out, dictionary.bytes()),
+        }
     }
 
     fn zlib(&mut self, input: &[u8], out: &mut [u8]) -> Result<()> {

@@ -82,6 +82,44 @@ impl DecoderDictionary {
     }
 }
 
+/// An LZ4 dictionary (the window of bytes before every block compressed against it) prepared for
+/// decoding: a [`Decompressor`](crate::Decompressor) keeps a copy right before its output buffer,
+/// which lets liblz4 decode in its fast prefix mode instead of its external-dictionary mode (about
+/// twice as fast on small blocks).
+pub struct Lz4Dictionary {
+    bytes: Vec<u8>,
+    /// Unique per dictionary made in this process: what a decompressor's copy is checked against.
+    id: u64,
+}
+
+impl Lz4Dictionary {
+    /// The dictionary of `bytes`; LZ4 reaches back at most 64 KiB, so only the last 64 KiB count.
+    pub fn new(bytes: &[u8]) -> Lz4Dictionary {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Lz4Dictionary {
+            bytes: bytes[bytes.len().saturating_sub(64 << 10)..].to_vec(),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
+    /// The dictionary's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+}
+
+impl std::fmt::Debug for Lz4Dictionary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lz4Dictionary")
+            .field("len", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl std::fmt::Debug for DecoderDictionary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DecoderDictionary").finish_non_exhaustive()

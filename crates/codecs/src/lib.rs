@@ -64,7 +64,7 @@ pub use block::{BlockDecoder, BlockEncoder, BlockHeader};
 pub use checksum::{Crc32, crc32};
 pub use codec::{Algorithm, Codec, ZSTD_MIN_LEVEL};
 pub use context::{Compressor, Decompressor, compress, decompress};
-pub use dict::{DecoderDictionary, EncoderDictionary, train_dictionary};
+pub use dict::{DecoderDictionary, EncoderDictionary, Lz4Dictionary, train_dictionary};
 pub use error::{Error, Result};
 pub use precondition::{Isa, Kernel, Precondition, Width};
 pub use unit::UnitCompressor;

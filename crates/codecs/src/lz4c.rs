@@ -62,3 +62,38 @@ pub(crate) fn decompress(
     };
     usize::try_from(n).map_err(|_| Lz4Error::Malformed)
 }
+
+/// Decodes one LZ4 block into `window[prefix..prefix + len]`, with `window[..prefix]` as its
+/// dictionary: liblz4 sees the dictionary right before the output and decodes in prefix mode, its
+/// fast path. Returns the number of bytes written.
+pub(crate) fn decompress_after_prefix(
+    input: &[u8],
+    window: &mut [u8],
+    prefix: usize,
+    len: usize,
+) -> Result<usize, Lz4Error> {
+    let end = prefix.checked_add(len).filter(|&e| e <= window.len());
+    let (Some(_), Ok(src_size), Ok(dst_capacity), Ok(dict_size)) = (
+        end,
+        c_int::try_from(input.len()),
+        c_int::try_from(len),
+        c_int::try_from(prefix),
+    ) else {
+        return Err(Lz4Error::TooLarge);
+    };
+    let base = window.as_mut_ptr();
+    // SAFETY: `base..base + prefix` (read) and `base + prefix..base + prefix + len` (written) lie
+    // in `window`, which no reference aliases during the call; liblz4's safe decoder stays within
+    // them and `input` for any input.
+    let n = unsafe {
+        LZ4_decompress_safe_usingDict(
+            input.as_ptr().cast(),
+            base.add(prefix).cast(),
+            src_size,
+            dst_capacity,
+            base.cast_const().cast(),
+            dict_size,
+        )
+    };
+    usize::try_from(n).map_err(|_| Lz4Error::Malformed)
+}

@@ -3,8 +3,8 @@
 use zstd::zstd_safe::{self, CCtx, CParameter};
 
 use crate::codec::{Algorithm, Codec};
-use crate::context::{Compressor, Decompressor, lz4_decompress};
-use crate::dict::{DecoderDictionary, EncoderDictionary};
+use crate::context::{Compressor, Decompressor};
+use crate::dict::{DecoderDictionary, EncoderDictionary, Lz4Dictionary};
 use crate::error::{Error, Result};
 
 /// Compresses units with as little framing as each codec allows, optionally against a shared
@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 /// let mut unit = Vec::new();
 /// units.compress(&events[42], &mut unit)?;
 /// let mut back = vec![0; events[42].len()];
-/// Decompressor::new().decompress_unit(Codec::zstd(5)?.algorithm(), Some(&dec), &[], &unit, &mut back)?;
+/// Decompressor::new().decompress_unit(Codec::zstd(5)?.algorithm(), Some(&dec), None, &unit, &mut back)?;
 /// assert_eq!(back, events[42]);
 /// # Ok::<(), evtc_codecs::Error>(())
 /// ```
@@ -144,16 +144,16 @@ impl Decompressor {
         &mut self,
         algorithm: Algorithm,
         zstd_dictionary: Option<&DecoderDictionary>,
-        lz4_prefix: &[u8],
+        lz4_prefix: Option<&Lz4Dictionary>,
         input: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        match (algorithm, zstd_dictionary) {
-            (Algorithm::Zstd, Some(dictionary)) => {
+        match (algorithm, zstd_dictionary, lz4_prefix) {
+            (Algorithm::Zstd, Some(dictionary), _) => {
                 self.decompress_with_dictionary(dictionary, input, out)
             }
-            (Algorithm::Lz4, _) if !lz4_prefix.is_empty() => {
-                lz4_decompress(algorithm, input, out, lz4_prefix)
+            (Algorithm::Lz4, _, Some(prefix)) if !prefix.bytes().is_empty() => {
+                self.decompress_with_lz4_dictionary(prefix, input, out)
             }
             _ => self.decompress(algorithm, input, out),
         }

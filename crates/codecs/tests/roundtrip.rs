@@ -308,3 +308,47 @@ fn segmented_zstd_frames_roundtrip_and_shrink_shuffled_floats() {
         .unwrap();
     assert_eq!(lz4, plain);
 }
+
+/// One decompressor alternating between LZ4 dictionaries decodes every unit against the right one
+/// (it keeps a copy of the last dictionary before its output).
+#[test]
+fn lz4_dictionaries_switch_in_one_decompressor() {
+    use evtc_codecs::{Lz4Dictionary, UnitCompressor};
+    let dict_a: Vec<u8> = b"pt eta phi mass charge ".repeat(40);
+    let dict_b: Vec<u8> = (0..2000u32)
+        .flat_map(|i| (i * 7919).to_le_bytes())
+        .collect();
+    let unit_a = b"mass charge pt eta phi mass charge pt".repeat(3);
+    let unit_b: Vec<u8> = (100..300u32)
+        .flat_map(|i| (i * 7919).to_le_bytes())
+        .collect();
+    let compress = |prefix: &[u8], unit: &[u8]| {
+        let mut out = Vec::new();
+        UnitCompressor::new(Codec::LZ4, None, prefix)
+            .unwrap()
+            .compress(unit, &mut out)
+            .unwrap();
+        out
+    };
+    let (packed_a, packed_b) = (compress(&dict_a, &unit_a), compress(&dict_b, &unit_b));
+    // Both units reach into their dictionaries.
+    assert!(packed_a.len() < compress(&[], &unit_a).len());
+    assert!(packed_b.len() < compress(&[], &unit_b).len());
+    let (a, b) = (Lz4Dictionary::new(&dict_a), Lz4Dictionary::new(&dict_b));
+    let mut decompressor = Decompressor::new();
+    for _ in 0..3 {
+        for (dict, packed, unit) in [(&a, &packed_a, &unit_a[..]), (&b, &packed_b, &unit_b[..])] {
+            let mut out = vec![0; unit.len()];
+            decompressor
+                .decompress_unit(Algorithm::Lz4, None, Some(dict), packed, &mut out)
+                .unwrap();
+            assert_eq!(out, unit);
+            // The wrong dictionary is an error or other bytes, never the unit by chance.
+            let other = if std::ptr::eq(dict, &a) { &b } else { &a };
+            let mut wrong = vec![0; unit.len()];
+            let result =
+                decompressor.decompress_unit(Algorithm::Lz4, None, Some(other), packed, &mut wrong);
+            assert!(result.is_err() || wrong != unit);
+        }
+    }
+}

@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use evtc_codecs::{Algorithm, BlockDecoder, BlockHeader, DecoderDictionary};
+use evtc_codecs::{Algorithm, BlockDecoder, BlockHeader, DecoderDictionary, Lz4Dictionary};
 use evtc_rac::{DecodeDictionary, RacDecoder, SeekTable};
 use rayon::prelude::*;
 
@@ -113,16 +113,16 @@ pub struct FileReader<R: ReadAt = LocalFile> {
 }
 
 /// A branch's RAC dictionary, read on first use.
-struct ReaderDictionary {
-    bytes: Vec<u8>,
-    zstd: Option<DecoderDictionary>,
+enum ReaderDictionary {
+    Zstd(DecoderDictionary),
+    Lz4(Lz4Dictionary),
 }
 
 impl ReaderDictionary {
     fn as_decode(&self) -> DecodeDictionary<'_> {
-        match &self.zstd {
-            Some(d) => DecodeDictionary::Zstd(d),
-            None => DecodeDictionary::Lz4Prefix(&self.bytes),
+        match self {
+            ReaderDictionary::Zstd(d) => DecodeDictionary::Zstd(d),
+            ReaderDictionary::Lz4(d) => DecodeDictionary::Lz4Prefix(d),
         }
     }
 }
@@ -732,19 +732,15 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             meta.dictionary_len,
             RecordKind::Dictionary,
         )?;
-        let zstd = if Algorithm::from_id(meta.codec).ok() == Some(Algorithm::Zstd) {
-            Some(DecoderDictionary::new(&bytes).map_err(|e| Error::Codec {
+        let dictionary = if Algorithm::from_id(meta.codec).ok() == Some(Algorithm::Zstd) {
+            ReaderDictionary::Zstd(DecoderDictionary::new(&bytes).map_err(|e| Error::Codec {
                 location: location.clone(),
                 source: Box::new(e),
             })?)
         } else {
-            None
+            ReaderDictionary::Lz4(Lz4Dictionary::new(&bytes))
         };
-        let bytes = bytes.to_vec();
-        Ok(Some(
-            cell.get_or_init(|| Arc::new(ReaderDictionary { bytes, zstd }))
-                .clone(),
-        ))
+        Ok(Some(cell.get_or_init(|| Arc::new(dictionary)).clone()))
     }
 
     fn validate_index(&self, index: &BasketIndex) -> Result<()> {

@@ -78,7 +78,7 @@
 
 use evtc_codecs::{
     Algorithm, Codec, Crc32, DecoderDictionary, Decompressor, EncoderDictionary, Kernel,
-    Precondition, UnitCompressor, crc32,
+    Lz4Dictionary, Precondition, UnitCompressor, crc32,
 };
 
 /// A `Result` whose error defaults to this crate's [`Error`].
@@ -605,7 +605,7 @@ pub enum DecodeDictionary<'d> {
     /// A prepared zstd dictionary.
     Zstd(&'d DecoderDictionary),
     /// The LZ4 prefix the units were compressed with.
-    Lz4Prefix(&'d [u8]),
+    Lz4Prefix(&'d Lz4Dictionary),
 }
 
 /// Decodes units; reuses its decompression context and scratch memory.
@@ -702,9 +702,9 @@ impl RacDecoder {
             return Ok(());
         }
         let (zstd_dict, lz4_prefix) = match (table.flags & FLAG_DICTIONARY != 0, dictionary) {
-            (false, _) => (None, &[][..]),
-            (true, Some(DecodeDictionary::Zstd(d))) => (Some(*d), &[][..]),
-            (true, Some(DecodeDictionary::Lz4Prefix(p))) => (None, *p),
+            (false, _) => (None, None),
+            (true, Some(DecodeDictionary::Zstd(d))) => (Some(*d), None),
+            (true, Some(DecodeDictionary::Lz4Prefix(p))) => (None, Some(*p)),
             (true, None) => {
                 return Err(Error::Usage(
                     "the units need the branch's dictionary".into(),

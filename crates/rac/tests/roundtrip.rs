@@ -55,6 +55,7 @@ fn check(
         .as_ref()
         .filter(|_| codec.algorithm() == evtc_codecs::Algorithm::Zstd)
         .map(|d| DecoderDictionary::new(d).unwrap());
+    let dec_lz4 = dict_bytes.as_deref().map(evtc_codecs::Lz4Dictionary::new);
     let (enc, dec) = match (&enc_zstd, &dec_zstd, &dict_bytes) {
         (Some(e), Some(d), _) => (
             Some(EncodeDictionary::Zstd(e)),
@@ -62,7 +63,7 @@ fn check(
         ),
         (_, _, Some(p)) => (
             Some(EncodeDictionary::Lz4Prefix(p)),
-            Some(DecodeDictionary::Lz4Prefix(p)),
+            dec_lz4.as_ref().map(DecodeDictionary::Lz4Prefix),
         ),
         _ => (None, None),
     };
