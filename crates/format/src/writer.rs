@@ -279,8 +279,8 @@ struct BranchState {
     /// The boundaries were left to the writer and the branch has a counter: `none` without RAC,
     /// `counts` (in the units) with RAC, decided with RAC at the first basket.
     auto_boundaries: bool,
-    /// The preconditioner was left to the writer and the values are floats: with RAC, the first
-    /// basket decides between byte shuffle and bitshuffle.
+    /// The preconditioner was left to the writer and the values are floats: the first basket
+    /// decides between byte shuffle and bitshuffle.
     auto_float_precondition: bool,
 }
 
@@ -477,7 +477,7 @@ fn build_branches(
                 )));
             }
             (true, Some(b)) => b,
-            // May become `counts` if the branch turns out to use RAC (`decide_rac`).
+            // May become `counts` if the branch turns out to use RAC (`decide_layout`).
             (true, None) if counter.is_some() => Boundaries::None,
             (true, None) => Boundaries::Counts,
         };
@@ -1042,7 +1042,7 @@ impl TreeWriter<'_> {
         self.pending_raw = 0;
         for sealed in &pending {
             if self.branches[sealed.branch].rac_on.is_none() {
-                self.decide_rac(sealed)?;
+                self.decide_layout(sealed)?;
             }
         }
         let baskets: Vec<SealedInfo> = pending
@@ -1131,9 +1131,10 @@ impl TreeWriter<'_> {
         Ok(())
     }
 
-    /// Decides whether branch `sealed.branch` uses RAC, from its first basket, and trains and writes
-    /// its dictionary.
-    fn decide_rac(&mut self, sealed: &Sealed) -> Result<()> {
+    /// Decides, from the first basket of branch `sealed.branch`, whether it uses RAC, and what the
+    /// writer was left to choose: boundaries, the preconditioner of floats, a RAC dictionary (trained
+    /// and written here).
+    fn decide_layout(&mut self, sealed: &Sealed) -> Result<()> {
         let basket_size = self.file.options.basket_size;
         let train = self.file.options.rac_dictionary;
         let tree_no = self.tree_no;
@@ -1144,6 +1145,24 @@ impl TreeWriter<'_> {
         state.rac_on = Some(on);
         state.meta.rac = on;
         if !on {
+            if state.auto_float_precondition && state.codec.algorithm() != Algorithm::None {
+                // Floats: bitshuffle beats shuffle on some branches (NanoAOD-like b-tag scores)
+                // and codecs (lz4, zlib), shuffle on others; keep the smaller on up to 4 MiB.
+                let size = state.value_size();
+                let sample = &sealed.values[..sealed.values.len().min(4 << 20) / size * size];
+                let mut encoder = BlockEncoder::new();
+                let mut size_with = |precondition: Precondition| {
+                    let mut out = Vec::new();
+                    encoder
+                        .encode(state.codec, precondition, sample, &mut out)
+                        .map_or(usize::MAX, |_| out.len())
+                };
+                let bitshuffle = Precondition::BitShuffle(state.precondition.width());
+                if size_with(bitshuffle) < size_with(state.precondition) {
+                    state.precondition = bitshuffle;
+                    state.meta.precondition = bitshuffle.id();
+                }
+            }
             return Ok(());
         }
         state.meta.rac_unit_bytes = u32::try_from(state.rac_unit_bytes).unwrap_or(u32::MAX);

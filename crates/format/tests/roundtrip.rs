@@ -598,17 +598,22 @@ fn rac_range_reads_match_full_reads() {
     }
 }
 
-/// RAC float branches left to the writer keep whichever of byte shuffle and bitshuffle makes the
-/// smaller units on the first basket: the same size as the better explicit choice, and their
+/// Float branches left to the writer keep whichever of byte shuffle and bitshuffle makes the first
+/// basket (or its RAC units) smaller: the same size as the better explicit choice, and their
 /// values read back.
 #[test]
-fn rac_float_branches_keep_the_smaller_preconditioner() {
+fn float_branches_keep_the_smaller_preconditioner() {
     use evtc_codecs::{Precondition, Width};
     let jets = evtc_datagen::nano::jets(20_000, 3);
     let tfloat = evtc_datagen::rac::tfloat(20_000, 3);
     let tfloat_counts = vec![6u32; 20_000];
     let dir = tempfile::tempdir().unwrap();
-    for codec in ["zstd:5", "lz4"] {
+    for (codec, rac) in [
+        ("zstd:5", RacMode::On),
+        ("lz4", RacMode::On),
+        ("zstd:5", RacMode::Off),
+        ("lz4", RacMode::Off),
+    ] {
         for (name, counts, values) in [
             ("jets", &jets.counts, &jets.pt),
             ("tfloat", &tfloat_counts, &tfloat),
@@ -616,11 +621,11 @@ fn rac_float_branches_keep_the_smaller_preconditioner() {
             let write = |precondition: Option<Precondition>| {
                 let path = dir
                     .path()
-                    .join(format!("{name}-{codec}-{precondition:?}.evtc"));
+                    .join(format!("{name}-{codec}-{rac:?}-{precondition:?}.evtc"));
                 let options = WriteOptions::default()
                     .codec(codec.parse::<Codec>().unwrap())
                     .basket_size(1 << 20)
-                    .rac(RacMode::On);
+                    .rac(rac);
                 let mut spec = BranchSpec::jagged("v", ScalarType::F32);
                 if let Some(p) = precondition {
                     spec = spec.precondition(p);
@@ -639,7 +644,7 @@ fn rac_float_branches_keep_the_smaller_preconditioner() {
             let shuffle = write(Some(Precondition::Shuffle(Width::W4)));
             let bitshuffle = write(Some(Precondition::BitShuffle(Width::W4)));
             let auto = write(None);
-            assert_eq!(auto, shuffle.min(bitshuffle), "{name} {codec}");
+            assert_eq!(auto, shuffle.min(bitshuffle), "{name} {codec} {rac:?}");
         }
     }
 }
