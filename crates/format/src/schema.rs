@@ -82,7 +82,8 @@ impl BranchSpec {
         self
     }
 
-    /// This branch's values preconditioner (default: [`auto_precondition`]).
+    /// This branch's values preconditioner (default: [`auto_precondition`], and for floats the
+    /// smaller of shuffle and bitshuffle on the first basket).
     pub fn precondition(mut self, precondition: Precondition) -> BranchSpec {
         self.precondition = Some(precondition);
         self
@@ -107,7 +108,9 @@ impl BranchSpec {
 
 /// The preconditioner evtc picks for values of type `t`:
 ///
-/// - `f32`, `f64`: byte shuffle (exponent and high mantissa bytes compress together);
+/// - `f32`, `f64`: byte shuffle (exponent and high mantissa bytes compress together), which the
+///   writer replaces with bitshuffle when that makes the branch's first basket (or its RAC units)
+///   smaller;
 /// - `bool`: bitshuffle of width 1 (seven of eight bit-planes are zero);
 /// - 2-, 4- and 8-byte integers: bitshuffle at their width (small values leave high planes empty);
 /// - `i8`, `u8`, strings: none.

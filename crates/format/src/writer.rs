@@ -284,6 +284,10 @@ struct BranchState {
     auto_float_precondition: bool,
 }
 
+/// Bytes of a branch's first basket on which the writer tries both float preconditioners (without
+/// RAC; RAC branches measure on up to 4 MiB, which they also train their dictionary on).
+const CHOICE_SAMPLE: usize = 64 << 10;
+
 /// What [`sample_units`] found best for a sample of a RAC branch.
 struct SampleUnits {
     /// Bytes of the sample's RAC payload.
@@ -1147,9 +1151,10 @@ impl TreeWriter<'_> {
         if !on {
             if state.auto_float_precondition && state.codec.algorithm() != Algorithm::None {
                 // Floats: bitshuffle beats shuffle on some branches (NanoAOD-like b-tag scores)
-                // and codecs (lz4, zlib), shuffle on others; keep the smaller on up to 4 MiB.
+                // and codecs (lz4, zlib), shuffle on others; keep the smaller on a sample of the
+                // first basket, small enough that trying both costs little next to the writing.
                 let size = state.value_size();
-                let sample = &sealed.values[..sealed.values.len().min(4 << 20) / size * size];
+                let sample = &sealed.values[..sealed.values.len().min(CHOICE_SAMPLE) / size * size];
                 let mut encoder = BlockEncoder::new();
                 let mut size_with = |precondition: Precondition| {
                     let mut out = Vec::new();
