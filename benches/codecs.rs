@@ -324,7 +324,7 @@ fn bench_overhead(c: &mut Criterion, data: &str, raw: &[u8]) {
                         lz4_flex::block::decompress_into(black_box(&compressed), &mut back)
                             .expect("lz4")
                     })
-                });
+                })
             }
             Algorithm::Zstd => {
                 let mut direct = zstd::bulk::Decompressor::new().expect("zstd");
