@@ -79,6 +79,8 @@ pub struct BranchReport {
     pub rac: bool,
     /// Whether a shared RAC dictionary is stored.
     pub dictionary: bool,
+    /// Bytes of the dictionary record (0 without), not included in `stored_bytes`.
+    pub dictionary_bytes: u64,
     /// Number of baskets.
     pub baskets: u64,
     /// Uncompressed bytes.
@@ -166,6 +168,7 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
                     boundaries: None,
                     rac: false,
                     dictionary: false,
+                    dictionary_bytes: 0,
                     baskets: c.baskets().len() as u64,
                     raw_bytes: c.tot_bytes,
                     stored_bytes: c.zip_bytes,
@@ -244,6 +247,7 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
                 boundaries: Some(b.boundaries.to_string()),
                 rac: b.rac,
                 dictionary: b.dictionary_len > 0,
+                dictionary_bytes: b.dictionary_len,
                 baskets: b.baskets,
                 raw_bytes: b.raw_bytes,
                 stored_bytes: b.stored_bytes,

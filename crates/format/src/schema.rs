@@ -280,7 +280,9 @@ impl WriteOptions {
     }
 
     /// Whether RAC branches with zstd or lz4 get a dictionary trained from their first basket
-    /// (default: yes). A trained dictionary is kept only if it makes that basket at least 2% smaller.
+    /// (default: yes). A trained dictionary is kept only if it makes that basket at least 2% smaller,
+    /// counting the dictionary's own bytes when that basket is under half the basket size (the
+    /// branch may have no other).
     pub fn rac_dictionary(mut self, on: bool) -> WriteOptions {
         self.rac_dictionary = on;
         self

@@ -290,7 +290,7 @@ const CHOICE_SAMPLE: usize = 64 << 10;
 
 /// What [`sample_units`] found best for a sample of a RAC branch.
 struct SampleUnits {
-    /// Bytes of the sample's RAC payload.
+    /// Bytes of the sample's RAC payload, plus the dictionary's if it is charged to the sample.
     size: usize,
     /// The dictionary, if it made the payload at least 2% smaller.
     dictionary: Option<WriterDictionary>,
@@ -299,8 +299,15 @@ struct SampleUnits {
 /// Encodes a sample of a RAC branch's entries with `options`, and, with `train`, again against a
 /// dictionary trained from it (at most 16 KiB), which is kept only if it makes the sample at least
 /// 2% smaller: trained statistics can also cost more than they save (random-valued data such as
-/// TSmall).
-fn sample_units(options: &RacOptions, train: bool, sample: &[u8], ends: &[usize]) -> SampleUnits {
+/// TSmall). With `charge_dictionary`, the dictionary's own bytes count against it: for a branch
+/// whose first basket is also likely its only one.
+fn sample_units(
+    options: &RacOptions,
+    train: bool,
+    charge_dictionary: bool,
+    sample: &[u8],
+    ends: &[usize],
+) -> SampleUnits {
     let size_with = |dictionary: Option<EncodeDictionary<'_>>| {
         let mut out = Vec::new();
         RacEncoder::new()
@@ -329,6 +336,7 @@ fn sample_units(options: &RacOptions, train: bool, sample: &[u8], ends: &[usize]
         Some(z) => EncodeDictionary::Zstd(z),
         None => EncodeDictionary::Lz4Prefix(&bytes),
     }));
+    let with = with.saturating_add(if charge_dictionary { bytes.len() } else { 0 });
     if (with as f64) < 0.98 * without.size as f64 {
         SampleUnits {
             size: with,
@@ -1194,7 +1202,10 @@ impl TreeWriter<'_> {
         let sample = &sealed.values[..ends.get(cut - 1).copied().unwrap_or(0)];
         let train = train && matches!(state.codec.algorithm(), Algorithm::Zstd | Algorithm::Lz4);
         let options = rac_options(&encoding);
-        let mut best = sample_units(&options, train, sample, &ends[..cut]);
+        // A first basket under half the basket size was cut by a cluster boundary or the end of
+        // the tree: the branch may have no other basket to spread a dictionary's cost over.
+        let charge = sealed.values.len() + 4 * sealed.counts.len() < basket_size / 2;
+        let mut best = sample_units(&options, train, charge, sample, &ends[..cut]);
         if state.auto_float_precondition && state.codec.algorithm() != Algorithm::None {
             // Small units of floats: bitshuffle's sign and exponent planes often compress far
             // better than shuffle's byte planes a quarter of a unit long (NanoAOD-like jets with
@@ -1204,7 +1215,7 @@ impl TreeWriter<'_> {
                 precondition: Precondition::BitShuffle(state.precondition.width()),
                 ..options
             };
-            let other = sample_units(&options, train, sample, &ends[..cut]);
+            let other = sample_units(&options, train, charge, sample, &ends[..cut]);
             if other.size < best.size {
                 state.precondition = options.precondition;
                 state.meta.precondition = options.precondition.id();

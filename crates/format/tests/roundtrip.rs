@@ -650,3 +650,77 @@ fn float_branches_keep_the_smaller_preconditioner() {
         }
     }
 }
+
+/// A branch whose only basket is small pays for its RAC dictionary's bytes: tiny entries built from
+/// a few shared values keep a dictionary that more than pays for itself; entries with one shared
+/// value among eleven random ones, which a dictionary shrinks by a few percent but by less than its
+/// own size, do not keep one.
+#[test]
+fn small_branches_keep_only_dictionaries_that_pay_for_themselves() {
+    let mut rng = evtc_datagen::Rng::new(11);
+    let table: Vec<u32> = (0..16).map(|_| rng.next_u64() as u32).collect();
+    let shared: Vec<u32> = (0..2500 * 12)
+        .map(|_| table[rng.below(16) as usize])
+        .collect();
+    let mostly_random: Vec<u32> = (0..2500 * 12)
+        .map(|i| {
+            let r = rng.next_u64() as u32;
+            if i % 12 == 0 {
+                table[(r % 16) as usize]
+            } else {
+                r
+            }
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let write = |dictionaries: bool| {
+        let path = dir.path().join(format!("dict-{dictionaries}.evtc"));
+        let options = WriteOptions::default()
+            .codec(Codec::zstd(5).unwrap())
+            .rac(RacMode::On)
+            .rac_unit_bytes(0)
+            .rac_dictionary(dictionaries);
+        let mut file = FileWriter::create(&path, options).unwrap();
+        let spec = |name: &str| {
+            BranchSpec::fixed(name, ScalarType::U32, 12)
+                .precondition(evtc_codecs::Precondition::None)
+        };
+        let mut tree = file
+            .tree("T", vec![spec("shared"), spec("random")])
+            .unwrap();
+        tree.fill_column(0, &shared).unwrap();
+        tree.fill_column(1, &mostly_random).unwrap();
+        tree.commit().unwrap();
+        tree.finish().unwrap();
+        file.finish().unwrap();
+        let file = FileReader::open(&path).unwrap();
+        let tree = file.tree("T").unwrap();
+        let sizes = ["shared", "random"].map(|name| {
+            let branch = tree.branch(name).unwrap();
+            let meta = branch.meta();
+            assert_eq!(
+                meta.baskets, 1,
+                "{name}: one basket under half the basket size"
+            );
+            (meta.stored_bytes, meta.dictionary_len)
+        });
+        assert_eq!(
+            tree.branch("shared").unwrap().read::<u32>().unwrap(),
+            shared
+        );
+        sizes
+    };
+    let ([shared_with, random_with], [shared_without, _]) = (write(true), write(false));
+    assert!(
+        shared_with.1 > 0,
+        "the shared-value branch keeps its dictionary"
+    );
+    assert!(
+        shared_with.0 + shared_with.1 < shared_without.0,
+        "{shared_with:?} against {shared_without:?}"
+    );
+    assert_eq!(
+        random_with.1, 0,
+        "the mostly random branch keeps no dictionary"
+    );
+}
