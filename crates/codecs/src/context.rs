@@ -83,12 +83,7 @@ impl Compressor {
                 out.truncate(start + n);
             }
             Algorithm::Zstd => {
-                let (cctx, level) = self.zstd.get_or_insert_with(|| (CCtx::create(), i32::MIN));
-                if *level != codec.level() {
-                    cctx.set_parameter(CParameter::CompressionLevel(codec.level()))
-                        .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
-                    *level = codec.level();
-                }
+                let cctx = self.zstd_at(codec)?;
                 zstd_into(out, input.len(), |dst| cctx.compress2(dst, input))
                     .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
             }
@@ -96,6 +91,17 @@ impl Compressor {
             Algorithm::Lzma => lzma_compress(codec, input, out)?,
         }
         Ok(out.len() - start)
+    }
+
+    /// The zstd context, set to `codec`'s level (set only when it changes).
+    fn zstd_at(&mut self, codec: Codec) -> Result<&mut CCtx<'static>> {
+        let (cctx, level) = self.zstd.get_or_insert_with(|| (CCtx::create(), i32::MIN));
+        if *level != codec.level() {
+            cctx.set_parameter(CParameter::CompressionLevel(codec.level()))
+                .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
+            *level = codec.level();
+        }
+        Ok(cctx)
     }
 
     /// Compresses `input` as [`Compressor::compress`] does, except that zstd ends one of its
@@ -122,12 +128,7 @@ impl Compressor {
         }
         let start = out.len();
         let error = |code| compress_error(codec, zstd_safe::get_error_name(code));
-        let (cctx, level) = self.zstd.get_or_insert_with(|| (CCtx::create(), i32::MIN));
-        if *level != codec.level() {
-            cctx.set_parameter(CParameter::CompressionLevel(codec.level()))
-                .map_err(error)?;
-            *level = codec.level();
-        }
+        let cctx = self.zstd_at(codec)?;
         // Worst case: the whole input's bound plus a block header per segment.
         out.reserve(zstd_safe::compress_bound(input.len()) + 8 * input.len().div_ceil(segment));
         let result = (|| {

@@ -84,8 +84,8 @@ impl DecoderDictionary {
 
 /// An LZ4 dictionary (the window of bytes before every block compressed against it) prepared for
 /// decoding: a [`Decompressor`](crate::Decompressor) keeps a copy right before its output buffer,
-/// which lets liblz4 decode in its fast prefix mode instead of its external-dictionary mode (about
-/// twice as fast on small blocks).
+/// which lets liblz4 decode in its fast prefix mode instead of its external-dictionary mode (a bulk
+/// read of the RAC study's TFloat branch in 2 KiB lz4 units: 1.87 GB/s before, 3.11 GB/s after).
 pub struct Lz4Dictionary {
     bytes: Vec<u8>,
     /// Unique per dictionary made in this process: what a decompressor's copy is checked against.

@@ -818,9 +818,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     /// counts when the basket stores them.
     ///
     /// With `raw`, `T` is `u8` and `values` receives the values' little-endian bytes
-    /// (`loc.elements * size` of them).
-    /// Decodes basket `i` into `values`. With `wanted` (basket-local entries), a RAC basket
-    /// decodes only the units that hold those entries; the other values stay zero.
+    /// (`loc.elements * size` of them). With `wanted` (basket-local entries), a RAC basket decodes
+    /// only the units that hold those entries; the other values stay zero.
     fn decode_basket<T: Scalar>(
         &self,
         i: usize,
@@ -1742,9 +1741,9 @@ fn decode_rac_body<T: Scalar>(
             if end <= wanted.start as u64 || first >= wanted.end as u64 {
                 continue;
             }
-            let stored = units
-                .get(unit.offset as usize..(unit.offset + unit.stored_len) as usize)
-                .ok_or_else(|| corrupt(format!("unit {u} runs past the payload")))?;
+            let stored = table
+                .stored_unit(u, units)
+                .map_err(|e| corrupt(e.to_string()))?;
             let out = bytes
                 .get_mut(unit.raw_offset as usize..(unit.raw_offset + unit.raw_len) as usize)
                 .ok_or_else(|| corrupt(format!("unit {u} runs past the basket")))?;
@@ -1771,10 +1770,10 @@ fn decode_rac_body<T: Scalar>(
             }
             let mut counts = Vec::with_capacity(entries);
             let mut sizes = Vec::new();
-            for (u, unit) in table.units().iter().enumerate() {
-                let stored = units
-                    .get(unit.offset as usize..(unit.offset + unit.stored_len) as usize)
-                    .ok_or_else(|| corrupt(format!("unit {u} runs past the payload")))?;
+            for u in 0..table.units().len() {
+                let stored = table
+                    .stored_unit(u, units)
+                    .map_err(|e| corrupt(e.to_string()))?;
                 sizes.clear();
                 table
                     .entry_sizes(u, stored, &mut sizes)
@@ -1822,10 +1821,12 @@ fn decode_rac_body<T: Scalar>(
     Ok(counts)
 }
 
-/// The element count of an entry of `bytes` bytes of values of `size` bytes, if whole and a u32.
+/// The element count of an entry of `bytes` bytes of values of `size` bytes (a power of two: a
+/// shift, not a division, on the entry-read path), if whole and a u32.
 fn entry_count(bytes: u64, size: usize) -> Option<u32> {
-    (bytes % size as u64 == 0)
-        .then(|| u32::try_from(bytes / size as u64).ok())
+    debug_assert!(size.is_power_of_two());
+    (bytes & (size as u64 - 1) == 0)
+        .then(|| u32::try_from(bytes >> size.trailing_zeros()).ok())
         .flatten()
 }
 
@@ -2073,21 +2074,17 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                     .table
                     .entry_sizes(u, stored, &mut self.offsets)
                     .map_err(|e| Error::corrupt(location(), e.to_string()))?;
-                // Value sizes are powers of two: bytes to values by a shift.
-                let (shift, partial) = (size.trailing_zeros(), size as u64 - 1);
                 let mut at = start;
-                let mut ragged = 0;
                 for offset in &mut self.offsets[1..] {
-                    ragged |= *offset & partial;
-                    at += *offset >> shift;
+                    let Some(count) = entry_count(*offset, size) else {
+                        self.offsets.clear();
+                        return Err(Error::corrupt(
+                            location(),
+                            "an entry size is not a whole number of values",
+                        ));
+                    };
+                    at += u64::from(count);
                     *offset = at;
-                }
-                if ragged != 0 {
-                    self.offsets.clear();
-                    return Err(Error::corrupt(
-                        location(),
-                        "an entry size is not a whole number of values",
-                    ));
                 }
             }
             state.unit = Some(u);

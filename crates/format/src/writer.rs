@@ -358,6 +358,12 @@ impl BranchState {
         self.meta.dtype.scalar().size()
     }
 
+    /// Replaces the values' preconditioner (same width), in the footer too.
+    fn set_precondition(&mut self, precondition: Precondition) {
+        self.precondition = precondition;
+        self.meta.precondition = precondition.id();
+    }
+
     /// Per-entry counts of the buffered entries.
     fn buffered_counts(&self) -> &[u32] {
         &self.counts[self.counts_consumed..]
@@ -1172,8 +1178,7 @@ impl TreeWriter<'_> {
                 };
                 let bitshuffle = Precondition::BitShuffle(state.precondition.width());
                 if size_with(bitshuffle) < size_with(state.precondition) {
-                    state.precondition = bitshuffle;
-                    state.meta.precondition = bitshuffle.id();
+                    state.set_precondition(bitshuffle);
                 }
             }
             return Ok(());
@@ -1217,8 +1222,7 @@ impl TreeWriter<'_> {
             };
             let other = sample_units(&options, train, charge, sample, &ends[..cut]);
             if other.size < best.size {
-                state.precondition = options.precondition;
-                state.meta.precondition = options.precondition.id();
+                state.set_precondition(options.precondition);
                 best = other;
             }
         }

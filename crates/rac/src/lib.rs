@@ -271,6 +271,26 @@ fn unpack_sizes(packed: &[u8], entries: u64, shift: u32, bits: u32, out: &mut Ve
 }
 
 impl SeekTable {
+    /// The stored bytes of unit `unit` in a payload's units region.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] if there is no such unit; [`Error::CorruptUnit`] if it runs past the region.
+    pub fn stored_unit<'r>(&self, unit: usize, units_region: &'r [u8]) -> Result<&'r [u8]> {
+        let u = self
+            .units
+            .get(unit)
+            .ok_or_else(|| Error::Usage(format!("no unit {unit}")))?;
+        usize::try_from(u.offset)
+            .ok()
+            .and_then(|start| {
+                units_region.get(start..start.checked_add(usize::try_from(u.stored_len).ok()?)?)
+            })
+            .ok_or_else(|| Error::CorruptUnit {
+                unit,
+                reason: "runs past the payload".into(),
+            })
+    }
+
     /// Whether units store their entries' lengths ([`FLAG_ENTRY_SIZES`]).
     pub fn has_entry_sizes(&self) -> bool {
         self.flags & FLAG_ENTRY_SIZES != 0
@@ -636,19 +656,7 @@ impl RacDecoder {
         out: &mut [u8],
         verify: bool,
     ) -> Result<()> {
-        let u = table
-            .units
-            .get(unit)
-            .ok_or_else(|| Error::Usage(format!("no unit {unit}")))?;
-        let stored = usize::try_from(u.offset)
-            .ok()
-            .and_then(|start| {
-                units_region.get(start..start.checked_add(usize::try_from(u.stored_len).ok()?)?)
-            })
-            .ok_or_else(|| Error::CorruptUnit {
-                unit,
-                reason: "runs past the payload".into(),
-            })?;
+        let stored = table.stored_unit(unit, units_region)?;
         self.decode_stored_unit(table, unit, stored, dictionary, out, verify)
     }
 
