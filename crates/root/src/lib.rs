@@ -31,8 +31,10 @@ mod compression;
 mod cursor;
 mod error;
 mod file;
+mod objects;
 mod read;
 mod source;
+mod streamer;
 mod tree;
 
 pub use error::{Error, Result};

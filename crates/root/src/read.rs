@@ -89,8 +89,17 @@ impl Values {
     /// Appends big-endian values of the stored type.
     fn extend_stored(&mut self, stored: Stored, bytes: &[u8]) -> Result<(), String> {
         match (stored, self) {
-            (Stored::Float16, Values::F32(v)) => {
-                v.extend(bytes.chunks_exact(3).map(float16));
+            (Stored::Truncated { bits, .. }, Values::F32(v)) => {
+                v.extend(bytes.chunks_exact(3).map(|b| truncated(b, bits)));
+            }
+            (Stored::Truncated { bits, .. }, Values::F64(v)) => {
+                v.extend(bytes.chunks_exact(3).map(|b| f64::from(truncated(b, bits))));
+            }
+            (Stored::Scaled { factor, min, .. }, Values::F32(v)) => {
+                v.extend(scaled(bytes, factor, min).map(|x| x as f32));
+            }
+            (Stored::Scaled { factor, min, .. }, Values::F64(v)) => {
+                v.extend(scaled(bytes, factor, min));
             }
             (Stored::Double32, Values::F64(v)) => {
                 v.extend(
@@ -129,18 +138,27 @@ fn extend_be<T, const N: usize>(v: &mut Vec<T>, bytes: &[u8], from: fn([u8; N]) 
     );
 }
 
-/// ROOT's `Float16_t` without a range: an exponent byte, then 12 mantissa bits and a sign bit.
-fn float16(b: &[u8]) -> f32 {
-    const BITS: u32 = 12;
+/// ROOT's `TBufferFile::ReadWithNbits`: an exponent byte, then `bits` mantissa bits and a
+/// sign bit above them in a 16-bit word (`bits` is 1 to 14).
+fn truncated(b: &[u8], bits: u8) -> f32 {
+    let bits = u32::from(bits);
     let exponent = u32::from(b[0]);
     let mantissa = u32::from(u16::from_be_bytes([b[1], b[2]]));
-    let bits = exponent << 23 | (mantissa & ((1 << (BITS + 1)) - 1)) << (23 - BITS);
-    let value = f32::from_bits(bits);
-    if mantissa & (1 << (BITS + 1)) != 0 {
+    let value =
+        f32::from_bits(exponent << 23 | (mantissa & ((1 << (bits + 1)) - 1)) << (23 - bits));
+    if mantissa & (1 << (bits + 1)) != 0 {
         -value
     } else {
         value
     }
+}
+
+/// ROOT's `TBufferFile::ReadWithFactor`: 32-bit unsigned integers `i`, each the value
+/// `i / factor + min` (in double precision; a `Float16_t` is then rounded to float).
+fn scaled(bytes: &[u8], factor: f64, min: f64) -> impl Iterator<Item = f64> + '_ {
+    bytes
+        .chunks_exact(4)
+        .map(move |b| f64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])) / factor + min)
 }
 
 /// A column's values for a range of entries, in the Arrow layout.

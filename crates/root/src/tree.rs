@@ -6,19 +6,14 @@
 //! reader does not need are skipped by jumping to the object's end, and an object of an unknown
 //! class inside an array is skipped the same way.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::file::Key;
-
-const BYTE_COUNT_MASK: u32 = 0x4000_0000;
-const CLASS_MASK: u32 = 0x8000_0000;
-const NEW_CLASS_TAG: u32 = 0xFFFF_FFFF;
-const MAP_OFFSET: u32 = 2;
-const MEMBERWISE: i16 = 0x4000;
+use crate::objects::{Parser, Tagged};
+use crate::streamer::{FloatRange, StreamerElement, Streamers};
 
 /// The type of one value, as it comes out of the reader (native endianness).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -130,12 +125,30 @@ impl ColumnKind {
 }
 
 /// How values are stored in the baskets (big-endian).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Stored {
     Plain(ScalarType),
-    /// `Float16_t` without a range: one exponent byte and a 16-bit mantissa-and-sign (12 bits).
+    /// `Float16_t` or `Double32_t` truncated to `bits` mantissa bits (ROOT's `ReadWithNbits`):
+    /// an exponent byte and a 16-bit sign-and-mantissa, widened to `output`.
+    Truncated {
+        output: ScalarType,
+        bits: u8,
+    },
+    /// `Float16_t` or `Double32_t` with a range (ROOT's `ReadWithFactor`): a 32-bit unsigned
+    /// integer `i` holding `i / factor + min`, computed in double precision.
+    Scaled {
+        output: ScalarType,
+        factor: f64,
+        min: f64,
+    },
+    /// `Double32_t` with neither range nor bit count: a 32-bit float.
+    Double32,
+}
+
+/// Which of ROOT's two reduced-precision float types a member or leaf is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReducedFloat {
     Float16,
-    /// `Double32_t` without a range: stored as a 32-bit float.
     Double32,
 }
 
@@ -143,22 +156,51 @@ impl Stored {
     pub(crate) fn size(self) -> usize {
         match self {
             Stored::Plain(t) => t.size(),
-            Stored::Float16 => 3,
-            Stored::Double32 => 4,
+            Stored::Truncated { .. } => 3,
+            Stored::Scaled { .. } | Stored::Double32 => 4,
         }
     }
 
     pub(crate) fn output(self) -> ScalarType {
         match self {
             Stored::Plain(t) => t,
-            Stored::Float16 => ScalarType::F32,
+            Stored::Truncated { output, .. } | Stored::Scaled { output, .. } => output,
             Stored::Double32 => ScalarType::F64,
+        }
+    }
+
+    /// How ROOT's `ReadFloat16` / `ReadDouble32` read a value with these parameters: scaled
+    /// when there is a factor, else truncated to `(int)xmin` bits (12 by default for
+    /// `Float16_t`), else (`Double32_t`) a plain float. Bit counts ROOT's writer cannot have
+    /// produced are refused.
+    pub(crate) fn reduced(kind: ReducedFloat, range: FloatRange) -> Result<Stored, String> {
+        let output = match kind {
+            ReducedFloat::Float16 => ScalarType::F32,
+            ReducedFloat::Double32 => ScalarType::F64,
+        };
+        if range.factor != 0.0 {
+            return Ok(Stored::Scaled {
+                output,
+                factor: range.factor,
+                min: range.xmin,
+            });
+        }
+        match (range.nbits(), kind) {
+            (0, ReducedFloat::Float16) => Ok(Stored::Truncated { output, bits: 12 }),
+            (0, ReducedFloat::Double32) => Ok(Stored::Double32),
+            (bits @ 1..=14, _) => Ok(Stored::Truncated {
+                output,
+                bits: bits as u8,
+            }),
+            (bits, _) => Err(format!(
+                "a truncated float of {bits} mantissa bits cannot have been written by ROOT"
+            )),
         }
     }
 }
 
 /// How a column's entries are laid out in a basket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Layout {
     /// `len` values at `offset` in each `stride`-byte entry.
     Fixed {
@@ -292,13 +334,14 @@ impl Tree {
         self.columns.iter().find(|c| c.name == name)
     }
 
-    pub(crate) fn parse(record: &[u8], key: &Key, name: String, what: &str) -> Result<Tree> {
-        let mut p = Parser {
-            c: Cursor::new(record, 0, what),
-            classes: HashMap::new(),
-            origin: u32::from(key.key_len),
-            what,
-        };
+    pub(crate) fn parse(
+        record: &[u8],
+        key: &Key,
+        name: String,
+        streamers: &Streamers,
+        what: &str,
+    ) -> Result<Tree> {
+        let mut p = Parser::new(record, key.key_len, what);
         let (end, version) = p.header()?;
         if !(16..=20).contains(&version) {
             return Err(p.version_error("TTree", version, "16-20"));
@@ -354,12 +397,18 @@ impl Tree {
             unsupported: Vec::new(),
         };
         for branch in &branches {
-            tree.add_branch(branch, None, what)?;
+            tree.add_branch(branch, None, streamers, what)?;
         }
         Ok(tree)
     }
 
-    fn add_branch(&mut self, b: &RawBranch, parent: Option<&str>, what: &str) -> Result<()> {
+    fn add_branch(
+        &mut self,
+        b: &RawBranch,
+        parent: Option<&str>,
+        streamers: &Streamers,
+        what: &str,
+    ) -> Result<()> {
         let name = match parent {
             Some(p) if !b.name.starts_with(&format!("{p}.")) => format!("{p}/{}", b.name),
             _ => b.name.clone(),
@@ -393,7 +442,7 @@ impl Tree {
                 return Ok(());
             }
             for child in &b.branches {
-                self.add_branch(child, Some(&name), what)?;
+                self.add_branch(child, Some(&name), streamers, what)?;
             }
             return Ok(());
         }
@@ -456,7 +505,7 @@ impl Tree {
                         .push(column(col_name, kind, layout, None, root_type));
                 }
             }
-            "TBranchElement" => match element_column(b) {
+            "TBranchElement" => match element_column(b, streamers) {
                 Ok((kind, layout, root_type)) => {
                     self.columns
                         .push(column(name, kind, layout, None, root_type));
@@ -511,11 +560,9 @@ fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<String>), S
         "TLeafL" | "TLeafG" => Stored::Plain(ScalarType::I64),
         "TLeafF" => Stored::Plain(ScalarType::F32),
         "TLeafD" => Stored::Plain(ScalarType::F64),
-        "TLeafF16" | "TLeafD32" if leaf.title.contains(',') => {
-            return Err("Float16_t/Double32_t with a range and bit count is not supported".into());
-        }
-        "TLeafF16" => Stored::Float16,
-        "TLeafD32" => Stored::Double32,
+        // The range and bit count, if any, are in the title (`x[0,10,16]`), as ROOT reads them.
+        "TLeafF16" => Stored::reduced(ReducedFloat::Float16, FloatRange::from_title(&leaf.title))?,
+        "TLeafD32" => Stored::reduced(ReducedFloat::Double32, FloatRange::from_title(&leaf.title))?,
         "TLeafC" if !leaf.has_count => return Ok((ColumnKind::String, Layout::String, None)),
         class => return Err(format!("leaf class {class} is not supported")),
     };
@@ -547,7 +594,10 @@ fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<String>), S
 }
 
 /// A column from a `TBranchElement` without sub-branches.
-fn element_column(b: &RawBranch) -> Result<(ColumnKind, Layout, String), (String, String)> {
+fn element_column(
+    b: &RawBranch,
+    streamers: &Streamers,
+) -> Result<(ColumnKind, Layout, String), (String, String)> {
     let Some(e) = &b.element else {
         return Err((
             b.class.clone(),
@@ -610,20 +660,26 @@ fn element_column(b: &RawBranch) -> Result<(ColumnKind, Layout, String), (String
         t @ 21..=39 => (t - 20, true),
         t => return Err((class, format!("member streamer type {t} is not supported"))),
     };
+    let mut root_type = None;
+    let mut reduced = |kind| {
+        let member = member(b, e, streamers).map_err(|r| (class.clone(), r))?;
+        root_type = Some(format!("{} {}", member.type_name, member.title.trim()));
+        Stored::reduced(kind, member.float_range()).map_err(|r| (class.clone(), r))
+    };
     let stored = match code {
+        9 => reduced(ReducedFloat::Double32)?,
+        19 => reduced(ReducedFloat::Float16)?,
         1 => Stored::Plain(ScalarType::I8),
         2 => Stored::Plain(ScalarType::I16),
         3 | 6 => Stored::Plain(ScalarType::I32),
         4 | 16 => Stored::Plain(ScalarType::I64),
         5 => Stored::Plain(ScalarType::F32),
         8 => Stored::Plain(ScalarType::F64),
-        9 => Stored::Double32,
         11 => Stored::Plain(ScalarType::U8),
         12 => Stored::Plain(ScalarType::U16),
         13 | 15 => Stored::Plain(ScalarType::U32),
         14 | 17 => Stored::Plain(ScalarType::U64),
         18 => Stored::Plain(ScalarType::Bool),
-        19 => Stored::Float16,
         t => return Err((class, format!("member streamer type {t} is not supported"))),
     };
     let len = if array {
@@ -646,12 +702,59 @@ fn element_column(b: &RawBranch) -> Result<(ColumnKind, Layout, String), (String
         offset: 0,
         stride: stored.size() * len,
     };
+    let root_type = root_type.unwrap_or_else(|| t.root_name().to_owned());
     let root_type = if array {
-        format!("{t}[{len}]")
+        format!("{root_type}[{len}]")
     } else {
-        t.root_name().to_owned()
+        root_type
     };
     Ok((kind, layout, root_type))
+}
+
+/// The streamer element of a split member: element `fID` of the parent class's streamer info
+/// (the class version the branch was written with), checked by name and type.
+fn member<'s>(
+    b: &RawBranch,
+    e: &Element,
+    streamers: &'s Streamers,
+) -> Result<&'s StreamerElement, String> {
+    if let Some(error) = &streamers.error {
+        return Err(format!(
+            "the file's streamer infos, which hold this member's range and bit count, \
+             cannot be read: {error}"
+        ));
+    }
+    let info = streamers
+        .info(&e.class_name, e.class_version)
+        .ok_or_else(|| {
+            format!(
+                "the file has no streamer info for class {} version {}, which holds this \
+                 member's range and bit count",
+                e.class_name, e.class_version
+            )
+        })?;
+    let last = b.name.rsplit('.').next().unwrap_or(&b.name);
+    let name = last.split_once('[').map_or(last, |(n, _)| n);
+    let by_id = usize::try_from(e.id)
+        .ok()
+        .and_then(|i| info.elements.get(i))
+        .filter(|el| el.name == name);
+    let element = by_id
+        .or_else(|| info.elements.iter().find(|el| el.name == name))
+        .ok_or_else(|| {
+            format!(
+                "class {} version {} has no member {name:?} in the file's streamer info",
+                e.class_name, e.class_version
+            )
+        })?;
+    if element.kind != e.streamer_type {
+        return Err(format!(
+            "member {name:?} of class {} has streamer type {} in the streamer info but {} in \
+             the branch",
+            e.class_name, element.kind, e.streamer_type
+        ));
+    }
+    Ok(element)
 }
 
 /// A branch as streamed.
@@ -757,6 +860,9 @@ impl RawBranch {
 #[derive(Debug)]
 struct Element {
     class_name: String,
+    class_version: i32,
+    /// The member's index in the class's streamer info.
+    id: i32,
     ftype: i32,
     streamer_type: i32,
 }
@@ -785,108 +891,10 @@ enum Any {
     Object(Object),
 }
 
-/// ROOT's object streaming, over one record.
-struct Parser<'a> {
-    c: Cursor<'a>,
-    /// Class names by their tag (position in the buffer, counting the key header, plus 2).
-    classes: HashMap<u32, String>,
-    /// Positions in tags count the key header, which is not in the buffer.
-    origin: u32,
-    what: &'a str,
-}
-
 impl Parser<'_> {
-    fn version_error(&self, class: &str, version: i16, supported: &'static str) -> Error {
-        Error::UnsupportedVersion {
-            what: self.what.to_owned(),
-            class: class.to_owned(),
-            version,
-            supported,
-        }
-    }
-
-    /// A byte count (if present) and version; returns the object's end.
-    fn header(&mut self) -> Result<(Option<usize>, i16)> {
-        let start = self.c.pos();
-        let bcnt = self.c.u32()?;
-        let end = if bcnt & BYTE_COUNT_MASK != 0 {
-            let end = start + 4 + (bcnt & !BYTE_COUNT_MASK) as usize;
-            if end > start + 4 + self.c.remaining() {
-                return Err(self.c.error(format!(
-                    "an object's byte count ({}) runs past the record",
-                    bcnt & !BYTE_COUNT_MASK
-                )));
-            }
-            Some(end)
-        } else {
-            self.c.seek(start)?;
-            None
-        };
-        let version = self.c.i16()?;
-        if version & MEMBERWISE != 0 && version > 0 {
-            return Err(self
-                .c
-                .error("member-wise streamed objects are not supported"));
-        }
-        Ok((end, version))
-    }
-
-    fn end(&mut self, end: Option<usize>) -> Result<()> {
-        match end {
-            Some(end) => self.c.seek(end),
-            None => Ok(()),
-        }
-    }
-
-    fn skip_object(&mut self) -> Result<()> {
-        let (end, _) = self.header()?;
-        match end {
-            Some(end) => self.c.seek(end),
-            None => Err(self
-                .c
-                .error("an object without a byte count cannot be skipped")),
-        }
-    }
-
-    fn tobject(&mut self) -> Result<()> {
-        let version = self.c.i16()?;
-        if version & MEMBERWISE != 0 {
-            self.c.skip(4)?;
-        }
-        let _unique_id = self.c.u32()?;
-        let bits = self.c.u32()?;
-        if bits & (1 << 4) != 0 {
-            self.c.skip(2)?;
-        }
-        Ok(())
-    }
-
-    /// A TNamed: returns name and title.
-    fn named(&mut self) -> Result<(String, String)> {
-        let (end, _) = self.header()?;
-        self.tobject()?;
-        let name = self.c.string()?;
-        let title = self.c.string()?;
-        self.end(end)?;
-        Ok((name, title))
-    }
-
     /// A TObjArray streamed as a member.
     fn obj_array(&mut self) -> Result<Vec<Option<Object>>> {
-        let (end, version) = self.header()?;
-        if version > 2 {
-            self.tobject()?;
-        }
-        if version > 1 {
-            let _name = self.c.string()?;
-        }
-        let n = self.c.count("TObjArray size")?;
-        let _lower = self.c.i32()?;
-        if n > self.c.remaining() / 4 {
-            return Err(self.c.error(format!(
-                "a TObjArray of {n} objects cannot fit in the record"
-            )));
-        }
+        let (end, n, _) = self.collection_header(false)?;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {
             out.push(match self.any()? {
@@ -911,37 +919,10 @@ impl Parser<'_> {
 
     /// `TBufferFile::ReadObjectAny`: null, a reference, or a (new or known) class and an object.
     fn any(&mut self) -> Result<Any> {
-        let beg = self.c.pos();
-        let bcnt = self.c.u32()?;
-        let (tag, end) = if bcnt & BYTE_COUNT_MASK == 0 || bcnt == NEW_CLASS_TAG {
-            (bcnt, None)
-        } else {
-            let end = beg + 4 + (bcnt & !BYTE_COUNT_MASK) as usize;
-            if end > beg + 4 + self.c.remaining() {
-                return Err(self.c.error("an object's byte count runs past the record"));
-            }
-            (self.c.u32()?, Some(end))
-        };
-        if tag & CLASS_MASK == 0 {
-            self.end(end)?;
-            return Ok(if tag == 0 { Any::Null } else { Any::Reference });
-        }
-        let class = if tag == NEW_CLASS_TAG {
-            let tag_pos = (self.c.pos() as u32).wrapping_sub(4);
-            let name = self.c.cstring()?;
-            self.classes
-                .insert(tag_pos.wrapping_add(self.origin + MAP_OFFSET), name.clone());
-            name
-        } else {
-            let reference = tag & !CLASS_MASK;
-            match self.classes.get(&reference) {
-                Some(name) => name.clone(),
-                None => {
-                    return Err(self
-                        .c
-                        .error(format!("reference to unknown class tag {reference}")));
-                }
-            }
+        let (class, end) = match self.tagged()? {
+            Tagged::Null => return Ok(Any::Null),
+            Tagged::Reference => return Ok(Any::Reference),
+            Tagged::Object { class, end } => (class, end),
         };
         let object = match class.as_str() {
             "TBranch" | "TBranchElement" | "TBranchObject" | "TBranchSTL" | "TBranchClones"
@@ -978,22 +959,26 @@ impl Parser<'_> {
                 let _parent = self.c.string()?;
                 let _clones = self.c.string()?;
                 let _checksum = self.c.u32()?;
-                if version >= 10 {
-                    self.c.i16()?;
+                let class_version = if version >= 10 {
+                    i32::from(self.c.i16()?)
                 } else {
-                    self.c.i32()?;
-                }
-                let _id = self.c.i32()?;
+                    self.c.i32()?
+                };
+                let id = self.c.i32()?;
                 let ftype = self.c.i32()?;
                 let streamer_type = self.c.i32()?;
                 b.element = Some(Element {
                     class_name,
+                    class_version,
+                    id,
                     ftype,
                     streamer_type,
                 });
             } else {
                 b.element = Some(Element {
                     class_name,
+                    class_version: -1,
+                    id: -1,
                     ftype: -1,
                     streamer_type: -2,
                 });
