@@ -117,12 +117,17 @@ impl<'a> Parser<'a> {
 
     /// A TNamed: returns name and title.
     pub(crate) fn named(&mut self) -> Result<(String, String)> {
+        self.named_with_bits().map(|(name, title, _)| (name, title))
+    }
+
+    /// A TNamed: returns name, title and its `TObject` bits.
+    pub(crate) fn named_with_bits(&mut self) -> Result<(String, String, u32)> {
         let (end, _) = self.header()?;
-        self.tobject()?;
+        let bits = self.tobject()?;
         let name = self.c.string()?;
         let title = self.c.string()?;
         self.end(end)?;
-        Ok((name, title))
+        Ok((name, title, bits))
     }
 
     /// The start of `TBufferFile::ReadObjectAny`: null, a reference, or a (new or known) class

@@ -139,7 +139,7 @@ fn extend_be<T, const N: usize>(v: &mut Vec<T>, bytes: &[u8], from: fn([u8; N]) 
 }
 
 /// ROOT's `TBufferFile::ReadWithNbits`: an exponent byte, then `bits` mantissa bits and a
-/// sign bit above them in a 16-bit word (`bits` is 1 to 14).
+/// sign bit above them in a 16-bit word (`bits` is 1 to 22, as ROOT's C arithmetic allows).
 fn truncated(b: &[u8], bits: u8) -> f32 {
     let bits = u32::from(bits);
     let exponent = u32::from(b[0]);

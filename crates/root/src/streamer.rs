@@ -18,19 +18,14 @@ pub(crate) struct StreamerElement {
     pub(crate) kind: i32,
     /// The member's C++ type name.
     pub(crate) type_name: String,
-    /// The range as streamed by `TStreamerElement` version 3 (later versions keep it in the
-    /// title only).
-    pub(crate) streamed_range: Option<FloatRange>,
+    /// The `Float16_t`/`Double32_t` parameters as `TStreamerElement::Streamer` sets them:
+    /// streamed by version 3; from the title by later versions when the element's `kHasRange`
+    /// bit is set; else none.
+    pub(crate) range: FloatRange,
 }
 
-impl StreamerElement {
-    /// The member's `Float16_t`/`Double32_t` parameters, as ROOT sets them on reading the
-    /// element: streamed by version 3, parsed from the title by later versions.
-    pub(crate) fn float_range(&self) -> FloatRange {
-        self.streamed_range
-            .unwrap_or_else(|| FloatRange::from_title(&self.title))
-    }
-}
+/// `TStreamerElement::kHasRange`, a `TObject` bit.
+const HAS_RANGE: u32 = 1 << 6;
 
 /// One class version's layout.
 #[derive(Debug, Clone)]
@@ -143,7 +138,7 @@ fn streamer_info(p: &mut Parser<'_>) -> Result<StreamerInfo> {
 fn element(p: &mut Parser<'_>) -> Result<StreamerElement> {
     let (_, _) = p.header()?;
     let (base_end, version) = p.header()?;
-    let (name, title) = p.named()?;
+    let (name, title, bits) = p.named_with_bits()?;
     let kind = p.c.i32()?;
     let _size = p.c.i32()?;
     let _array_length = p.c.i32()?;
@@ -159,15 +154,17 @@ fn element(p: &mut Parser<'_>) -> Result<StreamerElement> {
             .ok_or_else(|| p.c.error("fMaxIndex overflows"))?,
     )?;
     let type_name = p.c.string()?;
-    let streamed_range = if version == 3 {
+    let range = if version == 3 {
         let mut f = || p.c.i64().map(|v| f64::from_bits(v as u64));
-        Some(FloatRange {
+        FloatRange {
             xmin: f()?,
             xmax: f()?,
             factor: f()?,
-        })
+        }
+    } else if version > 3 && bits & HAS_RANGE != 0 {
+        FloatRange::from_title(&title)
     } else {
-        None
+        FloatRange::default()
     };
     p.end(base_end)?;
     Ok(StreamerElement {
@@ -175,7 +172,7 @@ fn element(p: &mut Parser<'_>) -> Result<StreamerElement> {
         title,
         kind,
         type_name,
-        streamed_range,
+        range,
     })
 }
 
@@ -194,9 +191,6 @@ impl FloatRange {
     /// `2*pi`, `twopi`, `pi/2` and `pi/4`, signed, are understood. With `xmin < xmax` values are
     /// stored as `nbits`-bit integers scaled by `factor`; with no range and `nbits < 15` as floats
     /// truncated to `nbits` mantissa bits (`xmin` then holds `nbits + 0.1`).
-    ///
-    /// A title that ROOT would not mark as having a range (`fFactor > 0 || fXmin > 0` on
-    /// writing) gives all zeros, as ROOT then reads it without one.
     pub(crate) fn from_title(title: &str) -> FloatRange {
         let none = FloatRange::default();
         let Some((left, right, comma)) = brackets(title, 0).or_else(|| {
@@ -231,11 +225,20 @@ impl FloatRange {
         if xmin >= xmax && nbits < 15 {
             xmin = f64::from(nbits) + 0.1;
         }
-        if factor > 0.0 || xmin > 0.0 {
-            FloatRange { xmin, xmax, factor }
-        } else {
-            none
-        }
+        FloatRange { xmin, xmax, factor }
+    }
+
+    /// The parameters of a `TLeafF16`/`TLeafD32` leaf, from its title (`x[n]/d[0,1,12]`): the
+    /// text from the bracket after `/d` or `/f` (ROOT 6.40 titles), or the whole title when it
+    /// starts with `d[` or `f[` (class version 1); none otherwise.
+    pub(crate) fn from_leaf_title(title: &str, letter: char) -> FloatRange {
+        let tag = format!("/{letter}[");
+        let bracket = match title.find(&tag) {
+            Some(at) => &title[at + 2..],
+            None if title.starts_with(&tag[1..]) => &title[1..],
+            None => return FloatRange::default(),
+        };
+        FloatRange::from_title(bracket)
     }
 
     /// The mantissa bits of a truncated float (`(int)fXmin` when there is no factor), 0 when
@@ -244,6 +247,7 @@ impl FloatRange {
         if self.factor != 0.0 {
             0
         } else {
+            // C's (int) conversion: truncation toward zero.
             self.xmin as i32
         }
     }
@@ -316,6 +320,7 @@ mod tests {
         // No range: the bit count rides in xmin, when under 15.
         assert_eq!(range("[0,0,10]"), (10.1, 0.0, 0.0));
         assert_eq!(range("[0,0,20]"), (0.0, 0.0, 0.0));
+        assert_eq!(range("[-2,2,24]"), (-2.0, 2.0, 16777216.0 / 4.0));
         // A first bracket without a comma is a dimension.
         assert_eq!(range("x[3][-10,10,20]"), (-10.0, 10.0, 1048576.0 / 20.0));
         assert_eq!(range("x[n][0,1,12]"), (0.0, 1.0, 4096.0));
@@ -325,10 +330,25 @@ mod tests {
         // Nothing to parse.
         assert_eq!(range("just a comment"), (0.0, 0.0, 0.0));
         assert_eq!(range("x[3]"), (0.0, 0.0, 0.0));
-        // xmin >= xmax with a positive xmin: ROOT marks a range and reads (int)xmin bits.
+        // xmin >= xmax with 32 bits: ROOT keeps xmin, and reads (int)xmin bits.
         assert_eq!(range("[5,1]"), (5.0, 1.0, 0.0));
-        assert_eq!(range("[-5,-10]"), (0.0, 0.0, 0.0));
+        assert_eq!(range("[-5,-10]"), (-5.0, -10.0, 0.0));
         assert_eq!(range("[1e2,2.5e2,8]"), (100.0, 250.0, 256.0 / 150.0));
+    }
+
+    #[test]
+    fn leaf_titles() {
+        let leaf = |t: &str, l| {
+            let r = FloatRange::from_leaf_title(t, l);
+            (r.xmin, r.xmax, r.factor)
+        };
+        assert_eq!(leaf("ld/d[0,10,16]", 'd'), (0.0, 10.0, 6553.6));
+        assert_eq!(leaf("lfn/f[0,0,6]", 'f'), (6.1, 0.0, 0.0));
+        assert_eq!(leaf("ldarr[3]/d[-2,2,24]", 'd'), (-2.0, 2.0, 4194304.0));
+        assert_eq!(leaf("x[n][3]/d[0,1,12]", 'd'), (0.0, 1.0, 4096.0));
+        assert_eq!(leaf("d[0,10,16]", 'd'), (0.0, 10.0, 6553.6));
+        assert_eq!(leaf("ldp", 'd'), (0.0, 0.0, 0.0));
+        assert_eq!(leaf("x[3]", 'd'), (0.0, 0.0, 0.0));
     }
 
     #[test]

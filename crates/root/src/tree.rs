@@ -188,12 +188,14 @@ impl Stored {
         match (range.nbits(), kind) {
             (0, ReducedFloat::Float16) => Ok(Stored::Truncated { output, bits: 12 }),
             (0, ReducedFloat::Double32) => Ok(Stored::Double32),
-            (bits @ 1..=14, _) => Ok(Stored::Truncated {
+            // ROOT's writer and reader share the arithmetic for any count whose shifts are
+            // defined (nbits + 1 < 24); beyond that C's shifts are undefined.
+            (bits @ 1..=22, _) => Ok(Stored::Truncated {
                 output,
                 bits: bits as u8,
             }),
             (bits, _) => Err(format!(
-                "a truncated float of {bits} mantissa bits cannot have been written by ROOT"
+                "its range gives {bits} mantissa bits, which ROOT cannot read back (1 to 22)"
             )),
         }
     }
@@ -561,8 +563,14 @@ fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<String>), S
         "TLeafF" => Stored::Plain(ScalarType::F32),
         "TLeafD" => Stored::Plain(ScalarType::F64),
         // The range and bit count, if any, are in the title (`x[0,10,16]`), as ROOT reads them.
-        "TLeafF16" => Stored::reduced(ReducedFloat::Float16, FloatRange::from_title(&leaf.title))?,
-        "TLeafD32" => Stored::reduced(ReducedFloat::Double32, FloatRange::from_title(&leaf.title))?,
+        "TLeafF16" => Stored::reduced(
+            ReducedFloat::Float16,
+            FloatRange::from_leaf_title(&leaf.title, 'f'),
+        )?,
+        "TLeafD32" => Stored::reduced(
+            ReducedFloat::Double32,
+            FloatRange::from_leaf_title(&leaf.title, 'd'),
+        )?,
         "TLeafC" if !leaf.has_count => return Ok((ColumnKind::String, Layout::String, None)),
         class => return Err(format!("leaf class {class} is not supported")),
     };
@@ -664,7 +672,7 @@ fn element_column(
     let mut reduced = |kind| {
         let member = member(b, e, streamers).map_err(|r| (class.clone(), r))?;
         root_type = Some(format!("{} {}", member.type_name, member.title.trim()));
-        Stored::reduced(kind, member.float_range()).map_err(|r| (class.clone(), r))
+        Stored::reduced(kind, member.range).map_err(|r| (class.clone(), r))
     };
     let stored = match code {
         9 => reduced(ReducedFloat::Double32)?,
