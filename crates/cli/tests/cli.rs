@@ -388,7 +388,7 @@ fn format_1_0_rac_counts_files_still_read() {
     assert_eq!(rows(&old), rows(&new));
     let bytes = |file: &str| std::fs::read(file).expect("read");
     assert_eq!(&bytes(&old)[8..12], &[1, 0, 0, 0], "version 1.0");
-    assert_eq!(&bytes(&new)[8..12], &[1, 0, 1, 0], "version 1.1");
+    assert_eq!(&bytes(&new)[8..12], &[1, 0, 2, 0], "version 1.2");
 }
 
 #[test]
@@ -539,4 +539,199 @@ fn inspect_and_dump_snapshots_of_an_evtc_file() {
     }
     let want = std::fs::read_to_string(&snapshot).expect("snapshot (UPDATE_SNAPSHOTS=1 writes it)");
     assert_eq!(text, want);
+}
+
+/// Files in `dir` other than `keep`.
+fn leftovers(dir: &Path, keep: &[&str]) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|name| !keep.contains(&name.as_str()))
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn interrupted_conversions_leave_nothing_or_a_recoverable_partial_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("in.evtc");
+    let input_s = input.display().to_string();
+    ok(&evtc(&[
+        "generate", "--kind", "nano", "--events", "60000", &input_s,
+    ]));
+    let output = dir.path().join("out.evtc");
+    let out_s = output.display().to_string();
+    let partial = dir.path().join("out.evtc.partial");
+    let convert = |keep: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_evtc"));
+        cmd.args([
+            "convert",
+            &input_s,
+            &out_s,
+            "--codec",
+            "lzma:1",
+            "--autoflush",
+            "1000",
+        ])
+        .args(["--threads", "1", "--quiet"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+        if keep {
+            cmd.arg("--keep-partial");
+        }
+        cmd.spawn().expect("spawn")
+    };
+    let signal = |pid: u32, sig: &str| {
+        let status = Command::new("kill")
+            .args([sig, &pid.to_string()])
+            .status()
+            .expect("kill");
+        // The process may have finished already.
+        let _ = status;
+    };
+    let mut recovered = 0;
+    for (i, delay) in [20u64, 60, 120, 200, 350, 500, 800, 1200]
+        .into_iter()
+        .enumerate()
+    {
+        for sig in ["-INT", "-TERM", "-KILL"] {
+            let keep = sig != "-KILL" && i % 2 == 0;
+            let child = convert(keep);
+            std::thread::sleep(std::time::Duration::from_millis(delay));
+            signal(child.id(), sig);
+            let result = child.wait_with_output().expect("wait");
+            if result.status.success() {
+                // Finished before the signal: a complete file, nothing else.
+                ok(&evtc(&["verify", &out_s]));
+                std::fs::remove_file(&output).expect("remove");
+                continue;
+            }
+            assert!(!output.exists(), "{sig} after {delay} ms left {out_s}");
+            if keep && partial.exists() {
+                assert_eq!(
+                    leftovers(dir.path(), &["in.evtc", "out.evtc.partial"]),
+                    Vec::<String>::new()
+                );
+                let restored = dir.path().join("restored.evtc");
+                let r = restored.display().to_string();
+                ok(&evtc(&["recover", &partial.display().to_string(), &r]));
+                ok(&evtc(&["verify", "--deep", &r]));
+                let n = entries_of(&restored);
+                if n > 0 {
+                    let range = format!("0..{}", n.min(2500));
+                    let dump =
+                        |f: &str| ok(&evtc(&["dump", f, "--entries", &range, "--format", "csv"]));
+                    assert_eq!(
+                        dump(&r),
+                        dump(&input_s),
+                        "restored entries differ from the source"
+                    );
+                    recovered += 1;
+                }
+                std::fs::remove_file(&restored).expect("remove");
+                std::fs::remove_file(&partial).expect("remove");
+            }
+            assert_eq!(
+                leftovers(dir.path(), &["in.evtc"]),
+                Vec::<String>::new(),
+                "{sig} after {delay} ms"
+            );
+        }
+    }
+    assert!(
+        recovered > 0,
+        "no interruption produced a partial file with entries"
+    );
+}
+
+/// The entry count of an evtc file's first tree, through `evtc inspect --json`.
+fn entries_of(path: &Path) -> u64 {
+    let out = ok(&evtc(&["inspect", "--json", &path.display().to_string()]));
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    v["trees"][0]["entries"].as_u64().expect("entries")
+}
+
+#[test]
+fn recover_refuses_what_it_cannot_do_and_inspect_points_to_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("in.evtc");
+    let input_s = input.display().to_string();
+    ok(&evtc(&[
+        "generate", "--kind", "nano", "--events", "3000", &input_s,
+    ]));
+    let bytes = std::fs::read(&input).expect("read");
+    let cut = dir.path().join("cut.evtc");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).expect("write");
+    let cut_s = cut.display().to_string();
+    for cmd in ["inspect", "verify"] {
+        let out = evtc(&[cmd, &cut_s]);
+        assert!(!out.status.success());
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("evtc recover"), "{cmd}: {text}");
+    }
+    let out_dir = dir.path().display().to_string();
+    fails(
+        &evtc(&["recover", &cut_s, &out_dir]),
+        "is a directory",
+        None,
+    );
+    fails(&evtc(&["recover", &cut_s, &cut_s]), "onto itself", None);
+    let not = dir.path().join("not.evtc");
+    std::fs::write(&not, b"hello, world, not evtc").expect("write");
+    let restored = dir.path().join("r.evtc");
+    fails(
+        &evtc(&[
+            "recover",
+            &not.display().to_string(),
+            &restored.display().to_string(),
+        ]),
+        "not an evtc file",
+        Some(&restored),
+    );
+    // A complete file recovers to the same entries.
+    let r = restored.display().to_string();
+    let report = ok(&evtc(&["recover", &input_s, &r, "--json"]));
+    let report: Value = serde_json::from_str(&report).expect("JSON");
+    assert_eq!(report["had_footer"], true);
+    assert_eq!(report["trees"][0]["entries"], 3000);
+    assert_eq!(
+        ok(&evtc(&["dump", &r, "--format", "csv"])),
+        ok(&evtc(&["dump", &input_s, "--format", "csv"]))
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn output_files_follow_the_umask_and_output_paths_are_checked_first() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("g.evtc");
+    ok(&evtc(&[
+        "generate",
+        "--kind",
+        "ints",
+        "--events",
+        "100",
+        &out.display().to_string(),
+    ]));
+    // What the umask gives an ordinary new file.
+    let plain = dir.path().join("plain");
+    std::fs::write(&plain, b"x").expect("write");
+    let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+    assert_eq!(mode(&out), mode(&plain));
+    let here = dir.path().display().to_string();
+    fails(
+        &evtc(&[
+            "convert",
+            &fixture("kinds_505.root"),
+            &here,
+            "--skip-unsupported",
+        ]),
+        "is a directory",
+        None,
+    );
 }
