@@ -72,6 +72,9 @@ pub struct Args {
     /// recover`) instead of removing it.
     #[arg(long)]
     keep_partial: bool,
+    /// Largest uncompressed input basket to decode (default 256MiB); raise it for trusted files.
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    max_basket_size: Option<u64>,
 }
 
 fn parse_branch_codec(s: &str) -> Result<(Glob, Codec), String> {
@@ -148,6 +151,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         threads,
         interrupt: Some(crate::interrupt::flag()),
         keep_partial: args.keep_partial,
+        max_basket_bytes: args.max_basket_size,
     };
     let bar = if args.quiet || args.json {
         ProgressBar::hidden()

@@ -5,6 +5,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::size;
 use anyhow::{Context, bail};
 use evtc_format::{DataType, FileReader, Value};
 
@@ -25,6 +26,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     format: String,
+    /// Largest uncompressed basket to decode (default 256MiB); raise it for trusted files.
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    max_basket_size: Option<u64>,
 }
 
 fn parse_range(s: &str) -> Result<(Option<u64>, Option<u64>), String> {
@@ -44,8 +48,8 @@ fn parse_range(s: &str) -> Result<(Option<u64>, Option<u64>), String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let reader =
-        FileReader::open(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let reader = FileReader::open_with(&args.file, size::read_options(args.max_basket_size))
+        .with_context(|| format!("reading {}", args.file.display()))?;
     let name = match &args.tree {
         Some(t) => t.clone(),
         None => match reader.trees().first() {

@@ -53,3 +53,12 @@ mod tests {
         assert!(super::parse("3 parsecs").is_err());
     }
 }
+
+/// Reader options with `--max-basket-size`, when given.
+pub fn read_options(max_basket_size: Option<u64>) -> evtc_format::ReadOptions {
+    let options = evtc_format::ReadOptions::default();
+    match max_basket_size {
+        Some(bytes) => options.max_basket_bytes(bytes),
+        None => options,
+    }
+}

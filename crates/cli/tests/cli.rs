@@ -735,3 +735,152 @@ fn output_files_follow_the_umask_and_output_paths_are_checked_first() {
         None,
     );
 }
+
+/// A record as docs/format.md section 3 lays it out: header (with both CRCs) and body.
+fn record(kind: u8, tree: u32, branch: u32, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(48 + body.len());
+    out.extend_from_slice(b"EVRC");
+    out.extend_from_slice(&[kind, 0, 0, 0]);
+    out.extend_from_slice(&tree.to_le_bytes());
+    out.extend_from_slice(&branch.to_le_bytes());
+    out.extend_from_slice(&[0; 16]);
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&evtc_codecs::crc32(body).to_le_bytes());
+    let crc = evtc_codecs::crc32(&out[..44]);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// An evtc file whose one (variable-length) branch's index claims `elements` values in its only
+/// basket, with every checksum right: only the sizes lie.
+fn lying_file(path: &Path, elements: u64) {
+    use evtc_format::{BasketIndex, BranchSpec, FileReader, FileWriter, ScalarType, WriteOptions};
+    let honest = path.with_extension("honest");
+    let mut file =
+        FileWriter::create(&honest, WriteOptions::default().sync(false)).expect("create");
+    let mut tree = file
+        .tree("T", vec![BranchSpec::jagged("x", ScalarType::U32)])
+        .expect("tree");
+    // Incompressible values: a record large enough that the codec's ratio bound alone would
+    // let the lie through.
+    let mut x = 12345u32;
+    let values: Vec<u32> = (0..40_000)
+        .map(|_| {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            x
+        })
+        .collect();
+    tree.fill_jagged(0, &[2; 20_000], &values).expect("fill");
+    tree.commit().expect("commit");
+    tree.finish().expect("finish");
+    file.finish().expect("finish");
+    let reader = FileReader::open(&honest).expect("open");
+    let mut meta = reader.meta().clone();
+    let branch = &mut meta.trees[0].branches[0];
+    let mut index: BasketIndex = {
+        let branch = reader.tree("T").expect("tree");
+        (*branch.branch("x").expect("x").baskets().expect("index")).clone()
+    };
+    index.baskets[0].elements = elements;
+    let bytes = std::fs::read(&honest).expect("read");
+    // The index record is the last before the footer: replace both, then the trailer.
+    let mut out = bytes[..branch.index_offset as usize].to_vec();
+    let index = record(3, 0, 0, &postcard::to_stdvec(&index).expect("encode"));
+    branch.index_len = index.len() as u64;
+    out.extend_from_slice(&index);
+    let footer_offset = out.len() as u64;
+    let footer = record(4, 0, u32::MAX, &postcard::to_stdvec(&meta).expect("encode"));
+    out.extend_from_slice(&footer);
+    let mut trailer = Vec::new();
+    trailer.extend_from_slice(&footer_offset.to_le_bytes());
+    trailer.extend_from_slice(&(footer.len() as u64).to_le_bytes());
+    trailer.extend_from_slice(&bytes[bytes.len() - 16..bytes.len() - 12]); // version
+    let crc = evtc_codecs::crc32(&trailer);
+    trailer.extend_from_slice(&crc.to_le_bytes());
+    trailer.extend_from_slice(b"EVTCTAIL");
+    out.extend_from_slice(&trailer);
+    std::fs::write(path, out).expect("write");
+}
+
+/// Runs `evtc args` and returns its output and peak resident memory in bytes (Linux `wait4`).
+#[cfg(target_os = "linux")]
+#[allow(clippy::zombie_processes)] // reaped by wait4, which also gives its peak memory
+fn run_measured(args: &[&str]) -> (Output, u64) {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_evtc"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_end(&mut stdout)
+        .expect("read");
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_end(&mut stderr)
+        .expect("read");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing into two local variables.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+    let status = std::os::unix::process::ExitStatusExt::from_raw(status);
+    (
+        Output {
+            status,
+            stdout,
+            stderr,
+        },
+        usage.ru_maxrss as u64 * 1024,
+    )
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_lying_basket_index_is_refused_in_bounded_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("lying.evtc");
+    // 2^30 u32 values: 4 GiB claimed by a 160 kB file, within zstd's 32768x bound.
+    lying_file(&path, 1 << 30);
+    let p = path.display().to_string();
+    let converted = dir.path().join("converted.evtc");
+    let c = converted.display().to_string();
+    const BOUND: u64 = 64 << 20;
+    for args in [
+        vec!["dump", &p, "--entries", "0..1"],
+        vec!["dump", &p],
+        vec!["verify", &p],
+        vec!["verify", "--deep", &p],
+        vec!["convert", &p, &c],
+    ] {
+        let (out, peak) = run_measured(&args);
+        assert!(!out.status.success(), "{args:?} accepted a lying index");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("over the limit"), "{args:?}: {text}");
+        assert!(peak < BOUND, "{args:?} peaked at {peak} bytes");
+    }
+    assert_eq!(
+        leftovers(dir.path(), &["lying.evtc", "lying.honest"]),
+        Vec::<String>::new()
+    );
+    // The refusal names the option that raises the limit.
+    let out = evtc(&["dump", &p, "--entries", "0..1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--max-basket-size") && err.contains("4294967296"),
+        "{err}"
+    );
+}

@@ -134,6 +134,9 @@ pub struct ConvertOptions {
     /// On interruption, keep the records written so far as `OUTPUT.partial` (see
     /// [`FileWriter::partial_path`]) instead of discarding them.
     pub keep_partial: bool,
+    /// The input readers' limit on uncompressed basket bytes (default: theirs, 256 MiB); raise it
+    /// for trusted files with larger baskets.
+    pub max_basket_bytes: Option<u64>,
 }
 
 impl Default for ConvertOptions {
@@ -149,6 +152,7 @@ impl Default for ConvertOptions {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             interrupt: None,
             keep_partial: false,
+            max_basket_bytes: None,
         }
     }
 }
@@ -231,7 +235,7 @@ pub fn convert(
             )));
         }
     }
-    let input_file = Input::open(input)?;
+    let input_file = Input::open(input, options.max_basket_bytes)?;
     let input_bytes = std::fs::metadata(input).map_or(0, |m| m.len());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.max(1))

@@ -71,7 +71,8 @@ pub use reader::{
 };
 pub use recover::{RecoveredTree, Recovery, Scan, recover, scan_records};
 pub use schema::{
-    BranchSpec, COUNT_PRECONDITION, ClusterSize, RacMode, WriteOptions, auto_precondition,
+    BranchSpec, COUNT_PRECONDITION, ClusterSize, DEFAULT_MAX_BASKET_BYTES, RacMode, WriteOptions,
+    auto_precondition,
 };
 pub use types::Scalar;
 pub use writer::{FileWriter, TreeWriter};

@@ -80,6 +80,15 @@ impl FileWriter {
     /// writable.
     pub fn create(path: impl AsRef<Path>, options: WriteOptions) -> Result<FileWriter> {
         let path = path.as_ref().to_owned();
+        if options.basket_size as u64 > options.max_basket_bytes {
+            return Err(Error::BasketTooLarge {
+                what: format!("writing {}: the basket size", path.display()),
+                bytes: options.basket_size as u64,
+                limit: options.max_basket_bytes,
+                hint: "readers refuse larger baskets by default; raise \
+                       WriteOptions::max_basket_bytes to write them anyway",
+            });
+        }
         let output = Output::create(&path).map_err(|e| Error::io(Some(&path), e))?;
         let file = output
             .file()
@@ -1059,6 +1068,26 @@ impl TreeWriter<'_> {
     fn write_pending(&mut self) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
+        }
+        let limit = self.file.options.max_basket_bytes;
+        if let Some(big) = self
+            .pending
+            .iter()
+            .find(|s| (s.values.len() + 4 * s.counts.len()) as u64 > limit)
+        {
+            return Err(Error::BasketTooLarge {
+                what: format!(
+                    "tree {:?}, branch {:?}, entries {}..{}",
+                    self.name,
+                    self.branches[big.branch].meta.name,
+                    big.first_entry,
+                    big.first_entry + big.entries
+                ),
+                bytes: (big.values.len() + 4 * big.counts.len()) as u64,
+                limit,
+                hint: "readers refuse larger baskets by default; use smaller clusters, or raise \
+                       WriteOptions::max_basket_bytes to write it anyway",
+            });
         }
         let pending = std::mem::take(&mut self.pending);
         self.pending_raw = 0;

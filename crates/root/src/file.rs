@@ -23,7 +23,12 @@ pub struct RootFile<R: ReadAt = std::fs::File> {
     /// Where the `TList` of streamer infos is (`fSeekInfo`, `fNbytesInfo`).
     info: (u64, u64),
     streamers: OnceLock<Streamers>,
+    max_basket_bytes: u64,
 }
+
+/// The largest uncompressed basket [`RootFile`] decodes by default: 256 MiB (ROOT's own baskets
+/// are 32 KB to a few MB; a larger one is a decompression bomb or a lying key).
+pub const DEFAULT_MAX_BASKET_BYTES: u64 = 256 << 20;
 
 /// One object in a directory, as its key describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,9 +125,21 @@ impl<R: ReadAt> RootFile<R> {
             top: Directory { keys: Vec::new() },
             info: (seek_info, nbytes_info),
             streamers: OnceLock::new(),
+            max_basket_bytes: DEFAULT_MAX_BASKET_BYTES,
         };
         file.top = file.read_directory(begin + nbytes_name, "top directory")?;
         Ok(file)
+    }
+
+    /// Sets the largest uncompressed basket to decode (default [`DEFAULT_MAX_BASKET_BYTES`]); a
+    /// larger one is refused with [`Error::BasketTooLarge`] before it is decompressed.
+    pub fn set_max_basket_bytes(&mut self, bytes: u64) {
+        self.max_basket_bytes = bytes.max(1);
+    }
+
+    /// The largest uncompressed basket this reader decodes.
+    pub fn max_basket_bytes(&self) -> u64 {
+        self.max_basket_bytes
     }
 
     /// ROOT's version of the writer, e.g. `64000` for 6.40/00.

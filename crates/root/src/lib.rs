@@ -38,7 +38,7 @@ mod streamer;
 mod tree;
 
 pub use error::{Error, Result};
-pub use file::{Key, RootFile, TreeEntry};
+pub use file::{DEFAULT_MAX_BASKET_BYTES, Key, RootFile, TreeEntry};
 pub use read::{ColumnData, ColumnReader, Values};
 pub use source::ReadAt;
 pub use tree::{BasketInfo, Column, ColumnKind, ScalarType, Tree, UnsupportedBranch};

@@ -281,6 +281,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         let total = baskets.last().map_or(0, |b| b.first_entry + b.entries);
         if range.start > range.end || range.end > total {
             return Err(Error::OutOfRange {
+                branch: self.column.name.clone(),
                 start: range.start,
                 end: range.end,
                 entries: total,
@@ -345,6 +346,14 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                 "the basket holds {} entries, the branch expects {}",
                 fields.entries, b.entries
             )));
+        }
+        let limit = self.file.max_basket_bytes();
+        if u64::from(key.obj_len) > limit {
+            return Err(Error::BasketTooLarge {
+                what,
+                bytes: key.obj_len.into(),
+                limit,
+            });
         }
         let obj_len = key.obj_len as usize;
         let compressed = &self.record[key_len..];

@@ -323,3 +323,19 @@ fn float16_and_double32_with_ranges_and_bit_counts_as_root_reads_them() {
     let d_pi = tree.column("obj/d_pi").expect("d_pi");
     assert_eq!(d_pi.root_type, "Double32_t [-pi,pi,16]");
 }
+
+#[test]
+fn baskets_over_the_limit_are_refused_before_decompression() {
+    let mut file = RootFile::open(fixture("kinds_505.root")).expect("open");
+    file.set_max_basket_bytes(100);
+    let tree = file.tree("Events").expect("tree");
+    let column = tree.column("Muon_pt").expect("Muon_pt");
+    let err = file
+        .read_column(column, 0..tree.entries)
+        .expect_err("baskets over 100 bytes");
+    assert!(
+        matches!(err, evtc_root::Error::BasketTooLarge { limit: 100, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("Muon_pt"), "{err}");
+}
