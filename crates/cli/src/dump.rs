@@ -171,7 +171,8 @@ fn string_of(v: &Value) -> String {
     }
 }
 
-/// A value as JSON: numbers, booleans, arrays, strings.
+/// A value as JSON: numbers, booleans, arrays, strings (NaN and infinities as [`float`] spells
+/// them).
 fn json(v: &Value, t: DataType) -> serde_json::Value {
     use serde_json::Value as J;
     if is_string(t) {
@@ -187,8 +188,8 @@ fn json(v: &Value, t: DataType) -> serde_json::Value {
         Value::U32(x) => J::from(*x),
         Value::I64(x) => J::from(*x),
         Value::U64(x) => J::from(*x),
-        Value::F32(x) => J::from(f64::from(*x)),
-        Value::F64(x) => J::from(*x),
+        Value::F32(x) => float(f64::from(*x)),
+        Value::F64(x) => float(*x),
         Value::List(items) => J::Array(
             items
                 .iter()
@@ -197,6 +198,18 @@ fn json(v: &Value, t: DataType) -> serde_json::Value {
         ),
         Value::Str(s) => J::from(s.clone()),
         Value::Bytes(b) => J::from(String::from_utf8_lossy(b).into_owned()),
+    }
+}
+
+/// A float as JSON: a number when finite; JSON has none for NaN and the infinities, so they are
+/// the strings `"NaN"`, `"Infinity"` and `"-Infinity"` (which JavaScript's `Number()` and
+/// Python's `float()` turn back into the values), never `null`.
+fn float(x: f64) -> serde_json::Value {
+    match x {
+        x if x.is_nan() => "NaN".into(),
+        f64::INFINITY => "Infinity".into(),
+        f64::NEG_INFINITY => "-Infinity".into(),
+        x => x.into(),
     }
 }
 

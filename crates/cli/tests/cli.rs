@@ -884,3 +884,45 @@ fn a_lying_basket_index_is_refused_in_bounded_memory() {
         "{err}"
     );
 }
+
+#[test]
+fn ranged_floats_convert_as_root_reads_them_and_json_spells_nan_and_infinities() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("ranged.evtc");
+    let text = ok(&evtc(&[
+        "convert",
+        &fixture("ranged.root"),
+        &out.display().to_string(),
+        "--skip-unsupported",
+    ]));
+    assert!(text.contains("skipped Events/obju (EvtcRanged)"), "{text}");
+    let root: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("ranged.root.root.json")).expect("ROOT's values"),
+    )
+    .expect("JSON");
+    // The fixtures script writes Python's repr; dump spells them as JavaScript does.
+    fn spelled(v: &Value) -> Value {
+        match v {
+            Value::String(s) if s == "nan" => Value::from("NaN"),
+            Value::String(s) if s == "inf" => Value::from("Infinity"),
+            Value::String(s) if s == "-inf" => Value::from("-Infinity"),
+            Value::Array(items) => Value::Array(items.iter().map(spelled).collect()),
+            other => other.clone(),
+        }
+    }
+    let rows = dump_json(&out);
+    let mut specials = 0;
+    for (name, values) in root["Events"]["branches"].as_object().expect("branches") {
+        if name == "obju" {
+            continue;
+        }
+        for (e, want) in values.as_array().expect("entries").iter().enumerate() {
+            let want = spelled(want);
+            let got = &rows[e][name];
+            let (got, want) = (flat(got), flat(&want));
+            specials += want.iter().filter(|v| v.is_string()).count();
+            assert_eq!(got, want, "{name} entry {e}");
+        }
+    }
+    assert!(specials > 0, "the fixture has NaN or infinities");
+}
