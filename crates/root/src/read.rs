@@ -378,7 +378,10 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                 "fLast points {border} bytes into a {obj_len}-byte basket"
             )));
         }
-        if fields.has_offsets(key_len) && border < obj_len {
+        // TBasket::ReadBasketBuffers: entry offsets follow the data when the branch's
+        // fEntryOffsetLen is non-zero (and there is room for them: else ROOT "repairs" the
+        // basket as one without offsets).
+        if self.column.entry_offsets && border < obj_len {
             let mut c = Cursor::new(&self.basket[self.start + border..], 0, &what);
             let _count = c.i32()?;
             if fields.entries > c.remaining() / 4 {
@@ -404,7 +407,97 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             self.offsets.push(border as u32);
         }
         self.basket.truncate(self.start + border);
+        if self.offsets.is_empty() && !matches!(self.column.layout, Layout::Fixed { .. }) {
+            self.rebuild_offsets(i)?;
+        }
         self.cached = Some(i);
+        Ok(())
+    }
+
+    /// Entry offsets of a variable-length basket written without them (`fEntryOffsetLen` 0), as
+    /// ROOT finds its entries: strings by their length prefixes, vectors by their byte counts,
+    /// `x[n]` arrays by the counter's values.
+    fn rebuild_offsets(&mut self, i: usize) -> Result<()> {
+        let b = &self.column.baskets[i];
+        let entries = usize::try_from(b.entries).unwrap_or(usize::MAX);
+        let what = self.what(i);
+        let bad = |detail: String| Error::corrupt(&what, b.seek, detail);
+        let data = &self.basket[self.start..];
+        let mut at = 0usize;
+        self.offsets.clear();
+        self.offsets.push(0);
+        match self.column.layout {
+            Layout::Fixed { .. } => return Ok(()),
+            Layout::String => {
+                for e in 0..entries {
+                    let len = match data.get(at) {
+                        Some(255) => data
+                            .get(at + 1..at + 5)
+                            .map(|l| 5 + u32::from_be_bytes([l[0], l[1], l[2], l[3]]) as usize),
+                        Some(&n) => Some(1 + usize::from(n)),
+                        None => None,
+                    };
+                    at = len
+                        .and_then(|l| at.checked_add(l))
+                        .filter(|&end| end <= data.len())
+                        .ok_or_else(|| bad(format!("entry {e}: a string runs past the basket")))?;
+                    self.offsets.push(at as u32);
+                }
+            }
+            Layout::Vector { .. } | Layout::VectorVector { .. } => {
+                for e in 0..entries {
+                    let bcnt = data
+                        .get(at..at + 4)
+                        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                        .filter(|c| c & 0x4000_0000 != 0)
+                        .ok_or_else(|| bad(format!("entry {e}: no vector byte count")))?;
+                    at = at
+                        .checked_add(4 + (bcnt & !0x4000_0000) as usize)
+                        .filter(|&end| end <= data.len())
+                        .ok_or_else(|| bad(format!("entry {e}: a vector runs past the basket")))?;
+                    self.offsets.push(at as u32);
+                }
+            }
+            Layout::Jagged { stored } => {
+                let Some(counter) = self.column.counter_column.as_deref() else {
+                    return Err(bad(
+                        "the basket has no entry offsets and the branch no counter to find \
+                         its entries by"
+                            .into(),
+                    ));
+                };
+                let counts = self
+                    .file
+                    .read_column(counter, b.first_entry..b.first_entry + b.entries)?;
+                let counts: Vec<i64> = match &counts.values {
+                    Values::I8(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::U8(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::I16(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::U16(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::I32(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::U32(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::I64(v) => v.clone(),
+                    Values::U64(v) => v.iter().map(|&x| i64::try_from(x).unwrap_or(-1)).collect(),
+                    _ => {
+                        return Err(bad(format!(
+                            "counter {:?} is not an integer branch",
+                            counter.name
+                        )));
+                    }
+                };
+                for (e, n) in counts.into_iter().enumerate() {
+                    at = usize::try_from(n)
+                        .ok()
+                        .and_then(|n| n.checked_mul(stored.size()))
+                        .and_then(|bytes| at.checked_add(bytes))
+                        .filter(|&end| end <= data.len())
+                        .ok_or_else(|| {
+                            bad(format!("entry {e}: counter {n} runs past the basket"))
+                        })?;
+                    self.offsets.push(at as u32);
+                }
+            }
+        }
         Ok(())
     }
 

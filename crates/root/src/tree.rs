@@ -261,6 +261,12 @@ pub struct Column {
     pub zip_bytes: u64,
     pub(crate) layout: Layout,
     pub(crate) baskets: Arc<[BasketRef]>,
+    /// Whether baskets in keys of their own end with entry offsets (the branch's
+    /// `fEntryOffsetLen` is non-zero), as ROOT's `TBasket::ReadBasketBuffers` decides.
+    pub(crate) entry_offsets: bool,
+    /// For `x[n]` arrays whose baskets may lack entry offsets: the counter's column, to rebuild
+    /// them from.
+    pub(crate) counter_column: Option<Box<Column>>,
 }
 
 impl Column {
@@ -401,7 +407,48 @@ impl Tree {
         for branch in &branches {
             tree.add_branch(branch, None, streamers, what)?;
         }
+        tree.make_names_unique();
+        tree.attach_counters();
         Ok(tree)
+    }
+
+    /// Gives each `x[n]` column whose branch writes no entry offsets its counter's column, from
+    /// which a reader rebuilds them (as ROOT reads such baskets: entry by entry, `n` values each).
+    fn attach_counters(&mut self) {
+        let counters: Vec<Option<Box<Column>>> = self
+            .columns
+            .iter()
+            .map(|c| {
+                let name = c.counter.as_deref().filter(|_| !c.entry_offsets)?;
+                let counter = self.columns.iter().find(|k| k.name == name)?;
+                Some(Box::new(counter.clone()))
+            })
+            .collect();
+        for (column, counter) in self.columns.iter_mut().zip(counters) {
+            column.counter_column = counter;
+        }
+    }
+
+    /// ROOT lets two branches of a tree share a name (Delphes' `Particle_size`, members of split
+    /// classes that repeat a name): the first keeps it, the `k`-th of the same name becomes
+    /// `name#k` (the next free `k` from 2), columns and refused branches alike, in branch order.
+    fn make_names_unique(&mut self) {
+        let mut seen = std::collections::HashSet::new();
+        let names = self
+            .columns
+            .iter_mut()
+            .map(|c| &mut c.name)
+            .chain(self.unsupported.iter_mut().map(|u| &mut u.name));
+        for name in names {
+            if !seen.insert(name.clone()) {
+                let unique = (2..)
+                    .map(|k| format!("{name}#{k}"))
+                    .find(|n| !seen.contains(n))
+                    .expect("some suffix is free");
+                seen.insert(unique.clone());
+                *name = unique;
+            }
+        }
     }
 
     fn add_branch(
@@ -459,6 +506,8 @@ impl Tree {
             zip_bytes: u64::try_from(b.zip_bytes).unwrap_or(0),
             layout,
             baskets: baskets.clone(),
+            entry_offsets: b.entry_offset_len > 0,
+            counter_column: None,
         };
         match b.class.as_str() {
             "TBranch" if b.leaves.len() == 1 => match leaf_column(&b.leaves[0]) {
@@ -772,6 +821,8 @@ struct RawBranch {
     name: String,
     title: String,
     compress: i32,
+    /// `fEntryOffsetLen`: whether baskets written to keys end with entry offsets (non-zero).
+    entry_offset_len: i32,
     write_basket: usize,
     entries: i64,
     tot_bytes: i64,
@@ -1007,7 +1058,7 @@ impl Parser<'_> {
         self.skip_object()?; // TAttFill
         b.compress = self.c.i32()?;
         let _basket_size = self.c.i32()?;
-        let _entry_offset_len = self.c.i32()?;
+        b.entry_offset_len = self.c.i32()?;
         b.write_basket = self.c.count("fWriteBasket")?;
         let _entry_number = self.c.i64()?;
         if version >= 13 {
@@ -1113,7 +1164,8 @@ impl Parser<'_> {
         }
         let entries = fields.entries;
         let border = fields.border(key_len).map_err(|d| self.c.error(d))?;
-        let offsets = if fields.has_offsets(key_len) {
+        // TBasket::Streamer: flag % 10 == 2 means the basket has no entry offsets.
+        let offsets = if fields.flag % 10 != 2 {
             let _count = self.c.i32()?;
             if entries > self.c.remaining() / 4 {
                 return Err(self
@@ -1153,9 +1205,11 @@ impl Parser<'_> {
 /// The fields at the end of every basket's key header.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BasketFields {
-    pub(crate) entry_size: i32,
     pub(crate) entries: usize,
     pub(crate) last: i32,
+    /// `TBasket`'s streamed flag: for baskets inside the tree record, `flag % 10 == 2` means no
+    /// entry offsets follow.
+    pub(crate) flag: u8,
 }
 
 impl BasketFields {
@@ -1163,14 +1217,14 @@ impl BasketFields {
     pub(crate) fn read(c: &mut Cursor<'_>) -> Result<BasketFields> {
         let _version = c.u16()?;
         let _buffer_size = c.i32()?;
-        let entry_size = c.i32()?;
+        let _entry_size = c.i32()?;
         let entries = c.count("fNevBuf")?;
         let last = c.i32()?;
-        let _flag = c.u8()?;
+        let flag = c.u8()?;
         Ok(BasketFields {
-            entry_size,
             entries,
             last,
+            flag,
         })
     }
 
@@ -1180,10 +1234,5 @@ impl BasketFields {
             .ok()
             .and_then(|l| l.checked_sub(key_len))
             .ok_or_else(|| format!("fLast {} is inside the {key_len}-byte key", self.last))
-    }
-
-    /// Whether entry offsets follow the data.
-    pub(crate) fn has_offsets(&self, key_len: usize) -> bool {
-        i64::from(self.entry_size) * self.entries as i64 + key_len as i64 != i64::from(self.last)
     }
 }
