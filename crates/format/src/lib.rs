@@ -69,7 +69,7 @@ pub use meta::{
 pub use reader::{
     BranchCursor, BranchReader, FileReader, Jagged, ReadOptions, RowReader, TreeReader, Value,
 };
-pub use recover::{RecoveredTree, Recovery, Scan, recover, scan_records};
+pub use recover::{RecoveredTree, Recovery, Scan, recover, recover_into, scan_records};
 pub use schema::{
     BranchSpec, COUNT_PRECONDITION, ClusterSize, DEFAULT_MAX_BASKET_BYTES, RacMode, WriteOptions,
     auto_precondition,

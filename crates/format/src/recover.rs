@@ -152,7 +152,8 @@ struct Found {
     offset: u64,
     record_len: u64,
     first_entry: u64,
-    entries: u64,
+    /// One past the last entry.
+    end: u64,
     raw_len: u64,
 }
 
@@ -167,16 +168,37 @@ struct FoundTree {
 /// Restores the sound part of `damaged` (a file without a valid trailer or footer, or any evtc
 /// file) into a new file at `output`: every tree, with the longest run of entries from 0 that
 /// every branch holds in sound baskets ending together; everything after is dropped and
-/// reported. The output appears only when complete.
+/// reported. The output appears only when complete (and synced to disk).
 ///
 /// # Errors
 /// [`Error::NotEvtc`] and I/O errors; [`Error::Corrupt`] for sound records that contradict each
-/// other (a schema that does not parse, a basket of an unknown branch).
+/// other (a schema that does not parse, a basket whose sizes do not add up).
 pub fn recover(damaged: &Path, output: &Path) -> Result<Recovery> {
     let source = LocalFile::open(damaged).map_err(|e| Error::io(Some(damaged), e))?;
+    let out = Output::create(output).map_err(|e| Error::io(Some(output), e))?;
+    let file = out
+        .file()
+        .try_clone()
+        .map_err(|e| Error::io(Some(output), e))?;
+    let mut sink = std::io::BufWriter::with_capacity(1 << 20, file);
+    let recovery = recover_into(&source, &mut sink)?;
+    let file = sink
+        .into_inner()
+        .map_err(|e| Error::io(Some(output), e.into_error()))?;
+    file.sync_all().map_err(|e| Error::io(Some(output), e))?;
+    out.persist(output)
+        .map_err(|e| Error::io(Some(output), e))?;
+    Ok(recovery)
+}
+
+/// [`recover`] from any positional source into any writer (which receives a whole evtc file).
+///
+/// # Errors
+/// As for [`recover`].
+pub fn recover_into<R: ReadAt, W: Write>(source: &R, output: W) -> Result<Recovery> {
     let mut trees: BTreeMap<u32, FoundTree> = BTreeMap::new();
     let mut had_footer = false;
-    let scan = scan(&source, |offset, header, body| {
+    let scan = scan(source, |offset, header, body| {
         let location = || Location::at(offset);
         let tree = trees.entry(header.tree).or_default();
         match header.kind {
@@ -199,11 +221,15 @@ pub fn recover(damaged: &Path, output: &Path) -> Result<Recovery> {
             RecordKind::Basket => {
                 let raw_len = basket_raw_len(header.basket_kind, body)
                     .map_err(|reason| Error::corrupt(location(), reason))?;
+                let end = header
+                    .first_entry
+                    .checked_add(header.entries)
+                    .ok_or_else(|| Error::corrupt(location(), "basket entries overflow"))?;
                 tree.baskets.entry(header.branch).or_default().push(Found {
                     offset,
                     record_len: RECORD_HEADER_LEN as u64 + header.body_len,
                     first_entry: header.first_entry,
-                    entries: header.entries,
+                    end,
                     raw_len,
                 });
             }
@@ -222,22 +248,16 @@ pub fn recover(damaged: &Path, output: &Path) -> Result<Recovery> {
         })
         .count();
 
-    let out = Output::create(output).map_err(|e| Error::io(Some(output), e))?;
-    let file = out
-        .file()
-        .try_clone()
-        .map_err(|e| Error::io(Some(output), e))?;
     let mut w = Sink {
-        out: std::io::BufWriter::with_capacity(1 << 20, file),
+        out: output,
         offset: 0,
-        path: output,
     };
     w.write(&record::file_header())?;
     let mut metas = Vec::new();
     let mut report = Vec::new();
     let mut copy = Vec::new();
     for (no, found) in trees.into_iter().take(count) {
-        let (meta, tree) = restore_tree(no, found, &source, &mut w, &mut copy)?;
+        let (meta, tree) = restore_tree(no, found, source, &mut w, &mut copy)?;
         metas.push(meta);
         report.push(tree);
     }
@@ -256,13 +276,7 @@ pub fn recover(damaged: &Path, output: &Path) -> Result<Recovery> {
     };
     w.write(&footer)?;
     w.write(&trailer.encode())?;
-    w.out.flush().map_err(|e| Error::io(Some(output), e))?;
-    w.out
-        .get_ref()
-        .sync_all()
-        .map_err(|e| Error::io(Some(output), e))?;
-    out.persist(output)
-        .map_err(|e| Error::io(Some(output), e))?;
+    w.out.flush().map_err(|e| Error::io(None, e))?;
     Ok(Recovery {
         trees: report,
         sound_bytes,
@@ -273,11 +287,11 @@ pub fn recover(damaged: &Path, output: &Path) -> Result<Recovery> {
 }
 
 /// Writes one tree's restored records; returns its footer entry and report.
-fn restore_tree(
+fn restore_tree<R: ReadAt, W: Write>(
     no: u32,
     mut found: FoundTree,
-    source: &LocalFile,
-    w: &mut Sink<'_>,
+    source: &R,
+    w: &mut Sink<W>,
     copy: &mut Vec<u8>,
 ) -> Result<(TreeMeta, RecoveredTree)> {
     let settled = found.settled.is_some();
@@ -299,7 +313,7 @@ fn restore_tree(
             .into_iter()
             .take_while(|f| {
                 let ok = f.first_entry == next;
-                next = f.first_entry + f.entries;
+                next = f.end;
                 ok
             })
             .collect();
@@ -307,7 +321,7 @@ fn restore_tree(
     }
     let ends: Vec<Vec<u64>> = runs
         .iter()
-        .map(|run| run.iter().map(|f| f.first_entry + f.entries).collect())
+        .map(|run| run.iter().map(|f| f.end).collect())
         .collect();
     // Entry counts at which every branch's baskets end together.
     let common: Vec<u64> = match ends.split_first() {
@@ -348,11 +362,8 @@ fn restore_tree(
         let mut index = BasketIndex {
             baskets: Vec::new(),
         };
-        let (mut raw, mut stored) = (0, 0);
-        for f in run
-            .iter()
-            .take_while(|f| f.first_entry + f.entries <= entries)
-        {
+        let (mut raw, mut stored) = (0u64, 0u64);
+        for f in run.iter().take_while(|f| f.end <= entries) {
             if f.raw_len % size != 0 {
                 return Err(Error::corrupt(
                     Location {
@@ -367,15 +378,15 @@ fn restore_tree(
                 offset: w.offset,
                 record_len: f.record_len,
                 first_entry: f.first_entry,
-                entries: f.entries,
+                entries: f.end - f.first_entry,
                 elements: f.raw_len / size,
             });
-            raw += f.raw_len
-                + if meta.dtype.is_variable() {
-                    4 * f.entries
-                } else {
-                    0
-                };
+            let counts = if meta.dtype.is_variable() {
+                (f.end - f.first_entry).saturating_mul(4)
+            } else {
+                0
+            };
+            raw = raw.saturating_add(f.raw_len).saturating_add(counts);
             stored += f.record_len;
             w.copy_from(source, f.offset, f.record_len, copy)?;
         }
@@ -447,25 +458,22 @@ fn tree_header(kind: RecordKind, tree: u32, branch: u32) -> RecordHeader {
 }
 
 /// The recovered file being written.
-struct Sink<'p> {
-    out: std::io::BufWriter<std::fs::File>,
+struct Sink<W> {
+    out: W,
     offset: u64,
-    path: &'p Path,
 }
 
-impl Sink<'_> {
+impl<W: Write> Sink<W> {
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        self.out
-            .write_all(bytes)
-            .map_err(|e| Error::io(Some(self.path), e))?;
+        self.out.write_all(bytes).map_err(|e| Error::io(None, e))?;
         self.offset += bytes.len() as u64;
         Ok(())
     }
 
     /// Copies `len` bytes at `offset` of `source` (a record the scan checked).
-    fn copy_from(
+    fn copy_from<R: ReadAt>(
         &mut self,
-        source: &LocalFile,
+        source: &R,
         offset: u64,
         len: u64,
         buf: &mut Vec<u8>,
