@@ -876,6 +876,14 @@ fn a_lying_basket_index_is_refused_in_bounded_memory() {
         leftovers(dir.path(), &["lying.evtc", "lying.honest"]),
         Vec::<String>::new()
     );
+    // A plausible lie (one value fewer than the basket holds): structure and checksums are
+    // sound, the decoded size is not.
+    let small = dir.path().join("small-lie.evtc");
+    lying_file(&small, 39_999);
+    let s = small.display().to_string();
+    ok(&evtc(&["verify", &s]));
+    let out = evtc(&["verify", "--deep", &s]);
+    assert!(!out.status.success(), "verify --deep accepted a wrong basket size");
     // The refusal names the option that raises the limit.
     let out = evtc(&["dump", &p, "--entries", "0..1"]);
     let err = String::from_utf8_lossy(&out.stderr);
