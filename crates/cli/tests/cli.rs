@@ -883,7 +883,10 @@ fn a_lying_basket_index_is_refused_in_bounded_memory() {
     let s = small.display().to_string();
     ok(&evtc(&["verify", &s]));
     let out = evtc(&["verify", "--deep", &s]);
-    assert!(!out.status.success(), "verify --deep accepted a wrong basket size");
+    assert!(
+        !out.status.success(),
+        "verify --deep accepted a wrong basket size"
+    );
     // The refusal names the option that raises the limit.
     let out = evtc(&["dump", &p, "--entries", "0..1"]);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -891,6 +894,18 @@ fn a_lying_basket_index_is_refused_in_bounded_memory() {
         err.contains("--max-basket-size") && err.contains("4294967296"),
         "{err}"
     );
+}
+
+/// A fixture JSON value with NaN and infinities as dump spells them (the fixtures script writes
+/// Python's repr, `nan`, `inf`, `-inf`).
+fn spelled(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s == "nan" => Value::from("NaN"),
+        Value::String(s) if s == "inf" => Value::from("Infinity"),
+        Value::String(s) if s == "-inf" => Value::from("-Infinity"),
+        Value::Array(items) => Value::Array(items.iter().map(spelled).collect()),
+        other => other.clone(),
+    }
 }
 
 #[test]
@@ -908,16 +923,6 @@ fn ranged_floats_convert_as_root_reads_them_and_json_spells_nan_and_infinities()
         &std::fs::read_to_string(fixture("ranged.root.root.json")).expect("ROOT's values"),
     )
     .expect("JSON");
-    // The fixtures script writes Python's repr; dump spells them as JavaScript does.
-    fn spelled(v: &Value) -> Value {
-        match v {
-            Value::String(s) if s == "nan" => Value::from("NaN"),
-            Value::String(s) if s == "inf" => Value::from("Infinity"),
-            Value::String(s) if s == "-inf" => Value::from("-Infinity"),
-            Value::Array(items) => Value::Array(items.iter().map(spelled).collect()),
-            other => other.clone(),
-        }
-    }
     let rows = dump_json(&out);
     let mut specials = 0;
     for (name, values) in root["Events"]["branches"].as_object().expect("branches") {
@@ -933,4 +938,60 @@ fn ranged_floats_convert_as_root_reads_them_and_json_spells_nan_and_infinities()
         }
     }
     assert!(specials > 0, "the fixture has NaN or infinities");
+}
+
+/// Converts a ROOT fixture with `--skip-unsupported` and compares every tree's dumped values
+/// with the fixture's JSON, but for the branches `skipped` lists (which must be reported).
+fn converts_like(root: &str, json: &str, skipped: &[&str]) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.evtc");
+    let o = out.display().to_string();
+    let text = ok(&evtc(&[
+        "convert",
+        &fixture(root),
+        &o,
+        "--skip-unsupported",
+    ]));
+    for name in skipped {
+        assert!(
+            text.contains(&format!("/{name} (")),
+            "{name} not reported: {text}"
+        );
+    }
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture(json)).expect("JSON")).expect("JSON");
+    for (tree, want) in expected.as_object().expect("trees") {
+        let out = evtc(&["dump", &o, "--tree", tree, "--format", "json"]);
+        let rows: Value = serde_json::from_str(&ok(&out)).expect("JSON");
+        let rows = rows.as_array().expect("rows");
+        assert_eq!(
+            rows.len() as u64,
+            want["entries"].as_u64().expect("entries"),
+            "{tree}"
+        );
+        for (name, values) in want["branches"].as_object().expect("branches") {
+            if skipped
+                .iter()
+                .any(|s| name == s || name.starts_with(&format!("{s}/")))
+            {
+                continue;
+            }
+            for (e, value) in values.as_array().expect("values").iter().enumerate() {
+                assert_eq!(
+                    flat(&rows[e][name]),
+                    flat(&spelled(value)),
+                    "{root} {tree}/{name} entry {e}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn real_world_layouts_convert_with_the_values_written() {
+    converts_like("offsets.root", "offsets.root.written.json", &["s"]);
+    converts_like("dupnames.root", "dupnames.root.json", &["Particle"]);
+    converts_like("nontree.root", "nontree.root.json", &[]);
+    converts_like("embedded2.root", "embedded2.root.json", &[]);
+    converts_like("partial.root", "partial.root.json", &["b", "late", "back"]);
 }

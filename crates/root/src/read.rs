@@ -430,6 +430,14 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             Layout::Fixed { .. } => return Ok(()),
             Layout::String => {
                 for e in 0..entries {
+                    if at == data.len() {
+                        // ROOT's TLeafC writes nothing at all for an empty char* string.
+                        return Err(bad(format!(
+                            "the basket has no entry offsets and its strings end at entry {e} \
+                             of {entries}: a char* branch writes nothing for an empty string, \
+                             so its entries cannot be told apart"
+                        )));
+                    }
                     let len = match data.get(at) {
                         Some(255) => data
                             .get(at + 1..at + 5)

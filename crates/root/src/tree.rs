@@ -112,6 +112,18 @@ pub enum ColumnKind {
 }
 
 impl ColumnKind {
+    /// The C++ type ROOT holds such entries in: `Float_t`, `Float_t[3]`, `Float_t[]` (a counter
+    /// array or vector), `vector<vector<Float_t>>`, `string`.
+    pub fn cpp_name(self) -> String {
+        match self {
+            ColumnKind::Scalar(t) => t.root_name().to_owned(),
+            ColumnKind::Fixed(t, n) => format!("{t}[{n}]"),
+            ColumnKind::Jagged(t) => format!("{t}[]"),
+            ColumnKind::JaggedJagged(t) => format!("vector<vector<{t}>>"),
+            ColumnKind::String => "string".to_owned(),
+        }
+    }
+
     /// The value type (`U8` for strings).
     pub fn scalar(self) -> ScalarType {
         match self {
@@ -407,9 +419,40 @@ impl Tree {
         for branch in &branches {
             tree.add_branch(branch, None, streamers, what)?;
         }
+        tree.refuse_partial_branches();
         tree.make_names_unique();
         tree.attach_counters();
         Ok(tree)
+    }
+
+    /// Branches filled a different number of times than their tree (filled for some entries
+    /// only, or added after the first fills) have no value for some entries, or values that
+    /// belong to other entries: they are refused, saying what ROOT would return.
+    fn refuse_partial_branches(&mut self) {
+        let entries = self.entries;
+        let (partial, whole): (Vec<Column>, Vec<Column>) = std::mem::take(&mut self.columns)
+            .into_iter()
+            .partition(|c| c.baskets.last().map_or(0, |b| b.first_entry + b.entries) != entries);
+        self.columns = whole;
+        for c in partial {
+            let held = c.baskets.last().map_or(0, |b| b.first_entry + b.entries);
+            self.unsupported.push(UnsupportedBranch {
+                name: c.name,
+                class: c.kind.cpp_name(),
+                reason: if held < entries {
+                    format!(
+                        "the branch holds {held} entries, its tree {entries}: past a branch's \
+                         last filled entry ROOT's GetEntry reads nothing and keeps the previous \
+                         value, so entries {held}..{entries} have none of their own"
+                    )
+                } else {
+                    format!(
+                        "the branch holds {held} entries, its tree {entries}: it was filled more \
+                         often than its tree, so its entries do not line up with the tree's"
+                    )
+                },
+            });
+        }
     }
 
     /// Gives each `x[n]` column whose branch writes no entry offsets its counter's column, from
@@ -511,6 +554,14 @@ impl Tree {
         };
         match b.class.as_str() {
             "TBranch" if b.leaves.len() == 1 => match leaf_column(&b.leaves[0]) {
+                Ok((_, Layout::String, _)) if b.entry_offset_len == 0 => {
+                    // TLeafC writes no bytes at all for an empty string.
+                    self.unsupported.push(unsupported(
+                        "char*",
+                        "written without entry offsets (fEntryOffsetLen 0), and ROOT writes \
+                         nothing for an empty char* string: its entries cannot be told apart",
+                    ));
+                }
                 Ok((kind, layout, counter)) => {
                     let leaf = &b.leaves[0];
                     let root_type = format!("{} ({})", leaf.title, leaf_type_name(leaf));
@@ -706,16 +757,29 @@ fn element_column(
             "unsplit objects are not supported (only their split members are)".into(),
         ));
     }
+    // A refusal in C++ terms: the member, its class and its type, from the streamer info.
+    let refuse = |what: &str| match member(b, e, streamers) {
+        Ok(m) => (
+            m.type_name.clone(),
+            format!(
+                "member `{}` of class `{}` is a `{}` ({what}): not supported",
+                m.name, e.class_name, m.type_name
+            ),
+        ),
+        Err(_) => (
+            class.clone(),
+            format!("{what} (streamer type {}): not supported", e.streamer_type),
+        ),
+    };
     if e.ftype != 0 {
-        return Err((
-            class,
-            format!("branch element type {} is not supported", e.ftype),
-        ));
+        return Err(refuse(&format!("branch element type {}", e.ftype)));
     }
     let (code, array) = match e.streamer_type {
         t @ 1..=19 => (t, false),
         t @ 21..=39 => (t - 20, true),
-        t => return Err((class, format!("member streamer type {t} is not supported"))),
+        t @ 41..=59 => return Err(refuse(&format!("a variable-length array, code {t}"))),
+        t if t >= 61 => return Err(refuse("an object, string or collection member")),
+        t => return Err(refuse(&format!("code {t}"))),
     };
     let mut root_type = None;
     let mut reduced = |kind| {
@@ -737,7 +801,7 @@ fn element_column(
         13 | 15 => Stored::Plain(ScalarType::U32),
         14 | 17 => Stored::Plain(ScalarType::U64),
         18 => Stored::Plain(ScalarType::Bool),
-        t => return Err((class, format!("member streamer type {t} is not supported"))),
+        t => return Err(refuse(&format!("basic type code {t}"))),
     };
     let len = if array {
         b.leaves

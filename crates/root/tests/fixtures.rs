@@ -339,3 +339,95 @@ fn baskets_over_the_limit_are_refused_before_decompression() {
     );
     assert!(err.to_string().contains("Muon_pt"), "{err}");
 }
+
+#[test]
+fn baskets_with_and_without_entry_offsets() {
+    // One entry per basket, sizes that make fNevBufSize * fNevBuf + fKeylen == fLast although
+    // offsets follow; baskets written with fEntryOffsetLen = 0 (no offsets at all); baskets kept
+    // in the tree record. The values are the ones written (uproot misreads some of these).
+    let file = RootFile::open(fixture("offsets.root")).expect("open");
+    let mut written = expected("offsets.root.written.json");
+    // A char* branch without offsets cannot be split where an empty string left no bytes:
+    // refused, never guessed.
+    written["NoOffsets"]["branches"]
+        .as_object_mut()
+        .expect("branches")
+        .remove("s");
+    for tree in ["OneEntry", "NoOffsets", "EmbeddedOne"] {
+        let checked = check_tree(&file, tree, &written[tree]);
+        assert!(checked >= 4, "{tree}: {checked}");
+    }
+    let tree = file.tree("NoOffsets").expect("tree");
+    let s = tree
+        .unsupported
+        .iter()
+        .find(|u| u.name == "s")
+        .expect("s is refused");
+    assert!(s.reason.contains("empty char* string"), "{}", s.reason);
+}
+
+#[test]
+fn baskets_in_the_tree_record_after_autosave_and_merges() {
+    let file = RootFile::open(fixture("embedded2.root")).expect("open");
+    let expected = expected("embedded2.root.json");
+    for tree in ["SaveSelf", "Twice", "Overwrite", "Merged"] {
+        check_tree(&file, tree, &expected[tree]);
+    }
+}
+
+#[test]
+fn keys_that_are_not_trees_do_not_disturb_reading() {
+    let file = RootFile::open(fixture("nontree.root")).expect("open");
+    let expected = expected("nontree.root.json");
+    for tree in ["Events", "LongTitle"] {
+        check_tree(&file, tree, &expected[tree]);
+    }
+}
+
+#[test]
+fn branches_that_share_a_name_are_all_kept() {
+    let file = RootFile::open(fixture("dupnames.root")).expect("open");
+    let mut expected = expected("dupnames.root.json");
+    // The TClonesArray's members are refused (split collections of objects).
+    let branches = expected["Events"]["branches"]
+        .as_object_mut()
+        .expect("branches");
+    branches.retain(|name, _| !name.starts_with("Particle/"));
+    let checked = check_tree(&file, "Events", &expected["Events"]);
+    assert!(checked >= 20, "{checked}");
+    let tree = file.tree("Events").expect("tree");
+    let x2 = tree.column("x#2").expect("the second x");
+    assert_eq!(x2.kind, ColumnKind::Scalar(evtc_root::ScalarType::F32));
+    let particle = tree
+        .unsupported
+        .iter()
+        .find(|u| u.name == "Particle")
+        .expect("Particle is reported");
+    assert_eq!(particle.class, "TClonesArray");
+}
+
+#[test]
+fn branches_filled_fewer_times_than_their_tree_are_refused_with_the_reason() {
+    let file = RootFile::open(fixture("partial.root")).expect("open");
+    let mut expected = expected("partial.root.json");
+    let branches = expected["Events"]["branches"]
+        .as_object_mut()
+        .expect("branches");
+    branches.retain(|name, _| ["a", "f", "d"].contains(&name.as_str()));
+    check_tree(&file, "Events", &expected["Events"]);
+    let tree = file.tree("Events").expect("tree");
+    for (name, held) in [("b", 10), ("late", 4), ("back", 10)] {
+        let refused = tree
+            .unsupported
+            .iter()
+            .find(|u| u.name == name)
+            .unwrap_or_else(|| panic!("{name} is reported"));
+        assert!(
+            refused
+                .reason
+                .contains(&format!("holds {held} entries, its tree 14")),
+            "{name}: {}",
+            refused.reason
+        );
+    }
+}
