@@ -726,11 +726,35 @@ fn element_column(
                 _ => None,
             })
         };
+        // std::vector<T>, with or without an allocator (RDataFrame's
+        // vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>), and ROOT::VecOps::RVec<T>, which
+        // ROOT stores as a std::vector<T>.
         let strip = |s: &str| {
-            s.strip_prefix("vector<")
+            let inner = s
+                .strip_prefix("vector<")
                 .or_else(|| s.strip_prefix("std::vector<"))
-                .and_then(|s| s.strip_suffix('>'))
-                .map(str::to_owned)
+                .or_else(|| s.strip_prefix("ROOT::VecOps::RVec<"))
+                .or_else(|| s.strip_prefix("ROOT::RVec<"))
+                .and_then(|s| s.strip_suffix('>'))?;
+            let mut depth = 0;
+            let end = inner
+                .char_indices()
+                .find(|&(_, c)| {
+                    depth += match c {
+                        '<' => 1,
+                        '>' => -1,
+                        _ => 0,
+                    };
+                    c == ',' && depth == 0
+                })
+                .map_or(inner.len(), |(i, _)| i);
+            let (element, allocator) = inner.split_at(end);
+            let allocator = allocator.trim_start_matches(',');
+            (allocator.is_empty()
+                || allocator.starts_with("allocator<")
+                || allocator.starts_with("std::allocator<")
+                || allocator.starts_with("ROOT::Detail::VecOps::RAdoptAllocator<"))
+            .then(|| element.to_owned())
         };
         if compact == "string" || compact == "std::string" {
             return Ok((ColumnKind::String, Layout::String, "std::string".into()));

@@ -431,3 +431,15 @@ fn branches_filled_fewer_times_than_their_tree_are_refused_with_the_reason() {
         );
     }
 }
+
+#[test]
+fn rdataframe_rvec_columns_read_as_vectors() {
+    let file = RootFile::open(fixture("rvec.root")).expect("open");
+    let checked = check_tree(&file, "Events", &expected("rvec.root.json")["Events"]);
+    assert_eq!(checked, 4);
+    let tree = file.tree("Events").expect("tree");
+    assert_eq!(
+        tree.column("v").expect("v").kind,
+        ColumnKind::Jagged(evtc_root::ScalarType::F32)
+    );
+}
