@@ -501,9 +501,10 @@ impl Tree {
         streamers: &Streamers,
         what: &str,
     ) -> Result<()> {
+        // uproot's full paths: `parent/child` at every level of a split object.
         let name = match parent {
-            Some(p) if !b.name.starts_with(&format!("{p}.")) => format!("{p}/{}", b.name),
-            _ => b.name.clone(),
+            Some(p) => format!("{p}/{}", b.name),
+            None => b.name.clone(),
         };
         let unsupported = |class: &str, reason: &str| UnsupportedBranch {
             name: name.clone(),
@@ -517,21 +518,47 @@ impl Tree {
             ));
             return Ok(());
         }
+        let ftype = b.element.as_ref().map(|e| e.ftype);
         if !b.branches.is_empty() {
-            let splittable = b
-                .element
-                .as_ref()
-                .is_none_or(|e| e.ftype == 0 || e.ftype == 1 || e.ftype == 2);
-            if !splittable || b.class != "TBranchElement" {
-                let class = b
-                    .element
-                    .as_ref()
-                    .map_or(b.class.as_str(), |e| &e.class_name);
-                self.unsupported.push(unsupported(
-                    class,
-                    "split collections of objects (TClonesArray, std::vector<class>) are not supported",
-                ));
-                return Ok(());
+            match (b.class.as_str(), ftype) {
+                // A split object: its members are branches of their own.
+                ("TBranchElement", None | Some(0..=2)) => {}
+                // A split collection of objects (TClonesArray 3, std::vector<Class> 4): this
+                // branch holds each entry's object count; each member's branch, that member of
+                // every object: one jagged column per member, all counted by this branch.
+                ("TBranchElement", Some(3 | 4)) => {
+                    let baskets = b.baskets(what)?;
+                    let class = b.element.as_ref().map_or("", |e| e.class_name.as_str());
+                    self.columns.push(Column {
+                        name: name.clone(),
+                        kind: ColumnKind::Scalar(ScalarType::I32),
+                        counter: None,
+                        root_type: format!("{class} (objects per entry)"),
+                        compression: b.compress,
+                        tot_bytes: u64::try_from(b.tot_bytes).unwrap_or(0),
+                        zip_bytes: u64::try_from(b.zip_bytes).unwrap_or(0),
+                        layout: Layout::Fixed {
+                            stored: Stored::Plain(ScalarType::I32),
+                            len: 1,
+                            offset: 0,
+                            stride: 4,
+                        },
+                        baskets,
+                        entry_offsets: b.entry_offset_len > 0,
+                        counter_column: None,
+                    });
+                }
+                _ => {
+                    let class = b
+                        .element
+                        .as_ref()
+                        .map_or(b.class.as_str(), |e| &e.class_name);
+                    self.unsupported.push(unsupported(
+                        class,
+                        "nested split collections of objects are not supported",
+                    ));
+                    return Ok(());
+                }
             }
             for child in &b.branches {
                 self.add_branch(child, Some(&name), streamers, what)?;
@@ -609,8 +636,12 @@ impl Tree {
             }
             "TBranchElement" => match element_column(b, streamers) {
                 Ok((kind, layout, root_type)) => {
+                    // Members of objects in a split collection are counted by its branch.
+                    let counter = parent
+                        .filter(|_| matches!(ftype, Some(31 | 41)))
+                        .map(str::to_owned);
                     self.columns
-                        .push(column(name, kind, layout, None, root_type));
+                        .push(column(name, kind, layout, counter, root_type));
                 }
                 Err((class, reason)) => self.unsupported.push(unsupported(&class, &reason)),
             },
@@ -795,9 +826,13 @@ fn element_column(
             format!("{what} (streamer type {}): not supported", e.streamer_type),
         ),
     };
-    if e.ftype != 0 {
-        return Err(refuse(&format!("branch element type {}", e.ftype)));
-    }
+    // 0: a member of a split object; 31 and 41: a member of the objects of a split TClonesArray
+    // or std::vector<Class>, all of an entry's objects' values back to back.
+    let in_collection = match e.ftype {
+        0 => false,
+        31 | 41 => true,
+        t => return Err(refuse(&format!("branch element type {t}"))),
+    };
     let (code, array) = match e.streamer_type {
         t @ 1..=19 => (t, false),
         t @ 21..=39 => (t - 20, true),
@@ -836,6 +871,17 @@ fn element_column(
         1
     };
     let t = stored.output();
+    if in_collection {
+        if array {
+            return Err(refuse("an array in each object of a collection"));
+        }
+        let root_type = root_type.unwrap_or_else(|| t.root_name().to_owned());
+        return Ok((
+            ColumnKind::Jagged(t),
+            Layout::Jagged { stored },
+            format!("{root_type}[]"),
+        ));
+    }
     let kind = if array {
         ColumnKind::Fixed(t, len)
     } else {

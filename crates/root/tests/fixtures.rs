@@ -387,23 +387,34 @@ fn keys_that_are_not_trees_do_not_disturb_reading() {
 #[test]
 fn branches_that_share_a_name_are_all_kept() {
     let file = RootFile::open(fixture("dupnames.root")).expect("open");
-    let mut expected = expected("dupnames.root.json");
-    // The TClonesArray's members are refused (split collections of objects).
-    let branches = expected["Events"]["branches"]
-        .as_object_mut()
-        .expect("branches");
-    branches.retain(|name, _| !name.starts_with("Particle/"));
+    let expected = expected("dupnames.root.json");
     let checked = check_tree(&file, "Events", &expected["Events"]);
-    assert!(checked >= 20, "{checked}");
+    assert!(checked >= 25, "{checked}");
     let tree = file.tree("Events").expect("tree");
     let x2 = tree.column("x#2").expect("the second x");
     assert_eq!(x2.kind, ColumnKind::Scalar(evtc_root::ScalarType::F32));
-    let particle = tree
-        .unsupported
-        .iter()
-        .find(|u| u.name == "Particle")
-        .expect("Particle is reported");
-    assert_eq!(particle.class, "TClonesArray");
+    assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
+}
+
+#[test]
+fn split_tclonesarray_members_are_jagged_columns_counted_by_their_branch() {
+    let file = RootFile::open(fixture("dupnames.root")).expect("open");
+    let tree = file.tree("Events").expect("tree");
+    let count = tree.column("Particle").expect("the object count");
+    assert_eq!(count.kind, ColumnKind::Scalar(evtc_root::ScalarType::I32));
+    let px = tree.column("Particle/Particle.fPx").expect("fPx");
+    assert_eq!(px.counter.as_deref(), Some("Particle"));
+    let counts = file.read_column(count, 0..tree.entries).expect("counts");
+    let values = file.read_column(px, 0..tree.entries).expect("fPx");
+    let Values::I32(counts) = counts.values else {
+        panic!("Int_t counts")
+    };
+    let lengths: Vec<i32> = values
+        .offsets
+        .windows(2)
+        .map(|w| (w[1] - w[0]) as i32)
+        .collect();
+    assert_eq!(lengths, counts);
 }
 
 #[test]
@@ -442,4 +453,21 @@ fn rdataframe_rvec_columns_read_as_vectors() {
         tree.column("v").expect("v").kind,
         ColumnKind::Jagged(evtc_root::ScalarType::F32)
     );
+}
+
+#[test]
+fn split_vectors_of_a_class_are_jagged_columns_counted_by_their_branch() {
+    let file = RootFile::open(fixture("vecclass.root")).expect("open");
+    let checked = check_tree(&file, "Events", &expected("vecclass.root.json")["Events"]);
+    assert_eq!(checked, 5);
+    let tree = file.tree("Events").expect("tree");
+    let hits = tree.column("hits").expect("the object count");
+    let counts = file.read_column(hits, 0..tree.entries).expect("counts");
+    assert_eq!(
+        counts.values,
+        Values::I32((0..40).map(|e| e % 4).collect::<Vec<_>>())
+    );
+    let t = tree.column("hits/hits.t").expect("ranged member");
+    assert_eq!(t.counter.as_deref(), Some("hits"));
+    assert_eq!(t.root_type, "Double32_t [0,100,16][]");
 }
