@@ -174,6 +174,11 @@ fn write_seed_corpus() {
         file.finish().unwrap();
         let bytes = std::fs::read(&path).unwrap();
         write("open_file", name, &bytes);
+        // Indexes that claim far more values than the basket holds: the memory bounds' seeds.
+        for (lie, elements) in [("4g", 1u64 << 30), ("max", u64::MAX / 8)] {
+            let lying = evtc::format::fuzzing::with_lying_index(&bytes, elements);
+            write("open_file", &format!("{name}-lying-{lie}"), &lying);
+        }
         // recover: the whole file, and cut inside its first and second tree.
         write("recover", name, &bytes);
         write(

@@ -736,29 +736,13 @@ fn output_files_follow_the_umask_and_output_paths_are_checked_first() {
     );
 }
 
-/// A record as docs/format.md section 3 lays it out: header (with both CRCs) and body.
-fn record(kind: u8, tree: u32, branch: u32, body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(48 + body.len());
-    out.extend_from_slice(b"EVRC");
-    out.extend_from_slice(&[kind, 0, 0, 0]);
-    out.extend_from_slice(&tree.to_le_bytes());
-    out.extend_from_slice(&branch.to_le_bytes());
-    out.extend_from_slice(&[0; 16]);
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&evtc_codecs::crc32(body).to_le_bytes());
-    let crc = evtc_codecs::crc32(&out[..44]);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out.extend_from_slice(body);
-    out
-}
-
 /// An evtc file whose one (variable-length) branch's index claims `elements` values in its only
 /// basket, with every checksum right: only the sizes lie.
 fn lying_file(path: &Path, elements: u64) {
-    use evtc_format::{BasketIndex, BranchSpec, FileReader, FileWriter, ScalarType, WriteOptions};
+    use evtc_format::{BranchSpec, FileWriter, ScalarType, WriteOptions};
     let honest = path.with_extension("honest");
-    let mut file =
-        FileWriter::create(&honest, WriteOptions::default().sync(false)).expect("create");
+    let options = WriteOptions::default().basket_size(1 << 20).sync(false);
+    let mut file = FileWriter::create(&honest, options).expect("create");
     let mut tree = file
         .tree("T", vec![BranchSpec::jagged("x", ScalarType::U32)])
         .expect("tree");
@@ -775,32 +759,12 @@ fn lying_file(path: &Path, elements: u64) {
     tree.commit().expect("commit");
     tree.finish().expect("finish");
     file.finish().expect("finish");
-    let reader = FileReader::open(&honest).expect("open");
-    let mut meta = reader.meta().clone();
-    let branch = &mut meta.trees[0].branches[0];
-    let mut index: BasketIndex = {
-        let branch = reader.tree("T").expect("tree");
-        (*branch.branch("x").expect("x").baskets().expect("index")).clone()
-    };
-    index.baskets[0].elements = elements;
     let bytes = std::fs::read(&honest).expect("read");
-    // The index record is the last before the footer: replace both, then the trailer.
-    let mut out = bytes[..branch.index_offset as usize].to_vec();
-    let index = record(3, 0, 0, &postcard::to_stdvec(&index).expect("encode"));
-    branch.index_len = index.len() as u64;
-    out.extend_from_slice(&index);
-    let footer_offset = out.len() as u64;
-    let footer = record(4, 0, u32::MAX, &postcard::to_stdvec(&meta).expect("encode"));
-    out.extend_from_slice(&footer);
-    let mut trailer = Vec::new();
-    trailer.extend_from_slice(&footer_offset.to_le_bytes());
-    trailer.extend_from_slice(&(footer.len() as u64).to_le_bytes());
-    trailer.extend_from_slice(&bytes[bytes.len() - 16..bytes.len() - 12]); // version
-    let crc = evtc_codecs::crc32(&trailer);
-    trailer.extend_from_slice(&crc.to_le_bytes());
-    trailer.extend_from_slice(b"EVTCTAIL");
-    out.extend_from_slice(&trailer);
-    std::fs::write(path, out).expect("write");
+    std::fs::write(
+        path,
+        evtc_format::fuzzing::with_lying_index(&bytes, elements),
+    )
+    .expect("write");
 }
 
 /// Runs `evtc args` and returns its output and peak resident memory in bytes (Linux `wait4`).
