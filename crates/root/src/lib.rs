@@ -32,6 +32,7 @@ mod cursor;
 mod error;
 mod file;
 mod objects;
+mod plan;
 mod read;
 mod source;
 mod streamer;

@@ -407,7 +407,34 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             self.offsets.push(border as u32);
         }
         self.basket.truncate(self.start + border);
-        if self.offsets.is_empty() && !matches!(self.column.layout, Layout::Fixed { .. }) {
+        if let Layout::Fixed { stride, .. } = self.column.layout {
+            // Every entry of a fixed layout has exactly `stride` bytes: a stream that differs
+            // (an unsplit object with a variable part) is refused, never read at wrong offsets.
+            let entries = usize::try_from(b.entries).unwrap_or(usize::MAX);
+            if let Some(e) = self
+                .offsets
+                .windows(2)
+                .position(|w| (w[1] - w[0]) as usize != stride)
+            {
+                return Err(bad(format!(
+                    "entry {e} has {} bytes, where every entry of this branch has {stride}",
+                    self.offsets[e + 1] - self.offsets[e]
+                )));
+            }
+            if entries.checked_mul(stride) != Some(border) {
+                return Err(bad(format!(
+                    "{entries} entries of {stride} bytes in a basket of {border} bytes"
+                )));
+            }
+            if let Some(prefix) = &self.column.entry_prefix {
+                let data = &self.basket[self.start..];
+                if let Some(e) = (0..entries).find(|e| !data[e * stride..].starts_with(prefix)) {
+                    return Err(bad(format!(
+                        "entry {e} holds an object of another class than the branch's"
+                    )));
+                }
+            }
+        } else if self.offsets.is_empty() {
             self.rebuild_offsets(i)?;
         }
         self.cached = Some(i);

@@ -16,8 +16,10 @@ pub(crate) struct StreamerElement {
     pub(crate) title: String,
     /// `fType`: the member's streamer type (9 `Double32_t`, 19 `Float16_t`, +20 fixed arrays).
     pub(crate) kind: i32,
-    /// The member's C++ type name.
+    /// The member's C++ type name (for a base class element, the base class).
     pub(crate) type_name: String,
+    /// Values in a fixed-array member (`fArrayLength`; 0 for non-arrays).
+    pub(crate) array_length: usize,
     /// The `Float16_t`/`Double32_t` parameters as `TStreamerElement::Streamer` sets them:
     /// streamed by version 3; from the title by later versions when the element's `kHasRange`
     /// bit is set; else none.
@@ -76,6 +78,15 @@ impl Streamers {
         }
         p.end(end)?;
         Ok(Streamers { infos, error: None })
+    }
+
+    /// The only layout of `class` in the file (a class streamed inside another object carries its
+    /// version in the data; with one layout in the file there is no choice to make).
+    pub(crate) fn only_info(&self, class: &str) -> Option<&StreamerInfo> {
+        match self.infos.get(class)?.as_slice() {
+            [info] => Some(info),
+            _ => None,
+        }
     }
 
     /// The layout of `class` at `version`; the only layout of `class` when the file has one.
@@ -141,7 +152,7 @@ fn element(p: &mut Parser<'_>) -> Result<StreamerElement> {
     let (name, title, bits) = p.named_with_bits()?;
     let kind = p.c.i32()?;
     let _size = p.c.i32()?;
-    let _array_length = p.c.i32()?;
+    let array_length = usize::try_from(p.c.i32()?).unwrap_or(0);
     let _array_dim = p.c.i32()?;
     let max_index = if version == 1 {
         p.c.count("fMaxIndex size")?
@@ -172,6 +183,7 @@ fn element(p: &mut Parser<'_>) -> Result<StreamerElement> {
         title,
         kind,
         type_name,
+        array_length,
         range,
     })
 }

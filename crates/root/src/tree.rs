@@ -279,6 +279,9 @@ pub struct Column {
     /// For `x[n]` arrays whose baskets may lack entry offsets: the counter's column, to rebuild
     /// them from.
     pub(crate) counter_column: Option<Box<Column>>,
+    /// Bytes every entry must start with (the class name `TBranchObject` writes before each
+    /// object): a reader refuses an entry that holds another class.
+    pub(crate) entry_prefix: Option<Arc<[u8]>>,
 }
 
 impl Column {
@@ -546,6 +549,7 @@ impl Tree {
                         baskets,
                         entry_offsets: b.entry_offset_len > 0,
                         counter_column: None,
+                        entry_prefix: None,
                     });
                 }
                 _ => {
@@ -578,6 +582,7 @@ impl Tree {
             baskets: baskets.clone(),
             entry_offsets: b.entry_offset_len > 0,
             counter_column: None,
+            entry_prefix: None,
         };
         match b.class.as_str() {
             "TBranch" if b.leaves.len() == 1 => match leaf_column(&b.leaves[0]) {
@@ -643,14 +648,26 @@ impl Tree {
                     self.columns
                         .push(column(name, kind, layout, counter, root_type));
                 }
-                Err((class, reason)) => self.unsupported.push(unsupported(&class, &reason)),
+                Err((class, reason)) => match unsplit_object(b, streamers) {
+                    Some(Ok(object)) => {
+                        self.columns.extend(member_columns(&name, object, &column));
+                    }
+                    Some(Err(why)) => self.unsupported.push(unsupported(&class, &why)),
+                    None => self.unsupported.push(unsupported(&class, &reason)),
+                },
             },
             class => {
                 let class = b.element.as_ref().map_or(class, |e| &e.class_name);
-                self.unsupported.push(unsupported(
-                    class,
-                    "unsplit objects are not supported (only their split members are)",
-                ));
+                match unsplit_object(b, streamers) {
+                    Some(Ok(object)) => {
+                        self.columns.extend(member_columns(&name, object, &column));
+                    }
+                    Some(Err(why)) => self.unsupported.push(unsupported(class, &why)),
+                    None => self.unsupported.push(unsupported(
+                        class,
+                        "unsplit objects are not supported (only their split members are)",
+                    )),
+                }
             }
         }
         Ok(())
@@ -849,18 +866,10 @@ fn element_column(
     let stored = match code {
         9 => reduced(ReducedFloat::Double32)?,
         19 => reduced(ReducedFloat::Float16)?,
-        1 => Stored::Plain(ScalarType::I8),
-        2 => Stored::Plain(ScalarType::I16),
-        3 | 6 => Stored::Plain(ScalarType::I32),
-        4 | 16 => Stored::Plain(ScalarType::I64),
-        5 => Stored::Plain(ScalarType::F32),
-        8 => Stored::Plain(ScalarType::F64),
-        11 => Stored::Plain(ScalarType::U8),
-        12 => Stored::Plain(ScalarType::U16),
-        13 | 15 => Stored::Plain(ScalarType::U32),
-        14 | 17 => Stored::Plain(ScalarType::U64),
-        18 => Stored::Plain(ScalarType::Bool),
-        t => return Err(refuse(&format!("basic type code {t}"))),
+        t => match crate::plan::basic(t) {
+            Some(t) => Stored::Plain(t),
+            None => return Err(refuse(&format!("basic type code {t}"))),
+        },
     };
     let len = if array {
         b.leaves
@@ -900,6 +909,115 @@ fn element_column(
         root_type
     };
     Ok((kind, layout, root_type))
+}
+
+/// An unsplit object of fixed size: a column per basic member, `branch.member.submember`, each
+/// read at its offset in every `stride`-byte entry.
+fn member_columns(
+    name: &str,
+    object: UnsplitObject,
+    column: &dyn Fn(String, ColumnKind, Layout, Option<String>, String) -> Column,
+) -> Vec<Column> {
+    let UnsplitObject {
+        members,
+        stride,
+        prefix,
+    } = object;
+    members
+        .into_iter()
+        .map(|m| {
+            let t = m.stored.output();
+            let kind = if m.len > 1 {
+                ColumnKind::Fixed(t, m.len)
+            } else {
+                ColumnKind::Scalar(t)
+            };
+            let layout = Layout::Fixed {
+                stored: m.stored,
+                len: m.len,
+                offset: m.offset,
+                stride,
+            };
+            Column {
+                entry_prefix: prefix.clone(),
+                ..column(
+                    format!("{name}.{}", m.path),
+                    kind,
+                    layout,
+                    None,
+                    m.type_name,
+                )
+            }
+        })
+        .collect()
+}
+
+/// The plan of an unsplit object branch.
+struct UnsplitObject {
+    members: Vec<crate::plan::FixedMember>,
+    /// Bytes per entry.
+    stride: usize,
+    /// What each entry starts with before the object.
+    prefix: Option<Arc<[u8]>>,
+}
+
+/// For an unsplit object branch (`TBranchObject`, or `TBranchElement` of streamer type -1), the
+/// plan of its
+/// fixed-size members from the file's streamer info, or why there is none; `None` for other
+/// branches.
+fn unsplit_object(b: &RawBranch, streamers: &Streamers) -> Option<Result<UnsplitObject, String>> {
+    let e = b.element.as_ref()?;
+    let header = match b.class.as_str() {
+        "TBranchObject" => true,
+        "TBranchElement" if e.streamer_type == -1 => false,
+        _ => return None,
+    };
+    let info = if header {
+        streamers.only_info(&e.class_name)
+    } else {
+        streamers.info(&e.class_name, e.class_version)
+    };
+    let info = match info {
+        Some(info) => info,
+        None => {
+            return Some(Err(format!(
+                "an unsplit `{}` needs the class's streamer info, which the file {}",
+                e.class_name,
+                streamers
+                    .error
+                    .as_deref()
+                    .map_or_else(|| "lacks".to_owned(), |err| format!("cannot give ({err})"))
+            )));
+        }
+    };
+    let plan = crate::plan::fixed_object(streamers, info, header).map(|(mut members, stride)| {
+        if !header {
+            return UnsplitObject {
+                members,
+                stride,
+                prefix: None,
+            };
+        }
+        // TLeafObject::FillBasket writes the class name (a length byte, the name, a NUL) before
+        // each object.
+        let mut prefix = vec![e.class_name.len() as u8];
+        prefix.extend_from_slice(e.class_name.as_bytes());
+        prefix.push(0);
+        for m in &mut members {
+            m.offset += prefix.len();
+        }
+        UnsplitObject {
+            members,
+            stride: stride + prefix.len(),
+            prefix: Some(prefix.into()),
+        }
+    });
+    Some(plan.map_err(|why| {
+        format!(
+            "an unsplit `{}` is read member by member when its size is fixed: {why}",
+            e.class_name
+        )
+    }))
 }
 
 /// The streamer element of a split member: element `fID` of the parent class's streamer info

@@ -159,12 +159,10 @@ fn every_branch_kind_in_every_compression_setting() {
         let checked = check_tree(&file, "Events", &expected["Events"]);
         assert_eq!(checked, 33, "{name}");
         let tree = file.tree("Events").expect("tree");
-        let lv = tree
-            .unsupported
-            .iter()
-            .find(|u| u.name == "lv")
-            .expect("lv is reported");
-        assert_eq!(lv.class, "TLorentzVector");
+        // The unsplit TLorentzVector, member by member.
+        let lv = tree.column("lv.fE").expect("lv.fE");
+        assert_eq!(lv.kind, ColumnKind::Scalar(evtc_root::ScalarType::F64));
+        assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
         assert_eq!(
             tree.column("Muon_pt").and_then(|c| c.counter.as_deref()),
             Some("nMuon")
@@ -272,9 +270,18 @@ fn float16_and_double32_with_ranges_and_bit_counts_as_root_reads_them() {
     let uproot = expected("ranged.root.json");
     let uproot = uproot["Events"]["branches"].as_object().expect("branches");
     for column in &tree.columns {
-        let want = root
-            .get(&column.name)
-            .unwrap_or_else(|| panic!("ROOT has no branch {}", column.name));
+        // Members of the unsplit object: ROOT's values are one record per entry.
+        let member: Value;
+        let want = match column.name.strip_prefix("obju.") {
+            Some(field) => {
+                let records = root["obju"].as_array().expect("records");
+                member = Value::Array(records.iter().map(|r| r[field].clone()).collect());
+                &member
+            }
+            None => root
+                .get(&column.name)
+                .unwrap_or_else(|| panic!("ROOT has no branch {}", column.name)),
+        };
         let data = file
             .read_column(column, 0..tree.entries)
             .unwrap_or_else(|e| panic!("{}: {e}", column.name));
@@ -312,14 +319,9 @@ fn float16_and_double32_with_ranges_and_bit_counts_as_root_reads_them() {
             }
         }
     }
-    // Every branch but the unsplit object, which is refused with its class.
-    assert_eq!(tree.columns.len(), root.len() - 1);
-    let obju = tree
-        .unsupported
-        .iter()
-        .find(|u| u.name == "obju")
-        .expect("obju is reported");
-    assert_eq!(obju.class, "EvtcRanged");
+    // Every branch, the unsplit object's 13 members as columns of their own.
+    assert_eq!(tree.columns.len(), root.len() - 1 + 13);
+    assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
     let d_pi = tree.column("obj/d_pi").expect("d_pi");
     assert_eq!(d_pi.root_type, "Double32_t [-pi,pi,16]");
 }
@@ -470,4 +472,16 @@ fn split_vectors_of_a_class_are_jagged_columns_counted_by_their_branch() {
     let t = tree.column("hits/hits.t").expect("ranged member");
     assert_eq!(t.counter.as_deref(), Some("hits"));
     assert_eq!(t.root_type, "Double32_t [0,100,16][]");
+}
+
+#[test]
+fn unsplit_objects_of_fixed_size_read_member_by_member_as_root_does() {
+    // TLorentzVector and TVector3 (TBranchObject: entries start with the object's header) and a
+    // user class holding one (TBranchElement: members only), checked against ROOT's values.
+    let file = RootFile::open(fixture("objects.root")).expect("open");
+    let checked = check_tree(&file, "Events", &expected("objects.root.json")["Events"]);
+    assert_eq!(checked, 13);
+    let tree = file.tree("Events").expect("tree");
+    assert_eq!(tree.columns.len(), 13);
+    assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
 }
