@@ -1109,7 +1109,7 @@ impl RawBranch {
             let first = u64::try_from(self.basket_entry[i])
                 .map_err(|_| bad(format!("basket {i} starts at a negative entry")))?;
             // The next basket's first entry ends this one; the last basket ends with the branch.
-            let end = if i + 1 < n || !self.embedded.is_empty() {
+            let end = if i + 1 < n || self.embedded.iter().any(|(k, _)| *k >= n) {
                 let next = self.basket_entry.get(i + 1).copied().unwrap_or(-1);
                 u64::try_from(next)
                     .map_err(|_| bad(format!("basket {} starts at entry {next}", i + 1)))?
@@ -1133,7 +1133,10 @@ impl RawBranch {
                 embedded: None,
             });
         }
-        for (i, basket) in &self.embedded {
+        // Baskets in the record at positions below fWriteBasket were also written to keys of
+        // their own (a tree saved while a basket was still in memory): the key is the copy read,
+        // so that no entry is counted twice.
+        for (i, basket) in self.embedded.iter().filter(|(i, _)| *i >= n) {
             let first = self
                 .basket_entry
                 .get(*i)
