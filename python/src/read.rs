@@ -1,0 +1,584 @@
+//! Reading evtc files (`evtc-format`) and ROOT files (`evtc-root`) into NumPy buffers.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use evtc_codecs::{Algorithm, Codec};
+use evtc_format::{
+    Boundaries, BranchReader, DataType, FileReader, LocalFile, ReadOptions, ScalarType, TreeReader,
+};
+use evtc_root::{ColumnKind, RootFile, Tree, Values, with_values};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use rayon::prelude::*;
+
+use crate::errors;
+use crate::source::{PySource, RootSource, Source};
+
+/// Branch reads since the last reset, by branch name: lets tests prove that a computation read
+/// only the branches it needed (Dask's column projection).
+static BRANCH_READS: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+
+fn count_read(name: &str) {
+    let mut reads = BRANCH_READS.lock().expect("not poisoned");
+    *reads.entry(name.to_owned()).or_default() += 1;
+}
+
+/// Bulk or range reads of each branch since the last `reset_branch_reads()`, in this process.
+#[pyfunction]
+pub(crate) fn branch_reads(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, n) in BRANCH_READS.lock().expect("not poisoned").iter() {
+        dict.set_item(name, n)?;
+    }
+    Ok(dict)
+}
+
+/// Sets every count of `branch_reads()` back to zero.
+#[pyfunction]
+pub(crate) fn reset_branch_reads() {
+    BRANCH_READS.lock().expect("not poisoned").clear();
+}
+
+/// One branch's data for a range of entries, in the Arrow layout.
+struct Column {
+    values: Values,
+    /// `entries + 1` offsets into `values` (into `inner` for lists of lists).
+    offsets: Option<Vec<u64>>,
+    /// Offsets of the inner lists of a list of lists.
+    inner: Option<Vec<u64>>,
+}
+
+impl Column {
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let values = with_values!(self.values, v => PyArray1::from_vec(py, v).into_any());
+        let offsets = self.offsets.map(|o| PyArray1::from_vec(py, o));
+        let inner = self.inner.map(|o| PyArray1::from_vec(py, o));
+        PyTuple::new(
+            py,
+            [
+                values,
+                offsets.into_pyobject(py)?.into_any(),
+                inner.into_pyobject(py)?.into_any(),
+            ],
+        )
+    }
+}
+
+enum Backend {
+    Evtc(FileReader<Source>),
+    Root {
+        file: RootFile<RootSource>,
+        trees: Mutex<HashMap<String, Arc<Tree>>>,
+    },
+}
+
+/// An open evtc or ROOT file.
+#[pyclass(frozen, module = "evtc._lib")]
+pub(crate) struct Reader {
+    backend: Backend,
+    /// The Python source, for coalesced prefetching; `None` for local files.
+    remote: Option<Arc<PySource>>,
+    /// Reads several branches at once; `None` reads on the calling thread.
+    pool: Option<rayon::ThreadPool>,
+}
+
+fn numpy_name(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Bool => "bool",
+        ScalarType::I8 => "int8",
+        ScalarType::U8 => "uint8",
+        ScalarType::I16 => "int16",
+        ScalarType::U16 => "uint16",
+        ScalarType::I32 => "int32",
+        ScalarType::U32 => "uint32",
+        ScalarType::I64 => "int64",
+        ScalarType::U64 => "uint64",
+        ScalarType::F32 => "float32",
+        ScalarType::F64 => "float64",
+    }
+}
+
+fn root_numpy_name(t: evtc_root::ScalarType) -> &'static str {
+    use evtc_root::ScalarType as R;
+    match t {
+        R::Bool => "bool",
+        R::I8 => "int8",
+        R::U8 => "uint8",
+        R::I16 => "int16",
+        R::U16 => "uint16",
+        R::I32 => "int32",
+        R::U32 => "uint32",
+        R::I64 => "int64",
+        R::U64 => "uint64",
+        R::F32 => "float32",
+        R::F64 => "float64",
+    }
+}
+
+/// Reads `range` of an evtc branch.
+fn read_evtc(tree: &TreeReader<'_, Source>, name: &str, range: Range<u64>) -> PyResult<Column> {
+    let branch = tree.branch(name).map_err(errors::format)?;
+    count_read(name);
+    let dtype = branch.meta().dtype;
+    let whole = range == (0..tree.entries());
+    macro_rules! read {
+        ($t:ty, $variant:ident) => {{
+            if dtype.is_variable() {
+                let jagged = branch
+                    .read_jagged_range::<$t>(range)
+                    .map_err(errors::format)?;
+                Column {
+                    values: Values::$variant(jagged.values),
+                    offsets: Some(jagged.offsets),
+                    inner: None,
+                }
+            } else {
+                let values = if whole {
+                    let mut out = Vec::new();
+                    branch.read_into::<$t>(&mut out).map(|()| out)
+                } else {
+                    branch.read_range::<$t>(range)
+                };
+                Column {
+                    values: Values::$variant(values.map_err(errors::format)?),
+                    offsets: None,
+                    inner: None,
+                }
+            }
+        }};
+    }
+    Ok(match dtype.scalar() {
+        ScalarType::Bool => read!(bool, Bool),
+        ScalarType::I8 => read!(i8, I8),
+        ScalarType::U8 => read!(u8, U8),
+        ScalarType::I16 => read!(i16, I16),
+        ScalarType::U16 => read!(u16, U16),
+        ScalarType::I32 => read!(i32, I32),
+        ScalarType::U32 => read!(u32, U32),
+        ScalarType::I64 => read!(i64, I64),
+        ScalarType::U64 => read!(u64, U64),
+        ScalarType::F32 => read!(f32, F32),
+        ScalarType::F64 => read!(f64, F64),
+    })
+}
+
+/// Reads entry `entry` of an evtc branch through a cursor (with RAC, one unit is decompressed).
+fn entry_evtc(branch: &BranchReader<'_, Source>, entry: u64) -> PyResult<Values> {
+    macro_rules! get {
+        ($t:ty, $variant:ident) => {{
+            let mut cursor = branch.cursor::<$t>().map_err(errors::format)?;
+            Values::$variant(cursor.get(entry).map_err(errors::format)?.to_vec())
+        }};
+    }
+    Ok(match branch.meta().dtype.scalar() {
+        ScalarType::Bool => get!(bool, Bool),
+        ScalarType::I8 => get!(i8, I8),
+        ScalarType::U8 => get!(u8, U8),
+        ScalarType::I16 => get!(i16, I16),
+        ScalarType::U16 => get!(u16, U16),
+        ScalarType::I32 => get!(i32, I32),
+        ScalarType::U32 => get!(u32, U32),
+        ScalarType::I64 => get!(i64, I64),
+        ScalarType::U64 => get!(u64, U64),
+        ScalarType::F32 => get!(f32, F32),
+        ScalarType::F64 => get!(f64, F64),
+    })
+}
+
+impl Reader {
+    fn root_tree(&self, name: &str) -> PyResult<Arc<Tree>> {
+        let Backend::Root { file, trees } = &self.backend else {
+            unreachable!("called for ROOT files only")
+        };
+        if let Some(tree) = trees.lock().expect("not poisoned").get(name) {
+            return Ok(tree.clone());
+        }
+        let tree = Arc::new(file.tree(name).map_err(errors::root)?);
+        trees
+            .lock()
+            .expect("not poisoned")
+            .insert(name.to_owned(), tree.clone());
+        Ok(tree)
+    }
+
+    fn evtc_tree(&self, name: &str) -> PyResult<TreeReader<'_, Source>> {
+        let Backend::Evtc(file) = &self.backend else {
+            unreachable!("called for evtc files only")
+        };
+        file.tree(name).map_err(errors::format)
+    }
+
+    /// Fetches, in few requests, every byte a bulk read of `names` over `range` will read from a
+    /// remote source: the branches' indexes and dictionaries, then the baskets in the range.
+    fn prefetch(
+        &self,
+        remote: &PySource,
+        tree: &TreeReader<'_, Source>,
+        names: &[String],
+        range: &Range<u64>,
+    ) -> PyResult<()> {
+        let mut branches = Vec::new();
+        for name in names {
+            let branch = tree.branch(name).map_err(errors::format)?;
+            if branch.meta().boundaries == Boundaries::None
+                && let Some(counter) = &branch.meta().counter
+            {
+                branches.push(tree.branch(counter).map_err(errors::format)?);
+            }
+            branches.push(branch);
+        }
+        let io = |e: std::io::Error| errors::raise("FileError", e.to_string());
+        let metadata: Vec<(u64, u64)> = branches
+            .iter()
+            .flat_map(|b| {
+                let m = b.meta();
+                [
+                    (m.index_offset, m.index_len),
+                    (m.dictionary_offset, m.dictionary_len),
+                ]
+            })
+            .collect();
+        remote.prefetch(metadata).map_err(io)?;
+        let mut baskets = Vec::new();
+        for branch in &branches {
+            let index = branch.baskets().map_err(errors::format)?;
+            baskets.extend(
+                index
+                    .baskets
+                    .iter()
+                    .filter(|b| {
+                        b.first_entry < range.end && b.first_entry + b.entries > range.start
+                    })
+                    .map(|b| (b.offset, b.record_len)),
+            );
+        }
+        remote.prefetch(baskets).map_err(io)?;
+        Ok(())
+    }
+
+    fn read_columns(
+        &self,
+        tree: &str,
+        names: &[String],
+        range: Range<u64>,
+    ) -> PyResult<Vec<Column>> {
+        match &self.backend {
+            Backend::Evtc(_) => {
+                let tree = self.evtc_tree(tree)?;
+                if let Some(remote) = &self.remote {
+                    tree.check_range_public(&range)?;
+                    let result = self
+                        .prefetch(remote, &tree, names, &range)
+                        .and_then(|()| self.map(names, |n| read_evtc(&tree, n, range.clone())));
+                    remote.forget();
+                    return result;
+                }
+                self.map(names, |n| read_evtc(&tree, n, range.clone()))
+            }
+            Backend::Root { file, .. } => {
+                let tree = self.root_tree(tree)?;
+                self.map(names, |name| {
+                    let column = tree.column(name).ok_or_else(|| {
+                        errors::raise(
+                            "KeyInFileError",
+                            format!("tree {:?} has no branch {name:?}", tree.name),
+                        )
+                    })?;
+                    count_read(name);
+                    let data = file
+                        .read_column(column, range.clone())
+                        .map_err(errors::root)?;
+                    let (offsets, inner) = match column.kind {
+                        ColumnKind::Scalar(_) | ColumnKind::Fixed(..) => (None, None),
+                        ColumnKind::Jagged(_) | ColumnKind::String => (Some(data.offsets), None),
+                        ColumnKind::JaggedJagged(_) => {
+                            (Some(data.offsets), Some(data.inner_offsets))
+                        }
+                    };
+                    Ok::<_, PyErr>(Column {
+                        values: data.values,
+                        offsets,
+                        inner,
+                    })
+                })
+            }
+        }
+    }
+
+    /// `f` over `names`, on the pool when there is one.
+    fn map<F>(&self, names: &[String], f: F) -> PyResult<Vec<Column>>
+    where
+        F: Fn(&str) -> PyResult<Column> + Sync,
+    {
+        match &self.pool {
+            Some(pool) if names.len() > 1 => {
+                pool.install(|| names.par_iter().map(|n| f(n)).collect())
+            }
+            _ => names.iter().map(|n| f(n)).collect(),
+        }
+    }
+}
+
+/// evtc's check of an entry range, before any prefetching.
+trait CheckRange {
+    fn check_range_public(&self, range: &Range<u64>) -> PyResult<()>;
+}
+
+impl CheckRange for TreeReader<'_, Source> {
+    fn check_range_public(&self, range: &Range<u64>) -> PyResult<()> {
+        if range.start > range.end || range.end > self.entries() {
+            return Err(errors::raise(
+                "EntryRangeError",
+                format!(
+                    "tree {:?}: entries {}..{} are outside 0..{}",
+                    self.name(),
+                    range.start,
+                    range.end,
+                    self.entries()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn open_source(
+    path: Option<&str>,
+    source: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Source, Option<Arc<PySource>>)> {
+    match (path, source) {
+        (Some(path), None) => {
+            let file = LocalFile::open(path).map_err(|e| {
+                errors::format(evtc_format::Error::Io {
+                    path: Some(path.into()),
+                    source: e,
+                })
+            })?;
+            Ok((Arc::new(file), None))
+        }
+        (None, Some(object)) => {
+            let remote = Arc::new(PySource::new(object)?);
+            Ok((remote.clone(), Some(remote)))
+        }
+        _ => Err(errors::value("give a path or a source")),
+    }
+}
+
+#[pymethods]
+impl Reader {
+    /// Opens a local file (`path`) or a Python source (`source`, with `size` and
+    /// `read_at(offset, length)`). ROOT files are recognised by their first bytes.
+    #[new]
+    #[pyo3(signature = (path=None, source=None, threads=1))]
+    fn new(
+        py: Python<'_>,
+        path: Option<&str>,
+        source: Option<&Bound<'_, PyAny>>,
+        threads: usize,
+    ) -> PyResult<Reader> {
+        let (source, remote) = open_source(path, source)?;
+        let threads = threads.max(1);
+        py.detach(|| {
+            let mut magic = [0u8; 4];
+            let is_root = source.len() >= 4
+                && source.read_exact_at(0, &mut magic).is_ok()
+                && &magic == b"root";
+            let backend = if is_root {
+                let file = RootFile::from_source(RootSource(source)).map_err(errors::root)?;
+                Backend::Root {
+                    file,
+                    trees: Mutex::new(HashMap::new()),
+                }
+            } else {
+                let options = ReadOptions::default().threads(threads);
+                Backend::Evtc(FileReader::from_source(source, options).map_err(errors::format)?)
+            };
+            let pool = if threads > 1 {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .map_err(|e| errors::raise("Error", e.to_string()))?;
+                Some(pool)
+            } else {
+                None
+            };
+            Ok(Reader {
+                backend,
+                remote,
+                pool,
+            })
+        })
+    }
+
+    /// `"evtc"` or `"root"`.
+    #[getter]
+    fn format(&self) -> &'static str {
+        match self.backend {
+            Backend::Evtc(_) => "evtc",
+            Backend::Root { .. } => "root",
+        }
+    }
+
+    /// The trees' names (ROOT: paths with subdirectories, newest cycles).
+    fn trees(&self) -> PyResult<Vec<String>> {
+        match &self.backend {
+            Backend::Evtc(file) => Ok(file.trees().iter().map(|t| t.name.clone()).collect()),
+            Backend::Root { file, .. } => {
+                let trees = file.trees().map_err(errors::root)?;
+                let mut names: Vec<String> = Vec::new();
+                for t in trees {
+                    if !names.contains(&t.path) {
+                        names.push(t.path);
+                    }
+                }
+                Ok(names)
+            }
+        }
+    }
+
+    /// `(entries, cluster_ends, branches)` of a tree; each branch a dict with `name`, `kind`
+    /// (`scalar`, `fixed`, `jagged`, `jagged2`, `bytes`, `string`), `dtype`, `length`, `counter`,
+    /// `typename`, `codec`, `rac`, `raw_bytes`, `stored_bytes`. Unsupported ROOT branches are
+    /// listed in a fourth item, `(name, class, reason)`.
+    fn tree_info<'py>(&self, py: Python<'py>, tree: &str) -> PyResult<Bound<'py, PyTuple>> {
+        let branches = PyList::empty(py);
+        let unsupported = PyList::empty(py);
+        let (entries, clusters) = match &self.backend {
+            Backend::Evtc(_) => {
+                let tree = self.evtc_tree(tree)?;
+                for b in tree.branches() {
+                    let d = PyDict::new(py);
+                    let (kind, length) = match b.dtype {
+                        DataType::Scalar(_) => ("scalar", 1),
+                        DataType::FixedArray(_, n) => ("fixed", n),
+                        DataType::Jagged(_) => ("jagged", 0),
+                        DataType::Bytes => ("bytes", 0),
+                        DataType::Utf8 => ("string", 0),
+                    };
+                    let codec = Algorithm::from_id(b.codec)
+                        .and_then(|a| Codec::new(a, i32::from(b.level)))
+                        .map_or_else(|_| format!("id {}", b.codec), |c| c.to_string());
+                    d.set_item("name", &b.name)?;
+                    d.set_item("kind", kind)?;
+                    d.set_item("dtype", numpy_name(b.dtype.scalar()))?;
+                    d.set_item("length", length)?;
+                    d.set_item("counter", &b.counter)?;
+                    d.set_item("typename", b.dtype.to_string())?;
+                    d.set_item("codec", codec)?;
+                    d.set_item("rac", b.rac)?;
+                    d.set_item("raw_bytes", b.raw_bytes)?;
+                    d.set_item("stored_bytes", b.stored_bytes)?;
+                    branches.append(d)?;
+                }
+                (tree.entries(), tree.meta().cluster_ends.clone())
+            }
+            Backend::Root { .. } => {
+                let tree = self.root_tree(tree)?;
+                for c in &tree.columns {
+                    let d = PyDict::new(py);
+                    let (kind, length) = match c.kind {
+                        ColumnKind::Scalar(_) => ("scalar", 1),
+                        ColumnKind::Fixed(_, n) => ("fixed", n),
+                        ColumnKind::Jagged(_) => ("jagged", 0),
+                        ColumnKind::JaggedJagged(_) => ("jagged2", 0),
+                        ColumnKind::String => ("string", 0),
+                    };
+                    let codec = Codec::from_root_setting(c.compression)
+                        .map_or_else(|_| format!("ROOT {}", c.compression), |k| k.to_string());
+                    d.set_item("name", &c.name)?;
+                    d.set_item("kind", kind)?;
+                    d.set_item("dtype", root_numpy_name(c.kind.scalar()))?;
+                    d.set_item("length", length)?;
+                    d.set_item("counter", &c.counter)?;
+                    d.set_item("typename", &c.root_type)?;
+                    d.set_item("codec", codec)?;
+                    d.set_item("rac", false)?;
+                    d.set_item("raw_bytes", c.tot_bytes)?;
+                    d.set_item("stored_bytes", c.zip_bytes)?;
+                    branches.append(d)?;
+                }
+                for u in &tree.unsupported {
+                    unsupported.append((&u.name, &u.class, &u.reason))?;
+                }
+                // ROOT clusters: the entry boundaries shared by every column's baskets.
+                let mut ends: Option<Vec<u64>> = None;
+                for c in &tree.columns {
+                    let mine: Vec<u64> = c.baskets().map(|b| b.first_entry + b.entries).collect();
+                    ends = Some(match ends {
+                        None => mine,
+                        Some(prev) => prev.into_iter().filter(|e| mine.contains(e)).collect(),
+                    });
+                }
+                let mut ends = ends.unwrap_or_default();
+                ends.retain(|&e| e > 0 && e < tree.entries);
+                ends.push(tree.entries);
+                (tree.entries, ends)
+            }
+        };
+        PyTuple::new(
+            py,
+            [
+                entries.into_pyobject(py)?.into_any(),
+                clusters.into_pyobject(py)?.into_any(),
+                branches.into_any(),
+                unsupported.into_any(),
+            ],
+        )
+    }
+
+    /// Reads entries `start..stop` of the branches `names`: one `(values, offsets, inner_offsets)`
+    /// tuple of NumPy arrays (or `None`) per name, in order. The GIL is released while decoding.
+    fn read<'py>(
+        &self,
+        py: Python<'py>,
+        tree: &str,
+        names: Vec<String>,
+        start: u64,
+        stop: u64,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let columns = py.detach(|| self.read_columns(tree, &names, start..stop))?;
+        let list = PyList::empty(py);
+        for column in columns {
+            list.append(column.into_py(py)?)?;
+        }
+        Ok(list)
+    }
+
+    /// Entry `entry` of branch `name` as a `(values, None, None)` tuple: evtc files read it through
+    /// a cursor (with RAC, only the unit holding the entry is decompressed).
+    fn entry<'py>(
+        &self,
+        py: Python<'py>,
+        tree: &str,
+        name: &str,
+        entry: u64,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let column = py.detach(|| match &self.backend {
+            Backend::Evtc(_) => {
+                let tree = self.evtc_tree(tree)?;
+                tree.check_range_public(&(entry..entry.saturating_add(1)))?;
+                let branch = tree.branch(name).map_err(errors::format)?;
+                Ok::<_, PyErr>(Column {
+                    values: entry_evtc(&branch, entry)?,
+                    offsets: None,
+                    inner: None,
+                })
+            }
+            Backend::Root { .. } => {
+                let mut columns =
+                    self.read_columns(tree, &[name.to_owned()], entry..entry.saturating_add(1))?;
+                let mut column = columns.pop().expect("one column");
+                if column.inner.is_some() {
+                    // Lists of lists keep their inner offsets; the outer ones are [0, n].
+                    return Ok(column);
+                }
+                column.offsets = None;
+                Ok(column)
+            }
+        })?;
+        column.into_py(py)
+    }
+}
