@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import operator
 import os
@@ -138,6 +139,17 @@ class BranchInfo:
     rac: bool
     raw_bytes: int
     stored_bytes: int
+    shape: tuple[int, ...] = ()  # fixed arrays: (n,), or ROOT's x[2][3] dimensions
+
+
+def _fixed_shape(typename: str, length: int) -> tuple[int, ...]:
+    """The dimensions of a ROOT fixed array (``idx[2][2] (Short_t)``); evtc stores them flat."""
+    m = re.match(r"^[^\[\s]*((?:\[\d+\])+)", typename)
+    if m:
+        dims = tuple(int(d) for d in re.findall(r"\d+", m.group(1)))
+        if int(np.prod(dims)) == length:
+            return dims
+    return (length,)
 
 
 class Tree:
@@ -162,8 +174,23 @@ class Tree:
                 rac=bool(b["rac"]),
                 raw_bytes=int(b["raw_bytes"]),
                 stored_bytes=int(b["stored_bytes"]),
+                shape=_fixed_shape(b["typename"], int(b["length"])) if b["kind"] == "fixed" else (),
             )
         self.unsupported: dict[str, tuple[str, str]] = {n: (c, r) for n, c, r in unsupported}
+        # evtc-convert writes a list of lists (std::vector<std::vector<T>>) as the flattened
+        # values per entry plus a "name/sizes" branch of inner sizes: read them back as one.
+        self._sizes: dict[str, str] = {}
+        if file.format == "evtc":
+            for name, info in list(self._info.items()):
+                sizes = self._info.get(f"{name}/sizes")
+                if (
+                    info.kind == "jagged"
+                    and sizes is not None
+                    and sizes.kind == "jagged"
+                    and sizes.dtype.kind == "u"
+                ):
+                    self._sizes[name] = sizes.name
+                    self._info[name] = dataclasses.replace(info, kind="jagged2")
 
     # --- the mapping of branches -------------------------------------------------------------
 
@@ -245,7 +272,20 @@ class Tree:
         return _entry_range(self.num_entries, entry_start, entry_stop)
 
     def _read(self, names: list[str], start: int, stop: int) -> list[tuple[Any, Any, Any]]:
-        return self.file._reader.read(self.name, names, start, stop)
+        extra = [self._sizes[n] for n in names if n in self._sizes]
+        columns = self.file._reader.read(self.name, names + extra, start, stop)
+        if not extra:
+            return columns
+        out = columns[: len(names)]
+        sizes = iter(columns[len(names) :])
+        for i, name in enumerate(names):
+            if name in self._sizes:
+                values, _, _ = out[i]
+                inner_sizes, outer, _ = next(sizes)
+                inner = np.zeros(len(inner_sizes) + 1, dtype=np.uint64)
+                np.cumsum(inner_sizes, out=inner[1:])
+                out[i] = (values, outer, inner)
+        return out
 
     def arrays(
         self,
@@ -382,7 +422,11 @@ class Branch:
         i = operator.index(entry)
         if i < 0:
             i += self.num_entries
-        values, offsets, inner = self.tree.file._reader.entry(self.tree.name, self.name, i)
+        reader = self.tree.file._reader
+        values, offsets, inner = reader.entry(self.tree.name, self.name, i)
+        if self.name in self.tree._sizes:
+            sizes, _, _ = reader.entry(self.tree.name, self.tree._sizes[self.name], i)
+            inner = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         kind = self.info.kind
         if kind == "scalar":
             return values[0]
@@ -481,7 +525,10 @@ def _form(info: BranchInfo, key: str) -> dict[str, Any]:
     if info.kind == "scalar":
         return leaf
     if info.kind == "fixed":
-        return {"class": "RegularArray", "size": info.length, "content": leaf}
+        form = leaf
+        for size in reversed(info.shape):
+            form = {"class": "RegularArray", "size": size, "content": form}
+        return form
     if info.kind == "jagged":
         return {"class": "ListOffsetArray", "offsets": "i64", "content": leaf, "form_key": key}
     if info.kind in ("string", "bytes"):
@@ -528,7 +575,7 @@ def _np_column(info: BranchInfo, column: Any) -> np.ndarray:
     if kind == "scalar":
         return values
     if kind == "fixed":
-        return values.reshape(-1, info.length)
+        return values.reshape(-1, *info.shape)
     out = np.empty(len(offsets) - 1, dtype=object)
     if kind == "jagged":
         pieces = np.split(values, offsets[1:-1].astype(np.intp)) if len(out) else []

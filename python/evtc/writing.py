@@ -26,6 +26,7 @@ def recreate(
     branch_codecs: dict[str, str] | None = None,
     basket_size: int | None = None,
     rac_unit_bytes: int | None = None,
+    cluster_entries: int | None = None,
     threads: int = 1,
 ) -> WritableFile:
     """Starts a new evtc file at ``path`` (replacing any file there once it is closed).
@@ -39,6 +40,7 @@ def recreate(
         rac: random-access compression: ``True``/``"on"``, ``False``/``"off"`` or ``"auto"``.
         branch_codecs: codec overrides by branch-name glob (``{"Muon_*": "lz4"}``; last match wins).
         basket_size, rac_unit_bytes: sizes in bytes (defaults: the library's).
+        cluster_entries: entries per cluster (default: clusters by size, as ROOT's AutoFlush).
         threads: threads that compress baskets.
     """
     codecs = _branch_codecs(branch_codecs)
@@ -50,6 +52,7 @@ def recreate(
         rac=_rac(rac),
         rac_unit_bytes=rac_unit_bytes,
         basket_size=basket_size,
+        cluster_entries=cluster_entries,
         threads=threads,
     )
     return WritableFile(writer, os.fspath(path), codecs)

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use evtc_codecs::Codec;
 use evtc_convert::{BoundaryChoice, ConvertOptions, Glob, PreconditionChoice};
 use evtc_format::{
-    BranchSpec, DataType, FileWriter, OwnedTreeWriter, RacMode, ScalarType, WriteOptions,
+    BranchSpec, ClusterSize, DataType, FileWriter, OwnedTreeWriter, RacMode, ScalarType, WriteOptions,
 };
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
@@ -103,13 +103,14 @@ impl Inner {
 impl Writer {
     /// Starts writing `path` with a default codec, RAC mode (`off`, `on`, `auto`) and sizes.
     #[new]
-    #[pyo3(signature = (path, codec="zstd:5", rac="off", rac_unit_bytes=None, basket_size=None, threads=1))]
+    #[pyo3(signature = (path, codec="zstd:5", rac="off", rac_unit_bytes=None, basket_size=None, cluster_entries=None, threads=1))]
     fn new(
         path: PathBuf,
         codec: &str,
         rac: &str,
         rac_unit_bytes: Option<usize>,
         basket_size: Option<usize>,
+        cluster_entries: Option<u64>,
         threads: usize,
     ) -> PyResult<Writer> {
         let mut options = WriteOptions::default()
@@ -121,6 +122,9 @@ impl Writer {
         }
         if let Some(bytes) = basket_size {
             options = options.basket_size(bytes);
+        }
+        if let Some(entries) = cluster_entries {
+            options = options.cluster_size(ClusterSize::Entries(entries.max(1)));
         }
         let file = FileWriter::create(&path, options).map_err(errors::format)?;
         Ok(Writer {
