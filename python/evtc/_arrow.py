@@ -20,40 +20,49 @@ def _pyarrow() -> Any:
 
 
 def _type(pa: Any, info: Any) -> Any:
+    """The Arrow type of a branch: lists hold non-null items, as evtc's lists do."""
+
+    def item(t: Any) -> Any:
+        return pa.field("item", t, nullable=False)
+
     leaf = pa.from_numpy_dtype(info.dtype)
     if info.kind == "scalar":
         return leaf
     if info.kind == "fixed":
         for size in reversed(info.shape):
-            leaf = pa.list_(leaf, size)
+            leaf = pa.list_(item(leaf), size)
         return leaf
     if info.kind == "jagged":
-        return pa.large_list(leaf)
+        return pa.large_list(item(leaf))
     if info.kind == "string":
         return pa.large_string()
     if info.kind == "bytes":
         return pa.large_binary()
-    return pa.large_list(pa.large_list(leaf))
+    return pa.large_list(item(pa.large_list(item(leaf))))
 
 
 def _array(pa: Any, info: Any, column: Any) -> Any:
     values, offsets, inner = column
     leaf = pa.array(values)
+    t = _type(pa, info)
     if info.kind == "scalar":
         return leaf
     if info.kind == "fixed":
-        for size in reversed(info.shape):
-            leaf = pa.FixedSizeListArray.from_arrays(leaf, size)
+        types = [t]
+        while len(types) < len(info.shape):
+            types.append(types[-1].value_type)
+        for typ in reversed(types):
+            leaf = pa.FixedSizeListArray.from_arrays(leaf, type=typ)
         return leaf
     n = len(offsets) - 1
     outer = pa.array(offsets.view("int64"))
     if info.kind == "jagged":
-        return pa.LargeListArray.from_arrays(outer, leaf)
+        return pa.LargeListArray.from_arrays(outer, leaf, type=t)
     if info.kind in ("string", "bytes"):
         cls = pa.LargeStringArray if info.kind == "string" else pa.LargeBinaryArray
         return cls.from_buffers(n, pa.py_buffer(offsets.view("int64")), pa.py_buffer(values))
-    lists = pa.LargeListArray.from_arrays(pa.array(inner.view("int64")), leaf)
-    return pa.LargeListArray.from_arrays(outer, lists)
+    lists = pa.LargeListArray.from_arrays(pa.array(inner.view("int64")), leaf, type=t.value_type)
+    return pa.LargeListArray.from_arrays(outer, lists, type=t)
 
 
 class ArrowStream:

@@ -98,6 +98,7 @@ class WritableFile:
             raise ValueError(f"tree {name!r} was already written to this file")
         columns = _columns(data)
         _link_counters(columns)
+        _same_entries(columns)
         specs = []
         for c in columns:
             codec = None
@@ -186,10 +187,7 @@ class WritableTree:
         self._fill(ordered)
 
     def _fill(self, columns: list[_Column]) -> None:
-        entries = {c.entries for c in columns}
-        if len(entries) > 1:
-            sizes = {c.name: c.entries for c in columns}
-            raise ValueError(f"branches have different numbers of entries: {sizes}")
+        _same_entries(columns)
         self.num_entries += self.file._writer.fill([(c.values, c.counts) for c in columns])
 
     def __repr__(self) -> str:
@@ -197,6 +195,12 @@ class WritableTree:
 
 
 # --- turning user data into columns -----------------------------------------------------------
+
+
+def _same_entries(columns: list[_Column]) -> None:
+    if len({c.entries for c in columns}) > 1:
+        sizes = {c.name: c.entries for c in columns}
+        raise ValueError(f"branches have different numbers of entries: {sizes}")
 
 
 def _columns(data: Any) -> list[_Column]:
