@@ -212,7 +212,7 @@ impl Reader {
     }
 
     /// Fetches, in few requests, every byte a bulk read of `names` over `range` will read from a
-    /// remote source: the branches' indexes and dictionaries, then the baskets in the range.
+    /// remote source: the branches' indexes, then their dictionaries and the baskets in the range.
     fn prefetch(
         &self,
         remote: &PySource,
@@ -231,18 +231,17 @@ impl Reader {
             branches.push(branch);
         }
         let io = |e: std::io::Error| errors::raise("FileError", e.to_string());
-        let metadata: Vec<(u64, u64)> = branches
+        // First the basket indexes (at the end of the file), then the dictionaries and baskets
+        // together (dictionaries sit before the baskets they serve).
+        let indexes: Vec<(u64, u64)> = branches
             .iter()
-            .flat_map(|b| {
-                let m = b.meta();
-                [
-                    (m.index_offset, m.index_len),
-                    (m.dictionary_offset, m.dictionary_len),
-                ]
-            })
+            .map(|b| (b.meta().index_offset, b.meta().index_len))
             .collect();
-        remote.prefetch(metadata).map_err(io)?;
-        let mut baskets = Vec::new();
+        remote.prefetch(indexes).map_err(io)?;
+        let mut baskets: Vec<(u64, u64)> = branches
+            .iter()
+            .map(|b| (b.meta().dictionary_offset, b.meta().dictionary_len))
+            .collect();
         for branch in &branches {
             let index = branch.baskets().map_err(errors::format)?;
             baskets.extend(

@@ -54,8 +54,8 @@ impl PySource {
         })
     }
 
-    /// Fetches `ranges` (offset, length) in as few requests as coalescing allows and keeps them
-    /// until [`PySource::forget`]. Returns the number of requests made.
+    /// Fetches `ranges` (offset, length) in as few requests as coalescing allows and keeps them,
+    /// with those fetched before, until [`PySource::forget`]. Returns the number of requests made.
     pub(crate) fn prefetch(&self, mut ranges: Vec<(u64, u64)>) -> std::io::Result<usize> {
         ranges.retain(|&(_, len)| len > 0);
         ranges.sort_unstable();
@@ -74,7 +74,9 @@ impl PySource {
             let len = usize::try_from(end - start).map_err(std::io::Error::other)?;
             fetched.push((start, Arc::new(self.fetch(start, len)?)));
         }
-        *self.prefetched.lock().expect("not poisoned") = fetched;
+        let mut prefetched = self.prefetched.lock().expect("not poisoned");
+        prefetched.extend(fetched);
+        prefetched.sort_unstable_by_key(|(start, _)| *start);
         Ok(merged.len())
     }
 
@@ -92,8 +94,10 @@ impl ReadAt for PySource {
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
         {
             let prefetched = self.prefetched.lock().expect("not poisoned");
+            // Ranges of two prefetches may overlap: look at every range starting at or before
+            // `offset`, nearest first (there are few).
             let at = prefetched.partition_point(|(start, _)| *start <= offset);
-            if let Some((start, data)) = at.checked_sub(1).map(|i| &prefetched[i]) {
+            for (start, data) in prefetched[..at].iter().rev() {
                 let from = (offset - start) as usize;
                 if let Some(src) = data.get(from..from + buf.len()) {
                     buf.copy_from_slice(src);

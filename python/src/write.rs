@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use evtc_codecs::Codec;
 use evtc_convert::{BoundaryChoice, ConvertOptions, Glob, PreconditionChoice};
 use evtc_format::{
-    BranchSpec, ClusterSize, DataType, FileWriter, OwnedTreeWriter, RacMode, ScalarType, WriteOptions,
+    BranchSpec, ClusterSize, DataType, FileWriter, OwnedTreeWriter, RacMode, ScalarType,
+    WriteOptions,
 };
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
