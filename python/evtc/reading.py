@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import functools
 import operator
 import os
 import re
 import sys
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
@@ -152,51 +154,79 @@ def _fixed_shape(typename: str, length: int) -> tuple[int, ...]:
     return (length,)
 
 
+class _BranchTable(Mapping):
+    """Branch name -> :class:`BranchInfo`, asked of the reader on first use (opening a tree of
+    many thousand branches makes nothing per branch but its name)."""
+
+    def __init__(self, reader: Any, tree: str, names: list[str]) -> None:
+        self._reader = reader
+        self._tree = tree
+        self._names = names
+        self._made: dict[str, BranchInfo] = {}
+
+    @functools.cached_property
+    def _index(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self._names)}
+
+    def __getitem__(self, name: str) -> BranchInfo:
+        info = self._made.get(name)
+        if info is None:
+            b = self._reader.branch_info(self._tree, self._index[name])
+            kind, length, typename = b["kind"], int(b["length"]), b["typename"]
+            info = BranchInfo(
+                name=name,
+                kind=kind,
+                dtype=np.dtype(b["dtype"]),
+                length=length,
+                counter=b["counter"],
+                typename=typename,
+                codec=b["codec"],
+                rac=bool(b["rac"]),
+                raw_bytes=int(b["raw_bytes"]),
+                stored_bytes=int(b["stored_bytes"]),
+                shape=_fixed_shape(typename, length) if kind == "fixed" else (),
+            )
+            self._made[name] = info
+        return info
+
+    def replace(self, info: BranchInfo) -> None:
+        self._made[info.name] = info
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+
 class Tree:
     """A tree: its branches, ``num_entries``, and reads into Awkward, NumPy or pandas."""
 
     def __init__(self, file: File, name: str) -> None:
         self.file = file
         self.name = name
-        entries, clusters, branches, unsupported = file._reader.tree_info(name)
+        entries, clusters, names, unsupported, lists = file._reader.tree_info(name)
         self.num_entries: int = int(entries)
         self.cluster_ends: list[int] = list(clusters)
-        self._info: dict[str, BranchInfo] = {}
-        for b in branches:
-            self._info[b["name"]] = BranchInfo(
-                name=b["name"],
-                kind=b["kind"],
-                dtype=np.dtype(b["dtype"]),
-                length=int(b["length"]),
-                counter=b["counter"],
-                typename=b["typename"],
-                codec=b["codec"],
-                rac=bool(b["rac"]),
-                raw_bytes=int(b["raw_bytes"]),
-                stored_bytes=int(b["stored_bytes"]),
-                shape=_fixed_shape(b["typename"], int(b["length"])) if b["kind"] == "fixed" else (),
-            )
+        self._info = _BranchTable(file._reader, name, names)
         self.unsupported: dict[str, tuple[str, str]] = {n: (c, r) for n, c, r in unsupported}
         # evtc-convert writes a list of lists (std::vector<std::vector<T>>) as the flattened
         # values per entry plus a "name/sizes" branch of inner sizes: read them back as one.
-        self._sizes: dict[str, str] = {}
-        if file.format == "evtc":
-            for name, info in list(self._info.items()):
-                sizes = self._info.get(f"{name}/sizes")
-                if (
-                    info.kind == "jagged"
-                    and sizes is not None
-                    and sizes.kind == "jagged"
-                    and sizes.dtype.kind == "u"
-                ):
-                    self._sizes[name] = sizes.name
-                    self._info[name] = dataclasses.replace(info, kind="jagged2")
+        self._sizes: dict[str, str] = dict(lists)
+        for base in self._sizes:
+            self._info.replace(dataclasses.replace(self._info[base], kind="jagged2"))
 
     # --- the mapping of branches -------------------------------------------------------------
 
     def keys(self, filter_name: Any = None) -> list[str]:
         """Branch names, in file order, optionally filtered (see :meth:`arrays`)."""
-        return [n for n in self._info if _name_filter(filter_name)(n)]
+        if filter_name is None:
+            return list(self._info._names)
+        keep = _name_filter(filter_name)
+        return [n for n in self._info if keep(n)]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._info)

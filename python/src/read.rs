@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use evtc_codecs::{Algorithm, Codec};
 use evtc_format::{
-    Boundaries, BranchReader, DataType, FileReader, LocalFile, ReadOptions, ScalarType, TreeReader,
+    Boundaries, BranchMeta, BranchReader, DataType, FileReader, LocalFile, ReadOptions, ScalarType,
+    TreeReader,
 };
 use evtc_root::{ColumnKind, RootFile, Tree, Values, with_values};
 use numpy::PyArray1;
@@ -438,67 +439,45 @@ impl Reader {
         }
     }
 
-    /// `(entries, cluster_ends, branches)` of a tree; each branch a dict with `name`, `kind`
-    /// (`scalar`, `fixed`, `jagged`, `jagged2`, `bytes`, `string`), `dtype`, `length`, `counter`,
-    /// `typename`, `codec`, `rac`, `raw_bytes`, `stored_bytes`. Unsupported ROOT branches are
-    /// listed in a fourth item, `(name, class, reason)`.
+    /// `(entries, cluster_ends, names, unsupported, lists_of_lists)` of a tree: `names` are the
+    /// branches in order (what `branch_info` takes the position of); `unsupported` lists ROOT
+    /// branches the reader cannot read as `(name, class, reason)`; `lists_of_lists` pairs
+    /// converted `std::vector<std::vector<T>>` branches of evtc files with their sizes branch. Nothing per branch beyond its name is made,
+    /// so that opening a tree of many thousand branches stays cheap.
     fn tree_info<'py>(&self, py: Python<'py>, tree: &str) -> PyResult<Bound<'py, PyTuple>> {
-        let branches = PyList::empty(py);
         let unsupported = PyList::empty(py);
-        let (entries, clusters) = match &self.backend {
+        let lists_of_lists = PyList::empty(py);
+        let (entries, clusters, names) = match &self.backend {
             Backend::Evtc(_) => {
                 let tree = self.evtc_tree(tree)?;
-                for b in tree.branches() {
-                    let d = PyDict::new(py);
-                    let (kind, length) = match b.dtype {
-                        DataType::Scalar(_) => ("scalar", 1),
-                        DataType::FixedArray(_, n) => ("fixed", n),
-                        DataType::Jagged(_) => ("jagged", 0),
-                        DataType::Bytes => ("bytes", 0),
-                        DataType::Utf8 => ("string", 0),
-                    };
-                    let codec = Algorithm::from_id(b.codec)
-                        .and_then(|a| Codec::new(a, i32::from(b.level)))
-                        .map_or_else(|_| format!("id {}", b.codec), |c| c.to_string());
-                    d.set_item("name", &b.name)?;
-                    d.set_item("kind", kind)?;
-                    d.set_item("dtype", numpy_name(b.dtype.scalar()))?;
-                    d.set_item("length", length)?;
-                    d.set_item("counter", &b.counter)?;
-                    d.set_item("typename", b.dtype.to_string())?;
-                    d.set_item("codec", codec)?;
-                    d.set_item("rac", b.rac)?;
-                    d.set_item("raw_bytes", b.raw_bytes)?;
-                    d.set_item("stored_bytes", b.stored_bytes)?;
-                    branches.append(d)?;
+                let branches = tree.branches();
+                let names = PyList::new(py, branches.iter().map(|b| b.name.as_str()))?;
+                // evtc-convert writes std::vector<std::vector<T>> as jagged values plus a jagged
+                // "name/sizes" branch of unsigned inner sizes.
+                let sizes: Vec<&BranchMeta> = branches
+                    .iter()
+                    .filter(|b| {
+                        b.name.ends_with("/sizes")
+                            && matches!(b.dtype, DataType::Jagged(t) if t.is_integer() && numpy_name(t).starts_with('u'))
+                    })
+                    .collect();
+                if !sizes.is_empty() {
+                    let by_name: HashMap<&str, &BranchMeta> =
+                        branches.iter().map(|b| (b.name.as_str(), b)).collect();
+                    for s in sizes {
+                        let base = &s.name[..s.name.len() - "/sizes".len()];
+                        if let Some(b) = by_name.get(base)
+                            && matches!(b.dtype, DataType::Jagged(_))
+                        {
+                            lists_of_lists.append((base, &s.name))?;
+                        }
+                    }
                 }
-                (tree.entries(), tree.meta().cluster_ends.clone())
+                (tree.entries(), tree.meta().cluster_ends.clone(), names)
             }
             Backend::Root { .. } => {
                 let tree = self.root_tree(tree)?;
-                for c in &tree.columns {
-                    let d = PyDict::new(py);
-                    let (kind, length) = match c.kind {
-                        ColumnKind::Scalar(_) => ("scalar", 1),
-                        ColumnKind::Fixed(_, n) => ("fixed", n),
-                        ColumnKind::Jagged(_) => ("jagged", 0),
-                        ColumnKind::JaggedJagged(_) => ("jagged2", 0),
-                        ColumnKind::String => ("string", 0),
-                    };
-                    let codec = Codec::from_root_setting(c.compression)
-                        .map_or_else(|_| format!("ROOT {}", c.compression), |k| k.to_string());
-                    d.set_item("name", &c.name)?;
-                    d.set_item("kind", kind)?;
-                    d.set_item("dtype", root_numpy_name(c.kind.scalar()))?;
-                    d.set_item("length", length)?;
-                    d.set_item("counter", &c.counter)?;
-                    d.set_item("typename", &c.root_type)?;
-                    d.set_item("codec", codec)?;
-                    d.set_item("rac", false)?;
-                    d.set_item("raw_bytes", c.tot_bytes)?;
-                    d.set_item("stored_bytes", c.zip_bytes)?;
-                    branches.append(d)?;
-                }
+                let names = PyList::new(py, tree.columns.iter().map(|c| c.name.as_str()))?;
                 for u in &tree.unsupported {
                     unsupported.append((&u.name, &u.class, &u.reason))?;
                 }
@@ -514,7 +493,7 @@ impl Reader {
                 let mut ends = ends.unwrap_or_default();
                 ends.retain(|&e| e > 0 && e < tree.entries);
                 ends.push(tree.entries);
-                (tree.entries, ends)
+                (tree.entries, ends, names)
             }
         };
         PyTuple::new(
@@ -522,10 +501,74 @@ impl Reader {
             [
                 entries.into_pyobject(py)?.into_any(),
                 clusters.into_pyobject(py)?.into_any(),
-                branches.into_any(),
+                names.into_any(),
                 unsupported.into_any(),
+                lists_of_lists.into_any(),
             ],
         )
+    }
+
+    /// The branch at position `index` of `tree_info`'s names, as a dict: `name`, `kind`
+    /// (`scalar`, `fixed`, `jagged`, `jagged2`, `bytes`, `string`), `dtype`, `length`, `counter`,
+    /// `typename`, `codec`, `rac`, `raw_bytes`, `stored_bytes`.
+    fn branch_info<'py>(
+        &self,
+        py: Python<'py>,
+        tree: &str,
+        index: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let missing = || errors::value(format!("no branch number {index} in tree {tree:?}"));
+        match &self.backend {
+            Backend::Evtc(_) => {
+                let tree = self.evtc_tree(tree)?;
+                let b = tree.branches().get(index).ok_or_else(missing)?;
+                let (kind, length) = match b.dtype {
+                    DataType::Scalar(_) => ("scalar", 1),
+                    DataType::FixedArray(_, n) => ("fixed", n),
+                    DataType::Jagged(_) => ("jagged", 0),
+                    DataType::Bytes => ("bytes", 0),
+                    DataType::Utf8 => ("string", 0),
+                };
+                let codec = Algorithm::from_id(b.codec)
+                    .and_then(|a| Codec::new(a, i32::from(b.level)))
+                    .map_or_else(|_| format!("id {}", b.codec), |c| c.to_string());
+                d.set_item("name", &b.name)?;
+                d.set_item("kind", kind)?;
+                d.set_item("dtype", numpy_name(b.dtype.scalar()))?;
+                d.set_item("length", length)?;
+                d.set_item("counter", &b.counter)?;
+                d.set_item("typename", b.dtype.to_string())?;
+                d.set_item("codec", codec)?;
+                d.set_item("rac", b.rac)?;
+                d.set_item("raw_bytes", b.raw_bytes)?;
+                d.set_item("stored_bytes", b.stored_bytes)?;
+            }
+            Backend::Root { .. } => {
+                let tree = self.root_tree(tree)?;
+                let c = tree.columns.get(index).ok_or_else(missing)?;
+                let (kind, length) = match c.kind {
+                    ColumnKind::Scalar(_) => ("scalar", 1),
+                    ColumnKind::Fixed(_, n) => ("fixed", n),
+                    ColumnKind::Jagged(_) => ("jagged", 0),
+                    ColumnKind::JaggedJagged(_) => ("jagged2", 0),
+                    ColumnKind::String => ("string", 0),
+                };
+                let codec = Codec::from_root_setting(c.compression)
+                    .map_or_else(|_| format!("ROOT {}", c.compression), |k| k.to_string());
+                d.set_item("name", &c.name)?;
+                d.set_item("kind", kind)?;
+                d.set_item("dtype", root_numpy_name(c.kind.scalar()))?;
+                d.set_item("length", length)?;
+                d.set_item("counter", &c.counter)?;
+                d.set_item("typename", &c.root_type)?;
+                d.set_item("codec", codec)?;
+                d.set_item("rac", false)?;
+                d.set_item("raw_bytes", c.tot_bytes)?;
+                d.set_item("stored_bytes", c.zip_bytes)?;
+            }
+        }
+        Ok(d)
     }
 
     /// Reads entries `start..stop` of the branches `names`: one `(values, offsets, inner_offsets)`
