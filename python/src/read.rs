@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use evtc_codecs::{Algorithm, Codec};
 use evtc_format::{
-    Boundaries, BranchMeta, BranchReader, DataType, FileReader, LocalFile, ReadOptions, ScalarType,
-    TreeReader,
+    Boundaries, BranchCursor, BranchMeta, BranchReader, DataType, FileReader, LocalFile,
+    ReadOptions, ScalarType, TreeReader,
 };
 use evtc_root::{ColumnKind, RootFile, Tree, Values, with_values};
 use numpy::PyArray1;
@@ -69,7 +69,7 @@ impl Column {
 }
 
 enum Backend {
-    Evtc(FileReader<Source>),
+    Evtc(EvtcFile),
     Root {
         file: RootFile<RootSource>,
         trees: Mutex<HashMap<String, Arc<Tree>>>,
@@ -166,27 +166,101 @@ fn read_evtc(tree: &TreeReader<'_, Source>, name: &str, range: Range<u64>) -> Py
     })
 }
 
-/// Reads entry `entry` of an evtc branch through a cursor (with RAC, one unit is decompressed).
-fn entry_evtc(branch: &BranchReader<'_, Source>, entry: u64) -> PyResult<Values> {
-    macro_rules! get {
-        ($t:ty, $variant:ident) => {{
-            let mut cursor = branch.cursor::<$t>().map_err(errors::format)?;
-            Values::$variant(cursor.get(entry).map_err(errors::format)?.to_vec())
-        }};
+/// A typed cursor of any element type.
+enum AnyCursor<'a> {
+    Bool(BranchCursor<'a, Source, bool>),
+    I8(BranchCursor<'a, Source, i8>),
+    U8(BranchCursor<'a, Source, u8>),
+    I16(BranchCursor<'a, Source, i16>),
+    U16(BranchCursor<'a, Source, u16>),
+    I32(BranchCursor<'a, Source, i32>),
+    U32(BranchCursor<'a, Source, u32>),
+    I64(BranchCursor<'a, Source, i64>),
+    U64(BranchCursor<'a, Source, u64>),
+    F32(BranchCursor<'a, Source, f32>),
+    F64(BranchCursor<'a, Source, f64>),
+}
+
+macro_rules! with_cursor {
+    ($cursor:expr, $c:ident => $body:expr) => {
+        match $cursor {
+            AnyCursor::Bool($c) => Values::Bool($body),
+            AnyCursor::I8($c) => Values::I8($body),
+            AnyCursor::U8($c) => Values::U8($body),
+            AnyCursor::I16($c) => Values::I16($body),
+            AnyCursor::U16($c) => Values::U16($body),
+            AnyCursor::I32($c) => Values::I32($body),
+            AnyCursor::U32($c) => Values::U32($body),
+            AnyCursor::I64($c) => Values::I64($body),
+            AnyCursor::U64($c) => Values::U64($body),
+            AnyCursor::F32($c) => Values::F32($body),
+            AnyCursor::F64($c) => Values::F64($body),
+        }
+    };
+}
+
+impl<'a> AnyCursor<'a> {
+    fn new(branch: &BranchReader<'a, Source>) -> PyResult<AnyCursor<'a>> {
+        let e = errors::format;
+        Ok(match branch.meta().dtype.scalar() {
+            ScalarType::Bool => AnyCursor::Bool(branch.cursor().map_err(e)?),
+            ScalarType::I8 => AnyCursor::I8(branch.cursor().map_err(e)?),
+            ScalarType::U8 => AnyCursor::U8(branch.cursor().map_err(e)?),
+            ScalarType::I16 => AnyCursor::I16(branch.cursor().map_err(e)?),
+            ScalarType::U16 => AnyCursor::U16(branch.cursor().map_err(e)?),
+            ScalarType::I32 => AnyCursor::I32(branch.cursor().map_err(e)?),
+            ScalarType::U32 => AnyCursor::U32(branch.cursor().map_err(e)?),
+            ScalarType::I64 => AnyCursor::I64(branch.cursor().map_err(e)?),
+            ScalarType::U64 => AnyCursor::U64(branch.cursor().map_err(e)?),
+            ScalarType::F32 => AnyCursor::F32(branch.cursor().map_err(e)?),
+            ScalarType::F64 => AnyCursor::F64(branch.cursor().map_err(e)?),
+        })
     }
-    Ok(match branch.meta().dtype.scalar() {
-        ScalarType::Bool => get!(bool, Bool),
-        ScalarType::I8 => get!(i8, I8),
-        ScalarType::U8 => get!(u8, U8),
-        ScalarType::I16 => get!(i16, I16),
-        ScalarType::U16 => get!(u16, U16),
-        ScalarType::I32 => get!(i32, I32),
-        ScalarType::U32 => get!(u32, U32),
-        ScalarType::I64 => get!(i64, I64),
-        ScalarType::U64 => get!(u64, U64),
-        ScalarType::F32 => get!(f32, F32),
-        ScalarType::F64 => get!(f64, F64),
-    })
+
+    /// Entry `entry` (with RAC, only the unit holding it is decompressed, unless cached).
+    fn get(&mut self, entry: u64) -> PyResult<Values> {
+        Ok(with_cursor!(self, c => c.get(entry).map_err(errors::format)?.to_vec()))
+    }
+}
+
+/// Cursors kept between single-entry reads, by (tree, branch): a cursor keeps its basket's
+/// seek table and last decoded unit, so that a read costs a unit decode, not a table read.
+type Cursors<'a> = Mutex<HashMap<(String, String), AnyCursor<'a>>>;
+
+/// Cursors kept at most: each holds one decoded basket or unit.
+const MAX_CURSORS: usize = 64;
+
+self_cell::self_cell!(
+    /// An evtc file and the cursors of its single-entry reads, which borrow it.
+    struct EvtcFile {
+        owner: FileReader<Source>,
+        #[not_covariant]
+        dependent: Cursors,
+    }
+);
+
+impl EvtcFile {
+    /// Entry `entry` of `tree`/`name` through a kept cursor. A cursor busy in another thread
+    /// (whose read may wait for the GIL this thread could hold later) is not waited for: this
+    /// read then uses a cursor of its own.
+    fn entry(&self, tree: &str, name: &str, entry: u64) -> PyResult<Values> {
+        self.with_dependent(|file, cursors| {
+            let tree_reader = file.tree(tree).map_err(errors::format)?;
+            tree_reader.check_range_public(&(entry..entry.saturating_add(1)))?;
+            let branch = tree_reader.branch(name).map_err(errors::format)?;
+            let Ok(mut cursors) = cursors.try_lock() else {
+                return AnyCursor::new(&branch)?.get(entry);
+            };
+            let key = (tree.to_owned(), name.to_owned());
+            if !cursors.contains_key(&key) {
+                if cursors.len() >= MAX_CURSORS {
+                    cursors.clear();
+                }
+                cursors.insert(key.clone(), AnyCursor::new(&branch)?);
+            }
+            cursors.get_mut(&key).expect("inserted").get(entry)
+        })
+    }
 }
 
 impl Reader {
@@ -209,7 +283,7 @@ impl Reader {
         let Backend::Evtc(file) = &self.backend else {
             unreachable!("called for evtc files only")
         };
-        file.tree(name).map_err(errors::format)
+        file.borrow_owner().tree(name).map_err(errors::format)
     }
 
     /// Fetches, in few requests, every byte a bulk read of `names` over `range` will read from a
@@ -394,7 +468,8 @@ impl Reader {
                 }
             } else {
                 let options = ReadOptions::default().threads(threads);
-                Backend::Evtc(FileReader::from_source(source, options).map_err(errors::format)?)
+                let file = FileReader::from_source(source, options).map_err(errors::format)?;
+                Backend::Evtc(EvtcFile::new(file, |_| Mutex::new(HashMap::new())))
             };
             let pool = if threads > 1 {
                 let pool = rayon::ThreadPoolBuilder::new()
@@ -425,7 +500,12 @@ impl Reader {
     /// The trees' names (ROOT: paths with subdirectories, newest cycles).
     fn trees(&self) -> PyResult<Vec<String>> {
         match &self.backend {
-            Backend::Evtc(file) => Ok(file.trees().iter().map(|t| t.name.clone()).collect()),
+            Backend::Evtc(file) => Ok(file
+                .borrow_owner()
+                .trees()
+                .iter()
+                .map(|t| t.name.clone())
+                .collect()),
             Backend::Root { file, .. } => {
                 let trees = file.trees().map_err(errors::root)?;
                 let mut names: Vec<String> = Vec::new();
@@ -599,16 +679,11 @@ impl Reader {
         entry: u64,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let column = py.detach(|| match &self.backend {
-            Backend::Evtc(_) => {
-                let tree = self.evtc_tree(tree)?;
-                tree.check_range_public(&(entry..entry.saturating_add(1)))?;
-                let branch = tree.branch(name).map_err(errors::format)?;
-                Ok::<_, PyErr>(Column {
-                    values: entry_evtc(&branch, entry)?,
-                    offsets: None,
-                    inner: None,
-                })
-            }
+            Backend::Evtc(file) => Ok::<_, PyErr>(Column {
+                values: file.entry(tree, name, entry)?,
+                offsets: None,
+                inner: None,
+            }),
             Backend::Root { .. } => {
                 let mut columns =
                     self.read_columns(tree, &[name.to_owned()], entry..entry.saturating_add(1))?;

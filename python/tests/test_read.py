@@ -194,3 +194,23 @@ def test_file_like_and_bytes(nano_evtc):
     data = nano_evtc.read_bytes()
     tree = evtc.open(io.BytesIO(data))["Events"]
     assert ak.array_equal(tree["Muon_pt"].array(), evtc.open(nano_evtc)["Events"]["Muon_pt"].array())
+
+
+def test_single_entries_from_many_threads_and_branches(nano_evtc):
+    """Entry reads keep cursors between calls; threads reading at once and more branches than
+    the cursors kept must still give the bulk read's values."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    tree = evtc.open(nano_evtc)["Events"]
+    names = tree.keys()
+    bulk = {n: tree[n].array(library="np") for n in names}
+    rng = np.random.default_rng(3)
+    jobs = [(names[int(k)], int(i)) for k, i in zip(rng.integers(0, len(names), 400), rng.integers(0, 20_000, 400))]
+
+    def check(job):
+        name, i = job
+        got, want = tree[name][i], bulk[name][i]
+        return bool(np.array_equal(got, want))
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(check, jobs))
