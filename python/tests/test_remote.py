@@ -12,6 +12,8 @@ import pytest
 
 import evtc
 
+from conftest import NANO_ROOT
+
 pytest.importorskip("aiohttp")
 pytest.importorskip("fsspec")
 
@@ -60,7 +62,10 @@ class _RangeHandler(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server(nano_evtc):
-    _RangeHandler.files = {"/nano.evtc": nano_evtc.read_bytes()}
+    _RangeHandler.files = {
+        "/nano.evtc": nano_evtc.read_bytes(),
+        "/nano.root": NANO_ROOT.read_bytes(),
+    }
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _RangeHandler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -105,3 +110,14 @@ def test_remote_dask(server, nano_evtc):
 def test_missing_remote_file_is_a_file_error(server):
     with pytest.raises((FileNotFoundError, evtc.Error)):
         evtc.open(f"{server}/missing.evtc")
+
+
+def test_remote_root_file(server):
+    """ROOT files are read over HTTP through the same source (evtc's ROOT reader)."""
+    remote = evtc.open(f"{server}/nano.root")
+    assert remote.format == "root"
+    local = evtc.open(NANO_ROOT)["Events"]
+    assert ak.array_equal(
+        remote["Events"].arrays(["nJet", "Jet_pt"], entry_stop=3_000),
+        local.arrays(["nJet", "Jet_pt"], entry_stop=3_000),
+    )
