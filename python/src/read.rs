@@ -246,7 +246,7 @@ impl EvtcFile {
     fn entry(&self, tree: &str, name: &str, entry: u64) -> PyResult<Values> {
         self.with_dependent(|file, cursors| {
             let tree_reader = file.tree(tree).map_err(errors::format)?;
-            tree_reader.check_range_public(&(entry..entry.saturating_add(1)))?;
+            check_range(&tree_reader, &(entry..entry.saturating_add(1)))?;
             let branch = tree_reader.branch(name).map_err(errors::format)?;
             let Ok(mut cursors) = cursors.try_lock() else {
                 return AnyCursor::new(&branch)?.get(entry);
@@ -343,7 +343,7 @@ impl Reader {
             Backend::Evtc(_) => {
                 let tree = self.evtc_tree(tree)?;
                 if let Some(remote) = &self.remote {
-                    tree.check_range_public(&range)?;
+                    check_range(&tree, &range)?;
                     let result = self
                         .prefetch(remote, &tree, names, &range)
                         .and_then(|()| self.map(names, |n| read_evtc(&tree, n, range.clone())));
@@ -396,27 +396,22 @@ impl Reader {
     }
 }
 
-/// evtc's check of an entry range, before any prefetching.
-trait CheckRange {
-    fn check_range_public(&self, range: &Range<u64>) -> PyResult<()>;
-}
-
-impl CheckRange for TreeReader<'_, Source> {
-    fn check_range_public(&self, range: &Range<u64>) -> PyResult<()> {
-        if range.start > range.end || range.end > self.entries() {
-            return Err(errors::raise(
-                "EntryRangeError",
-                format!(
-                    "tree {:?}: entries {}..{} are outside 0..{}",
-                    self.name(),
-                    range.start,
-                    range.end,
-                    self.entries()
-                ),
-            ));
-        }
-        Ok(())
+/// evtc's check of an entry range (as the library's own, made before any prefetching or
+/// cursor lookup).
+fn check_range(tree: &TreeReader<'_, Source>, range: &Range<u64>) -> PyResult<()> {
+    if range.start > range.end || range.end > tree.entries() {
+        return Err(errors::raise(
+            "EntryRangeError",
+            format!(
+                "tree {:?}: entries {}..{} are outside 0..{}",
+                tree.name(),
+                range.start,
+                range.end,
+                tree.entries()
+            ),
+        ));
     }
+    Ok(())
 }
 
 fn open_source(
