@@ -17,6 +17,7 @@ Errors are :class:`evtc.Error` subclasses carrying the Rust library's located me
 from __future__ import annotations
 
 from . import _lib
+from ._dask import dask
 from .converting import convert
 from .errors import (
     CorruptFileError,
@@ -31,14 +32,6 @@ from .errors import (
 from .reading import Branch, File, Tree, open
 from .writing import WritableFile, WritableTree, recreate
 
-
-def dask(*args, **kwargs):  # noqa: D103 - documented in evtc._dask.dask
-    from ._dask import dask as _dask
-
-    return _dask(*args, **kwargs)
-
-
-dask.__doc__ = "Lazy dask_awkward.Array over evtc files; see :func:`evtc._dask.dask`."
 
 
 def branch_reads() -> dict[str, int]:

@@ -9,6 +9,7 @@ Everything in the graph pickles; workers open the files themselves.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -28,58 +29,72 @@ def _partitions(cluster_ends: list[int], step: int) -> list[tuple[int, int]]:
     return out
 
 
-def _projection_base() -> type:
+def _make_reader_class() -> type:
+    """The partition reader class, made on first use so that ``import evtc`` does not import
+    dask-awkward; ``evtc._dask._ReadPartition`` resolves to it (module ``__getattr__``), which is
+    how pickle finds it on the workers."""
     from dask_awkward.lib.io.columnar import ColumnProjectionMixin
 
-    return ColumnProjectionMixin
+    class _ReadPartition(ColumnProjectionMixin):
+        """Reads ``(path, start, stop)`` partitions of one tree; projected to the branches needed."""
+
+        def __init__(
+            self,
+            tree: str,
+            infos: list[BranchInfo],
+            storage_options: dict[str, Any] | None,
+            threads: int,
+        ) -> None:
+            self.tree = tree
+            self.infos = infos
+            self.storage_options = storage_options
+            self.threads = threads
+            self.use_optimization = True
+
+        @property
+        def form(self) -> Any:
+            import awkward as ak
+
+            contents = [_form(info, f"b{i}") for i, info in enumerate(self.infos)]
+            return ak.forms.from_dict(
+                {"class": "RecordArray", "fields": [i.name for i in self.infos], "contents": contents}
+            )
+
+        @property
+        def behavior(self) -> dict | None:
+            return None
+
+        @property
+        def attrs(self) -> dict | None:
+            return None
+
+        @property
+        def columns(self) -> list[str]:
+            return [i.name for i in self.infos]
+
+        def project_columns(self, columns: frozenset[str]) -> Any:
+            keep = [i for i in self.infos if i.name in columns]
+            return _ReadPartition(self.tree, keep, self.storage_options, self.threads)
+
+        def __call__(self, part: tuple[str, int, int]) -> Any:
+            path, start, stop = part
+            tree = open(path, threads=self.threads, storage_options=self.storage_options)[self.tree]
+            return _ak_array(self.infos, tree._read(self.columns, start, stop), stop - start)
+
+    _ReadPartition.__module__ = __name__
+    _ReadPartition.__qualname__ = "_ReadPartition"
+    return _ReadPartition
 
 
-class _ReadPartition(_projection_base()):  # type: ignore[misc]
-    """Reads ``(path, start, stop)`` partitions of one tree; projected to the branches needed."""
+@functools.lru_cache(maxsize=None)
+def _reader_class() -> type:
+    return _make_reader_class()
 
-    def __init__(
-        self,
-        tree: str,
-        infos: list[BranchInfo],
-        storage_options: dict[str, Any] | None,
-        threads: int,
-    ) -> None:
-        self.tree = tree
-        self.infos = infos
-        self.storage_options = storage_options
-        self.threads = threads
-        self.use_optimization = True
 
-    @property
-    def form(self) -> Any:
-        import awkward as ak
-
-        contents = [_form(info, f"b{i}") for i, info in enumerate(self.infos)]
-        return ak.forms.from_dict(
-            {"class": "RecordArray", "fields": [i.name for i in self.infos], "contents": contents}
-        )
-
-    @property
-    def behavior(self) -> dict | None:
-        return None
-
-    @property
-    def attrs(self) -> dict | None:
-        return None
-
-    @property
-    def columns(self) -> list[str]:
-        return [i.name for i in self.infos]
-
-    def project_columns(self, columns: frozenset[str]) -> _ReadPartition:
-        keep = [i for i in self.infos if i.name in columns]
-        return _ReadPartition(self.tree, keep, self.storage_options, self.threads)
-
-    def __call__(self, part: tuple[str, int, int]) -> Any:
-        path, start, stop = part
-        tree = open(path, threads=self.threads, storage_options=self.storage_options)[self.tree]
-        names = self.columns
-        return _ak_array(self.infos, tree._read(names, start, stop), stop - start)
+def __getattr__(name: str) -> Any:
+    if name == "_ReadPartition":
+        return _reader_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def dask(
@@ -141,7 +156,7 @@ def dask(
     divisions = [0]
     for _, a, b in parts:
         divisions.append(divisions[-1] + (b - a))
-    reader = _ReadPartition(tree, infos or [], storage_options, threads)
+    reader = _reader_class()(tree, infos or [], storage_options, threads)
     return dak.from_map(reader, parts, label="evtc", divisions=tuple(divisions))
 
 

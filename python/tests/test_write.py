@@ -153,3 +153,13 @@ def test_bad_batches(tmp_path):
         evtc.recreate(tmp_path / "x.evtc", codec="zstd:99")
     with pytest.raises(ValueError):
         evtc.recreate(tmp_path / "x.evtc", rac="sometimes")
+
+
+def test_a_file_never_closed_leaves_nothing(tmp_path):
+    import gc
+
+    f = evtc.recreate(tmp_path / "forgotten.evtc")
+    f["T"] = {"x": np.arange(10, dtype=np.int64)}
+    del f
+    gc.collect()
+    assert list(tmp_path.iterdir()) == []
