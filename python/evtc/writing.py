@@ -24,6 +24,7 @@ def recreate(
     codec: str = "zstd:5",
     rac: bool | str = False,
     branch_codecs: dict[str, str] | None = None,
+    branch_rac: dict[str, bool | str] | None = None,
     basket_size: int | None = None,
     rac_unit_bytes: int | None = None,
     cluster_entries: int | None = None,
@@ -39,11 +40,19 @@ def recreate(
         codec: default codec (``"zstd:5"``, ``"lz4"``, ``"lzma:9"``, ...).
         rac: random-access compression: ``True``/``"on"``, ``False``/``"off"`` or ``"auto"``.
         branch_codecs: codec overrides by branch-name glob (``{"Muon_*": "lz4"}``; last match wins).
+        branch_rac: random-access compression by branch-name glob (``{"Jet_*": True}``; last
+            match wins), over ``rac``.
         basket_size, rac_unit_bytes: sizes in bytes (defaults: the library's).
         cluster_entries: entries per cluster (default: clusters by size, as ROOT's AutoFlush).
         threads: threads that compress baskets.
     """
     codecs = _branch_codecs(branch_codecs)
+    if branch_rac is None:
+        racs: list[tuple[str, str]] = []
+    elif isinstance(branch_rac, dict) and all(isinstance(k, str) for k in branch_rac):
+        racs = [(k, _rac(v)) for k, v in branch_rac.items()]
+    else:
+        raise TypeError("branch_rac must be a dict of branch-name glob -> True, False or 'auto'")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be a positive int, not {threads!r}")
     writer = _lib.Writer(
@@ -55,7 +64,7 @@ def recreate(
         cluster_entries=cluster_entries,
         threads=threads,
     )
-    return WritableFile(writer, os.fspath(path), codecs)
+    return WritableFile(writer, os.fspath(path), codecs, racs)
 
 
 @dataclass
@@ -80,10 +89,17 @@ class _Column:
 class WritableFile:
     """A file being written (see :func:`recreate`)."""
 
-    def __init__(self, writer: Any, path: str, branch_codecs: list[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        writer: Any,
+        path: str,
+        branch_codecs: list[tuple[str, str]],
+        branch_rac: list[tuple[str, str]] | None = None,
+    ) -> None:
         self._writer = writer
         self.file_path = path
         self._branch_codecs = branch_codecs
+        self._branch_rac = branch_rac or []
         self._tree: WritableTree | None = None
         self._finished: list[str] = []
 
@@ -101,11 +117,14 @@ class WritableFile:
         _same_entries(columns)
         specs = []
         for c in columns:
-            codec = None
+            codec = rac = None
             for pattern, spec in self._branch_codecs:
                 if fnmatch.fnmatchcase(c.name, pattern):
                     codec = spec
-            specs.append((c.name, c.kind, c.dtype, c.length, c.counter, codec, None))
+            for pattern, mode in self._branch_rac:
+                if fnmatch.fnmatchcase(c.name, pattern):
+                    rac = mode
+            specs.append((c.name, c.kind, c.dtype, c.length, c.counter, codec, rac))
         if self._tree is not None:
             self._finished.append(self._tree.name)
         self._writer.tree(name, specs)

@@ -86,6 +86,16 @@ def test_per_branch_codecs(tmp_path):
     assert [tree[n].info.codec for n in ("Muon_pt", "Muon_eta", "Jet_pt")] == ["lz4", "lzma:3", "zstd:5"]
 
 
+def test_per_branch_rac(tmp_path):
+    path = tmp_path / "rac.evtc"
+    x = ak.unflatten(np.arange(30_000, dtype=np.float32), np.full(10_000, 3))
+    with evtc.recreate(path, branch_rac={"Jet_*": True, "Jet_eta": False}) as f:
+        f["T"] = {"Jet_pt": x, "Jet_eta": x, "Muon_pt": x}
+    tree = evtc.open(path)["T"]
+    assert [tree[n].info.rac for n in ("Jet_pt", "Jet_eta", "Muon_pt")] == [True, False, False]
+    assert list(tree["Jet_pt"][4_321]) == [12_963.0, 12_964.0, 12_965.0]
+
+
 def test_file_appears_only_when_closed(tmp_path):
     path = tmp_path / "late.evtc"
     f = evtc.recreate(path)
