@@ -7,6 +7,7 @@
 - :func:`open` reads evtc files, and ROOT files through evtc's own ROOT reader, from local paths,
   fsspec URLs or file-like objects: ``tree.arrays``/``iterate``/``branch.array`` into Awkward,
   NumPy or pandas, ``branch[i]`` for single entries, ``tree.arrow(...)`` for Arrow consumers.
+- :func:`iterate` and :func:`concatenate` read a tree of several files, as uproot's.
 - :func:`recreate` writes files (``file["Events"] = {...}``, ``file["Events"].extend({...})``).
 - :func:`convert` converts ROOT or evtc files into evtc files, as ``evtc convert`` does.
 - :func:`dask` builds a lazy ``dask_awkward.Array`` over many files with column projection.
@@ -29,7 +30,7 @@ from .errors import (
     SchemaError,
     UnsupportedError,
 )
-from .reading import Branch, File, Tree, open
+from .reading import Branch, File, Tree, concatenate, iterate, open
 from .writing import WritableFile, WritableTree, recreate
 
 
@@ -62,8 +63,10 @@ __all__ = [
     "WritableFile",
     "WritableTree",
     "branch_reads",
+    "concatenate",
     "convert",
     "dask",
+    "iterate",
     "open",
     "recreate",
     "reset_branch_reads",

@@ -72,6 +72,62 @@ def open(  # noqa: A001 - uproot's name
     )
 
 
+def _paths(files: Any) -> list[Any]:
+    if isinstance(files, (str, os.PathLike)) or hasattr(files, "read"):
+        return [files]
+    if isinstance(files, Iterable):
+        return list(files)
+    raise TypeError(f"files must be a path, a URL or a list of them, not {type(files).__name__}")
+
+
+def iterate(
+    files: Any,
+    expressions: Any = None,
+    filter_name: Any = None,
+    *,
+    tree: str = "Events",
+    step_size: int | str = "100 MB",
+    library: str = "ak",
+    report: bool = False,
+    threads: int | None = None,
+) -> Iterator[Any]:
+    """Reads tree ``tree`` of several files in steps, one file after another, as
+    ``uproot.iterate`` (see :meth:`Tree.iterate`; with ``report=True`` each step is
+    ``(arrays, (file, entry_start, entry_stop))``)."""
+    for path in _paths(files):
+        t = open(path, threads=threads)[tree]
+        for arrays, (start, stop) in t.iterate(
+            expressions, filter_name, step_size=step_size, library=library, report=True
+        ):
+            yield (arrays, (path, start, stop)) if report else arrays
+
+
+def concatenate(
+    files: Any,
+    expressions: Any = None,
+    filter_name: Any = None,
+    *,
+    tree: str = "Events",
+    library: str = "ak",
+    threads: int | None = None,
+) -> Any:
+    """Reads tree ``tree`` of several files into one array (``uproot.concatenate``)."""
+    lib = _library(library)
+    parts = [
+        open(path, threads=threads)[tree].arrays(expressions, filter_name, library=lib)
+        for path in _paths(files)
+    ]
+    if lib == "ak":
+        import awkward as ak
+
+        return ak.concatenate(parts)
+    if lib == "pd":
+        import pandas as pd
+
+        return pd.concat(parts, ignore_index=True)
+    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]} if parts else {}
+
+
 def _threads(threads: int | None) -> int:
     if threads is None:
         return os.cpu_count() or 1

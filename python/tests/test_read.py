@@ -214,3 +214,19 @@ def test_single_entries_from_many_threads_and_branches(nano_evtc):
 
     with ThreadPoolExecutor(4) as pool:
         assert all(pool.map(check, jobs))
+
+
+def test_iterate_and_concatenate_over_files(nano_evtc, nano_lz4_offsets):
+    files = [nano_evtc, nano_lz4_offsets]
+    steps = list(evtc.iterate(files, ["nMuon", "Muon_pt"], step_size=7_000, report=True))
+    assert [(p, a, b) for _, (p, a, b) in steps][:4] == [
+        (nano_evtc, 0, 7_000), (nano_evtc, 7_000, 14_000), (nano_evtc, 14_000, 20_000), (nano_lz4_offsets, 0, 7_000)
+    ]
+    whole = evtc.concatenate(files, ["nMuon", "Muon_pt"])
+    assert len(whole) == 40_000
+    assert ak.array_equal(ak.concatenate([s for s, _ in steps]), whole)
+    one = evtc.open(nano_evtc)["Events"].arrays(["nMuon", "Muon_pt"])
+    assert ak.array_equal(whole[20_000:], one)
+    np_whole = evtc.concatenate(files, "nMuon", library="np")
+    assert np.array_equal(np_whole["nMuon"], ak.to_numpy(whole.nMuon))
+    assert len(evtc.concatenate(files, "nMuon", library="pd")) == 40_000
