@@ -319,16 +319,17 @@ class Tree:
     def show(self, filter_name: Any = None, stream: Any = None) -> None:
         """Prints one line per branch: name, type, codec, RAC, on-disk and raw bytes."""
         stream = sys.stdout if stream is None else stream
-        names = self.keys(filter_name)
-        width = max([len(n) for n in names] + [11])
-        header = f"{'name':<{width}} | {'typename':<16} | {'codec':<8} | rac | {'stored':>10} | {'raw':>10}"
+        infos = [self._info[n] for n in self.keys(filter_name)]
+        width = max([len(i.name) for i in infos] + [4])
+        types = max([len(i.typename) for i in infos] + [8])
+        codecs = max([len(i.codec) for i in infos] + [5])
+        header = f"{'name':<{width}} | {'typename':<{types}} | {'codec':<{codecs}} | rac | {'stored':>10} | {'raw':>10}"
         print(header, file=stream)
         print("-" * len(header), file=stream)
-        for n in names:
-            i = self._info[n]
+        for i in infos:
             print(
-                f"{n:<{width}} | {i.typename:<16} | {i.codec:<8} | {'yes' if i.rac else 'no ':<3} | "
-                f"{i.stored_bytes:>10} | {i.raw_bytes:>10}",
+                f"{i.name:<{width}} | {i.typename:<{types}} | {i.codec:<{codecs}} | "
+                f"{'yes' if i.rac else 'no ':<3} | {i.stored_bytes:>10} | {i.raw_bytes:>10}",
                 file=stream,
             )
 
@@ -516,7 +517,9 @@ class Branch:
         kind = self.info.kind
         if kind == "scalar":
             return values[0]
-        if kind in ("fixed", "jagged"):
+        if kind == "fixed":
+            return values.reshape(self.info.shape)
+        if kind == "jagged":
             return values
         if kind == "string":
             return values.tobytes().decode("utf-8", errors="replace")
