@@ -288,7 +288,8 @@ class Tree:
         return iter(self._info)
 
     def __len__(self) -> int:
-        return self.num_entries
+        """The number of branches (as for ``keys()``; entries are ``num_entries``)."""
+        return len(self._info)
 
     def __contains__(self, name: object) -> bool:
         return name in self._info

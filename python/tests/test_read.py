@@ -30,7 +30,7 @@ def nano(request, nano_evtc, nano_lz4_offsets):
 
 def test_keys_and_entries(nano, uproot_nano):
     assert nano.num_entries == len(uproot_nano) == 20_000
-    assert nano.keys() == uproot_nano.fields
+    assert nano.keys() == uproot_nano.fields and len(nano) == len(uproot_nano.fields)
     assert nano.keys(filter_name="Muon_*") == [f for f in uproot_nano.fields if f.startswith("Muon_")]
     counters = [f for f in uproot_nano.fields if re.match("^n[A-Z]", f)]
     assert len(counters) >= 2 and nano.keys(filter_name="/^n[A-Z]/") == counters
