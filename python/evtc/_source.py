@@ -19,9 +19,14 @@ class FsspecSource:
             import fsspec
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("reading URLs needs fsspec: pip install fsspec") from e
+        from .errors import FileError
+
         self.url = url
-        self.fs, self.path = fsspec.core.url_to_fs(url, **(storage_options or {}))
-        self.size = int(self.fs.size(self.path))
+        try:
+            self.fs, self.path = fsspec.core.url_to_fs(url, **(storage_options or {}))
+            self.size = int(self.fs.size(self.path))
+        except (OSError, ValueError) as e:
+            raise FileError(f"{url}: {e}") from e
         self.requests = 0
 
     def read_at(self, offset: int, length: int) -> bytes:

@@ -108,7 +108,7 @@ def test_remote_dask(server, nano_evtc):
 
 
 def test_missing_remote_file_is_a_file_error(server):
-    with pytest.raises((FileNotFoundError, evtc.Error)):
+    with pytest.raises(evtc.FileError, match="missing.evtc"):
         evtc.open(f"{server}/missing.evtc")
 
 
