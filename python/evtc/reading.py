@@ -461,7 +461,8 @@ class Tree:
         step_size: int | str = "100 MB",
     ) -> Any:
         """A projection and entry range of the tree as an Arrow stream source: an object with
-        ``__arrow_c_stream__`` (for ``pyarrow.table``, ``polars.DataFrame``, DuckDB)."""
+        ``__arrow_c_stream__`` (for ``pyarrow.table``, ``polars.DataFrame``, DuckDB), read in
+        batches of ``step_size`` (entries or a memory size) when the consumer pulls them."""
         from ._arrow import ArrowStream
 
         names = self._select(expressions, filter_name)

@@ -7,6 +7,7 @@
 //! API, argument checking and docstrings are in the pure-Python package (`python/evtc/`).
 #![allow(clippy::useless_conversion)] // pyo3's generated code for `PyResult` returns
 
+mod arrow;
 mod errors;
 mod read;
 mod source;

@@ -12,7 +12,7 @@ use evtc_format::{
 use evtc_root::{ColumnKind, RootFile, Tree, Values, with_values};
 use numpy::PyArray1;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyCapsule, PyDict, PyList, PyTuple};
 use rayon::prelude::*;
 
 use crate::errors;
@@ -44,12 +44,12 @@ pub(crate) fn reset_branch_reads() {
 }
 
 /// One branch's data for a range of entries, in the Arrow layout.
-struct Column {
-    values: Values,
+pub(crate) struct Column {
+    pub(crate) values: Values,
     /// `entries + 1` offsets into `values` (into `inner` for lists of lists).
-    offsets: Option<Vec<u64>>,
+    pub(crate) offsets: Option<Vec<u64>>,
     /// Offsets of the inner lists of a list of lists.
-    inner: Option<Vec<u64>>,
+    pub(crate) inner: Option<Vec<u64>>,
 }
 
 impl Column {
@@ -333,7 +333,7 @@ impl Reader {
         Ok(())
     }
 
-    fn read_columns(
+    pub(crate) fn read_columns(
         &self,
         tree: &str,
         names: &[String],
@@ -662,6 +662,20 @@ impl Reader {
             list.append(column.into_py(py)?)?;
         }
         Ok(list)
+    }
+
+    /// An Arrow C stream (a PyCapsule named `arrow_array_stream`) of `columns` over entries
+    /// `start..stop` in batches of `step` entries; each column is `(name, kind, dtype, shape,
+    /// sizes branch)`. Batches are read as the consumer asks for them.
+    fn arrow_stream<'py>(
+        slf: &Bound<'py, Self>,
+        tree: &str,
+        columns: Vec<crate::arrow::ColumnSpec>,
+        start: u64,
+        stop: u64,
+        step: u64,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        crate::arrow::stream(slf, tree, columns, start, stop, step)
     }
 
     /// Entry `entry` of branch `name` as a `(values, None, None)` tuple: evtc files read it through
