@@ -75,7 +75,7 @@ pub use schema::{
     auto_precondition,
 };
 pub use types::Scalar;
-pub use writer::{FileWriter, TreeWriter};
+pub use writer::{FileWriter, OwnedTreeWriter, TreeWriter};
 
 /// Record-level constants of the format (magic numbers, versions, header sizes).
 pub mod layout {

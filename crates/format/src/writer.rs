@@ -148,20 +148,36 @@ impl FileWriter {
         })?;
         self.write(&schema_record(tree_no, &name, &states, false))?;
         self.open_tree = Some(name.clone());
-        Ok(TreeWriter {
-            file: self,
+        Ok(TreeWriter::new(
+            FileRef::Borrowed(self),
             tree_no,
             name,
-            branches: states,
-            entries: 0,
-            cluster_start: 0,
-            cluster_ends: Vec::new(),
-            cluster_entries: None,
-            pending: Vec::new(),
-            pending_raw: 0,
-            in_flight: VecDeque::new(),
-            settled: false,
-        })
+            states,
+        ))
+    }
+
+    /// As [`FileWriter::tree`], but the tree writer owns the file writer, so that it can be kept
+    /// without a borrow (in a binding to another language, where a tree stays open between calls).
+    /// [`OwnedTreeWriter::finish`] gives the file writer back.
+    ///
+    /// # Errors
+    /// As for [`FileWriter::tree`]. The file writer is then dropped: nothing appears at its path.
+    pub fn into_tree(
+        self,
+        name: impl Into<String>,
+        branches: Vec<BranchSpec>,
+    ) -> Result<OwnedTreeWriter> {
+        let mut file = Box::new(self);
+        let (tree_no, name, states) = {
+            let tree = file.tree(name, branches)?;
+            (tree.tree_no, tree.name, tree.branches)
+        };
+        Ok(OwnedTreeWriter(TreeWriter::new(
+            FileRef::Owned(file),
+            tree_no,
+            name,
+            states,
+        )))
     }
 
     /// Writes the footer and trailer, syncs the file to disk (unless [`WriteOptions::sync`] is off)
@@ -606,7 +622,7 @@ struct Sealed {
 /// the tree's buffered data reaches `max_cluster_bytes`, so memory stays below about twice that
 /// (plus one committed batch).
 pub struct TreeWriter<'f> {
-    file: &'f mut FileWriter,
+    file: FileRef<'f>,
     tree_no: u32,
     name: String,
     branches: Vec<BranchState>,
@@ -622,6 +638,67 @@ pub struct TreeWriter<'f> {
     in_flight: VecDeque<InFlight>,
     /// Whether the tree-schema record with every branch's final settings was written.
     settled: bool,
+}
+
+/// The file a tree writer writes into: borrowed ([`FileWriter::tree`]) or owned
+/// ([`FileWriter::into_tree`]).
+enum FileRef<'f> {
+    Borrowed(&'f mut FileWriter),
+    Owned(Box<FileWriter>),
+}
+
+impl std::ops::Deref for FileRef<'_> {
+    type Target = FileWriter;
+
+    fn deref(&self) -> &FileWriter {
+        match self {
+            FileRef::Borrowed(f) => f,
+            FileRef::Owned(f) => f,
+        }
+    }
+}
+
+impl std::ops::DerefMut for FileRef<'_> {
+    fn deref_mut(&mut self) -> &mut FileWriter {
+        match self {
+            FileRef::Borrowed(f) => f,
+            FileRef::Owned(f) => f,
+        }
+    }
+}
+
+/// A [`TreeWriter`] that owns its [`FileWriter`] (from [`FileWriter::into_tree`]); it dereferences
+/// to the tree writer for filling.
+#[derive(Debug)]
+pub struct OwnedTreeWriter(TreeWriter<'static>);
+
+impl std::ops::Deref for OwnedTreeWriter {
+    type Target = TreeWriter<'static>;
+
+    fn deref(&self) -> &TreeWriter<'static> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for OwnedTreeWriter {
+    fn deref_mut(&mut self) -> &mut TreeWriter<'static> {
+        &mut self.0
+    }
+}
+
+impl OwnedTreeWriter {
+    /// Writes the rest of the tree, as [`TreeWriter::finish`], and gives the file writer back for
+    /// the next tree or [`FileWriter::finish`].
+    ///
+    /// # Errors
+    /// As for [`TreeWriter::finish`]; the file writer is then dropped and nothing appears at its path.
+    pub fn finish(mut self) -> Result<FileWriter> {
+        self.0.finish_tree()?;
+        match self.0.file {
+            FileRef::Owned(file) => Ok(*file),
+            FileRef::Borrowed(_) => unreachable!("an OwnedTreeWriter owns its file"),
+        }
+    }
 }
 
 /// A batch of sealed baskets compressing on the writer's pool; its records come back in order.
@@ -656,7 +733,29 @@ thread_local! {
     static ENCODER: RefCell<BlockEncoder> = RefCell::new(BlockEncoder::new());
 }
 
-impl TreeWriter<'_> {
+impl<'f> TreeWriter<'f> {
+    fn new(
+        file: FileRef<'f>,
+        tree_no: u32,
+        name: String,
+        branches: Vec<BranchState>,
+    ) -> TreeWriter<'f> {
+        TreeWriter {
+            file,
+            tree_no,
+            name,
+            branches,
+            entries: 0,
+            cluster_start: 0,
+            cluster_ends: Vec::new(),
+            cluster_entries: None,
+            pending: Vec::new(),
+            pending_raw: 0,
+            in_flight: VecDeque::new(),
+            settled: false,
+        }
+    }
+
     /// The position of branch `name`, for the fill methods.
     ///
     /// # Errors
@@ -1290,6 +1389,10 @@ impl TreeWriter<'_> {
     /// # Errors
     /// [`Error::InvalidFill`] if entries were filled but not committed; compression and I/O errors.
     pub fn finish(mut self) -> Result<()> {
+        self.finish_tree()
+    }
+
+    fn finish_tree(&mut self) -> Result<()> {
         for (i, b) in self.branches.iter().enumerate() {
             if b.first_entry + b.buffered != self.entries {
                 return Err(self.fill_error(i, "entries were filled but not committed"));

@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""The Python package's benchmarks (issue 12), evtc against uproot on the same data, same run.
+
+Usage (from the repository root, with the package installed as a release build):
+
+    EVTC_PY_PROFILE=release scripts/test-all        # or: MATURIN_PEP517_ARGS="--profile release" .venv/bin/pip install ./python
+    ROOT_PYTHON=.venv-root/bin/python .venv/bin/python benches/python/bench.py [--events 200000]
+
+ROOT_PYTHON is a Python with ROOT (PyPI's ROOT, as for `cargo bench --bench peers`): it writes the
+NanoAOD-like TTree files with `crates/root/tests/fixtures/make_fixtures.py --nano`. Files are kept in
+target/evtc-bench/python/ and reused; the report is printed and written to
+target/evtc-bench/python.md. Single thread (evtc `threads=1`; uproot's default executors), hot page
+cache, medians of repeated runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import awkward as ak
+import numpy as np
+import uproot
+
+import evtc
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+OUT = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "evtc-bench"
+DATA = OUT / "python"
+
+
+def median_time(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def interleaved(fns, repeat: int) -> list[float]:
+    """Median times of `fns`, run in turn `repeat` times, so that each sees the same load."""
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, ts in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+    return [statistics.median(ts) for ts in times]
+
+
+def root_file(setting: int, events: int) -> pathlib.Path:
+    path = DATA / f"nano_{events}_{setting}.root"
+    if not path.exists():
+        root_python = os.environ.get("ROOT_PYTHON", str(REPO / ".venv-root" / "bin" / "python"))
+        if not pathlib.Path(root_python).exists():
+            sys.exit(f"bench: a Python with ROOT is needed (ROOT_PYTHON={root_python} not found)")
+        script = REPO / "crates" / "root" / "tests" / "fixtures" / "make_fixtures.py"
+        tmp = path.with_suffix(".tmp.root")
+        subprocess.run(
+            [root_python, str(script), "--nano", str(events), "--setting", str(setting), str(tmp)],
+            check=True,
+        )
+        tmp.rename(path)
+    return path
+
+
+def evtc_file(source: pathlib.Path, name: str, **options) -> pathlib.Path:
+    path = DATA / name
+    if not path.exists():
+        evtc.convert(source, path, **options)
+    return path
+
+
+def read_all_evtc(path: pathlib.Path) -> ak.Array:
+    return evtc.open(path, threads=1)["Events"].arrays(library="ak")
+
+
+def read_all_uproot(path: pathlib.Path) -> ak.Array:
+    with uproot.open(path, array_cache=None, object_cache=None) as f:
+        return f["Events"].arrays(library="ak")
+
+
+def bench_full_read(events: int, repeat: int) -> list[str]:
+    r505 = root_file(505, events)
+    r404 = root_file(404, events)
+    e_zstd = evtc_file(r505, f"nano_{events}_zstd5.evtc", codec="zstd:5")
+    e_lz4 = evtc_file(r404, f"nano_{events}_lz4.evtc", codec="lz4")
+    # Same values on both sides before timing anything.
+    a, b = read_all_evtc(e_zstd), read_all_uproot(r505)
+    assert a.fields == b.fields and all(ak.array_equal(a[f], b[f], equal_nan=True) for f in a.fields)
+    raw = sum(t.info.raw_bytes for t in evtc.open(e_zstd)["Events"].branches) / 1e6
+    rows = []
+    for label, e_path, r_path in (("zstd:5 / ROOT 505", e_zstd, r505), ("lz4 / ROOT 404 (lz4)", e_lz4, r404)):
+        t_e, t_r, t_er = interleaved(
+            [lambda: read_all_evtc(e_path), lambda: read_all_uproot(r_path), lambda: read_all_evtc(r_path)],
+            repeat,
+        )
+        rows.append(
+            f"| {label} | {e_path.stat().st_size / 1e6:.1f} | {r_path.stat().st_size / 1e6:.1f} "
+            f"| {t_e * 1e3:.0f} ({raw / t_e:.0f} MB/s) | {t_r * 1e3:.0f} ({raw / t_r:.0f} MB/s) "
+            f"| **{t_r / t_e:.1f}x** | {t_er * 1e3:.0f} ({t_r / t_er:.1f}x) |"
+        )
+    return [
+        f"## Read every branch into Awkward arrays ({events:,} events, 28 branches, {raw:.1f} MB of values)",
+        "",
+        "`evtc.open(f, threads=1)[\"Events\"].arrays()` against "
+        "`uproot.open(f, array_cache=None, object_cache=None)[\"Events\"].arrays()`, open included, "
+        f"median of {repeat} runs taken in turn (evtc, uproot, evtc on ROOT). The ROOT files are written by ROOT 6.40 (`make_fixtures.py --nano`); the "
+        "evtc files are converted from them (`evtc.convert`, zstd:5 and lz4). The last column is evtc's "
+        "own ROOT reader on the ROOT file (`evtc.open` of the .root file) and its speed-up over uproot.",
+        "",
+        "| codec | evtc MB | ROOT MB | evtc ms | uproot ms | evtc / uproot | evtc on the ROOT file ms |",
+        "|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
+
+
+def bench_many_branches(repeat: int) -> list[str]:
+    n = 20_000
+    e_path = DATA / "branches_20000.evtc"
+    r_path = DATA / "branches_20000.root"
+    data = {f"b{i}": np.arange(10, dtype=np.float32) + i for i in range(n)}
+    if not e_path.exists():
+        with evtc.recreate(e_path) as f:
+            f["Events"] = data
+    if not r_path.exists():
+        tmp = r_path.with_suffix(".tmp.root")
+        with uproot.recreate(tmp) as f:
+            f["Events"] = data
+        tmp.rename(r_path)
+
+    def evtc_keys():
+        assert len(evtc.open(e_path)["Events"].keys()) == n
+
+    def uproot_keys():
+        with uproot.open(r_path) as f:
+            assert len(f["Events"].keys()) == n
+
+    t_e = median_time(evtc_keys, repeat)
+    t_r = median_time(uproot_keys, 1)  # minutes per run: once
+    return [
+        f"## Open and list a {n:,}-branch tree",
+        "",
+        f"`evtc.open(f)[\"Events\"].keys()` on an evtc file of {n:,} float branches (10 entries), and "
+        "`uproot.open(f)[\"Events\"].keys()` on the same schema written by uproot as a ROOT file; "
+        f"evtc: median of {repeat}; uproot: one run (it takes minutes).",
+        "",
+        "| | evtc | uproot |",
+        "|---|---|---|",
+        f"| open + keys() | {t_e * 1e3:.1f} ms | {t_r:.1f} s |",
+        "",
+    ]
+
+
+def bench_dask_graph(repeat: int) -> list[str]:
+    n = 100
+    folder = DATA / "hundred"
+    folder.mkdir(exist_ok=True)
+    e_src = evtc_file(REPO / "data" / "nano_sample.root", "nano_sample.evtc", codec="zstd:5")
+    r_src = REPO / "data" / "nano_sample.root"
+    e_files, r_files = [], []
+    for i in range(n):
+        for src, suffix, files in ((e_src, "evtc", e_files), (r_src, "root", r_files)):
+            path = folder / f"nano_{i:03}.{suffix}"
+            if not path.exists():
+                shutil.copyfile(src, path)
+            files.append(str(path))
+
+    def evtc_graph():
+        assert evtc.dask(e_files, step_size=10_000).npartitions >= n
+
+    def uproot_graph():
+        uproot.dask({f: "Events" for f in r_files}, step_size=10_000)
+
+    t_e, t_r = interleaved([evtc_graph, uproot_graph], repeat)
+    return [
+        f"## Build a Dask graph over {n} files",
+        "",
+        f"`evtc.dask(files, step_size=10_000)` over {n} copies of the 20,000-event sample as evtc "
+        "(partition boundaries from each footer), and `uproot.dask({file: \"Events\"}, step_size=10_000)` "
+        "over the same number of copies of the ROOT sample; both open every file; medians.",
+        "",
+        "| | evtc.dask | uproot.dask |",
+        "|---|---|---|",
+        f"| graph over {n} files | {t_e * 1e3:.0f} ms | {t_r * 1e3:.0f} ms |",
+        "",
+    ]
+
+
+def bench_single_entries(events: int, reads: int) -> list[str]:
+    r505 = root_file(505, events)
+    e_rac = evtc_file(r505, f"nano_{events}_zstd5_rac.evtc", codec="zstd:5", rac=True)
+    e_plain = evtc_file(r505, f"nano_{events}_zstd5.evtc", codec="zstd:5")
+    entries = np.random.default_rng(12).integers(0, events, reads)
+
+    def per_read(fn) -> float:
+        times = []
+        for i in entries:
+            t0 = time.perf_counter()
+            fn(int(i))
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times)
+
+    rac = evtc.open(e_rac, threads=1)["Events"]["Muon_pt"]
+    plain = evtc.open(e_plain, threads=1)["Events"]["Muon_pt"]
+    f = uproot.open(r505, array_cache=None, object_cache=None)
+    up = f["Events"]["Muon_pt"]
+    for i in entries[:20]:  # the same values
+        assert np.array_equal(rac[int(i)], up.array(entry_start=i, entry_stop=i + 1, library="np")[0])
+    t_rac = per_read(lambda i: rac[i])
+    t_plain = per_read(lambda i: plain[i])
+    t_up = per_read(lambda i: up.array(entry_start=i, entry_stop=i + 1, library="ak"))
+    f.close()
+    return [
+        f"## {reads:,} random single-entry reads of `Muon_pt` ({events:,} events)",
+        "",
+        "Median time per read at seeded random entries: evtc's `tree[\"Muon_pt\"][i]` (a cursor read; "
+        "with RAC only the unit holding the entry is decompressed) on the zstd:5 file with and without "
+        "RAC, and uproot's `array(entry_start=i, entry_stop=i + 1)` on the ROOT 505 file.",
+        "",
+        "| | evtc RAC | evtc (no RAC) | uproot |",
+        "|---|---|---|---|",
+        f"| median per read | {t_rac * 1e6:.0f} us | {t_plain * 1e6:.0f} us | {t_up * 1e6:.0f} us |",
+        f"| uproot / evtc | **{t_up / t_rac:.0f}x** | {t_up / t_plain:.1f}x | 1 |",
+        "",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--reads", type=int, default=1_000)
+    parser.add_argument("--only", choices=["read", "branches", "dask", "entries"])
+    args = parser.parse_args()
+    DATA.mkdir(parents=True, exist_ok=True)
+
+    lines = [
+        "# Python package (`benches/python/bench.py`)",
+        "",
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; Python "
+        f"{platform.python_version()}, evtc {evtc.__version__}, uproot {uproot.__version__}, "
+        f"awkward {ak.__version__}. Single thread, hot page cache. Load average at the start: "
+        f"{os.getloadavg()[0]:.1f} (the machine is shared).",
+        "",
+    ]
+    if args.only in (None, "read"):
+        lines += bench_full_read(args.events, args.repeat)
+    if args.only in (None, "branches"):
+        lines += bench_many_branches(args.repeat * 4)
+    if args.only in (None, "dask"):
+        lines += bench_dask_graph(args.repeat)
+    if args.only in (None, "entries"):
+        lines += bench_single_entries(args.events, args.reads)
+    report = "\n".join(lines)
+    print(report)
+    (OUT / ("python.md" if args.only is None else f"python-{args.only}.md")).write_text(report + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""evtc: read and write evtc event-data files from Python, in uproot's shape.
+
+>>> import evtc
+>>> events = evtc.open("nano.evtc")["Events"]          # doctest: +SKIP
+>>> muons = events.arrays(filter_name="Muon_*")        # an Awkward array   # doctest: +SKIP
+
+- :func:`open` reads evtc files, and ROOT files through evtc's own ROOT reader, from local paths,
+  fsspec URLs or file-like objects: ``tree.arrays``/``iterate``/``branch.array`` into Awkward,
+  NumPy or pandas, ``branch[i]`` for single entries, ``tree.arrow(...)`` for Arrow consumers.
+- :func:`iterate` and :func:`concatenate` read a tree of several files, as uproot's.
+- :func:`recreate` writes files (``file["Events"] = {...}``, ``file["Events"].extend({...})``).
+- :func:`convert` converts ROOT or evtc files into evtc files, as ``evtc convert`` does.
+- :func:`dask` builds a lazy ``dask_awkward.Array`` over many files with column projection.
+
+Errors are :class:`evtc.Error` subclasses carrying the Rust library's located message.
+"""
+
+from __future__ import annotations
+
+from . import _lib
+from ._dask import dask
+from .converting import convert
+from .errors import (
+    CorruptFileError,
+    EntryRangeError,
+    Error,
+    FileError,
+    KeyInFileError,
+    OptionsError,
+    SchemaError,
+    UnsupportedError,
+)
+from .reading import Branch, File, Tree, concatenate, iterate, open
+from .writing import WritableFile, WritableTree, recreate
+
+
+
+def branch_reads() -> dict[str, int]:
+    """Branch reads in this process since :func:`reset_branch_reads`, by branch name (how tests
+    prove that a computation read only the branches it needed)."""
+    return dict(_lib.branch_reads())
+
+
+def reset_branch_reads() -> None:
+    """Sets every count of :func:`branch_reads` back to zero."""
+    _lib.reset_branch_reads()
+
+
+__version__ = _lib.__version__
+
+__all__ = [
+    "Branch",
+    "CorruptFileError",
+    "EntryRangeError",
+    "Error",
+    "File",
+    "FileError",
+    "KeyInFileError",
+    "OptionsError",
+    "SchemaError",
+    "Tree",
+    "UnsupportedError",
+    "WritableFile",
+    "WritableTree",
+    "branch_reads",
+    "concatenate",
+    "convert",
+    "dask",
+    "iterate",
+    "open",
+    "recreate",
+    "reset_branch_reads",
+]

@@ -1,0 +1,163 @@
+"""``evtc.dask``: a lazy ``dask_awkward.Array`` over evtc (or ROOT) files, with column projection.
+
+Each partition is a group of whole clusters of one file, found from the file's footer without
+decoding a basket. The partition reader implements dask-awkward's column-projection protocol
+(``ColumnProjectionMixin``): when the graph is optimised, dask-awkward traces which fields the
+computation touches and asks for a reader of only those branches, so workers read nothing else.
+Everything in the graph pickles; workers open the files themselves.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any
+
+from .reading import BranchInfo, _ak_array, _form, open
+
+
+def _partitions(cluster_ends: list[int], step: int) -> list[tuple[int, int]]:
+    """Whole clusters grouped into ranges of at least ``step`` entries (the last may be smaller)."""
+    out = []
+    start = 0
+    for end in cluster_ends:
+        if end - start >= step:
+            out.append((start, end))
+            start = end
+    if cluster_ends and start < cluster_ends[-1]:
+        out.append((start, cluster_ends[-1]))
+    return out
+
+
+def _make_reader_class() -> type:
+    """The partition reader class, made on first use so that ``import evtc`` does not import
+    dask-awkward; ``evtc._dask._ReadPartition`` resolves to it (module ``__getattr__``), which is
+    how pickle finds it on the workers."""
+    from dask_awkward.lib.io.columnar import ColumnProjectionMixin
+
+    class _ReadPartition(ColumnProjectionMixin):
+        """Reads ``(path, start, stop)`` partitions of one tree; projected to the branches needed."""
+
+        def __init__(
+            self,
+            tree: str,
+            infos: list[BranchInfo],
+            storage_options: dict[str, Any] | None,
+            threads: int,
+        ) -> None:
+            self.tree = tree
+            self.infos = infos
+            self.storage_options = storage_options
+            self.threads = threads
+            self.use_optimization = True
+
+        @property
+        def form(self) -> Any:
+            import awkward as ak
+
+            contents = [_form(info, f"b{i}") for i, info in enumerate(self.infos)]
+            return ak.forms.from_dict(
+                {"class": "RecordArray", "fields": [i.name for i in self.infos], "contents": contents}
+            )
+
+        @property
+        def behavior(self) -> dict | None:
+            return None
+
+        @property
+        def attrs(self) -> dict | None:
+            return None
+
+        @property
+        def columns(self) -> list[str]:
+            return [i.name for i in self.infos]
+
+        def project_columns(self, columns: frozenset[str]) -> Any:
+            keep = [i for i in self.infos if i.name in columns]
+            return _ReadPartition(self.tree, keep, self.storage_options, self.threads)
+
+        def __call__(self, part: tuple[str, int, int]) -> Any:
+            path, start, stop = part
+            tree = open(path, threads=self.threads, storage_options=self.storage_options)[self.tree]
+            return _ak_array(self.infos, tree._read(self.columns, start, stop), stop - start)
+
+    _ReadPartition.__module__ = __name__
+    _ReadPartition.__qualname__ = "_ReadPartition"
+    return _ReadPartition
+
+
+@functools.lru_cache(maxsize=None)
+def _reader_class() -> type:
+    return _make_reader_class()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "_ReadPartition":
+        return _reader_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def dask(
+    files: str | os.PathLike[str] | list[str | os.PathLike[str]],
+    tree: str = "Events",
+    *,
+    expressions: Any = None,
+    filter_name: Any = None,
+    step_size: int | str = "100 MB",
+    threads: int = 1,
+    storage_options: dict[str, Any] | None = None,
+) -> Any:
+    """A lazy ``dask_awkward.Array`` of tree ``tree`` over ``files``.
+
+    Args:
+        files: a path or URL, or a list of them; every file must have the selected branches.
+        tree: the tree's name.
+        expressions, filter_name: the branches to offer (as :meth:`evtc.Tree.arrays`); the
+            computation then reads only the ones it uses.
+        step_size: entries per partition, or uncompressed bytes of the selected branches
+            (``"100 MB"``); partitions are whole clusters, so they can be larger.
+        threads: decoding threads inside each task (1: Dask parallelises over partitions).
+        storage_options: passed to fsspec on the workers.
+
+    Returns:
+        A ``dask_awkward.Array`` with one partition per group of clusters and known divisions.
+    """
+    import dask_awkward as dak
+
+    if isinstance(files, (str, os.PathLike)):
+        files = [files]
+    paths = [os.fspath(f) for f in files]
+    if not paths:
+        raise ValueError("evtc.dask needs at least one file")
+    parts: list[tuple[str, int, int]] = []
+    infos: list[BranchInfo] | None = None
+    for path in paths:
+        t = open(path, threads=1, storage_options=storage_options)[tree]
+        names = t._select(expressions, filter_name)
+        if infos is None:
+            infos = [t._info[n] for n in names]
+        else:
+            for info in infos:
+                mine = t._info.get(info.name)
+                if mine is None or (mine.kind, mine.dtype, mine.length) != (
+                    info.kind,
+                    info.dtype,
+                    info.length,
+                ):
+                    from .errors import SchemaError
+
+                    raise SchemaError(
+                        f"{path}: branch {info.name!r} is missing or has another type than in {paths[0]}"
+                    )
+        step = t._step_entries([i.name for i in infos], step_size)
+        parts.extend((path, a, b) for a, b in _partitions(t.cluster_ends, step))
+    if not parts:
+        raise ValueError("the files have no entries")
+    divisions = [0]
+    for _, a, b in parts:
+        divisions.append(divisions[-1] + (b - a))
+    reader = _reader_class()(tree, infos or [], storage_options, threads)
+    return dak.from_map(reader, parts, label="evtc", divisions=tuple(divisions))
+
+
+__all__ = ["dask"]

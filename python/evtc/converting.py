@@ -1,0 +1,91 @@
+"""``evtc.convert``: ROOT or evtc files into evtc files, as the ``evtc convert`` command."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from . import _lib
+
+
+def _rac(rac: Any) -> str:
+    if rac is True:
+        return "on"
+    if rac is False or rac is None:
+        return "off"
+    if rac in ("on", "off", "auto"):
+        return rac
+    raise ValueError(f'rac must be True, False, "on", "off" or "auto", not {rac!r}')
+
+
+def _branch_codecs(branch_codecs: Any) -> list[tuple[str, str]]:
+    if branch_codecs is None:
+        return []
+    if not isinstance(branch_codecs, dict):
+        raise TypeError("branch_codecs must be a dict of branch-name glob -> codec")
+    for k, v in branch_codecs.items():
+        if not isinstance(k, str) or not isinstance(v, str):
+            raise TypeError("branch_codecs maps str globs to str codecs such as 'lz4'")
+    return list(branch_codecs.items())
+
+
+def convert(
+    input: str | os.PathLike[str],  # noqa: A002 - the CLI's name
+    output: str | os.PathLike[str],
+    *,
+    codec: str = "zstd:5",
+    rac: bool | str = False,
+    branch_codecs: dict[str, str] | None = None,
+    precondition: str = "auto",
+    boundaries: str = "auto",
+    trees: list[str] | None = None,
+    branches: list[str] | None = None,
+    skip_unsupported: bool = False,
+    basket_size: int | None = None,
+    rac_unit_bytes: int | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """Converts a ROOT file (TTree import) or an evtc file (re-compression) into a new evtc file.
+
+    Args:
+        input, output: paths; ``output`` appears only if the conversion succeeds.
+        codec: ``"zstd:5"`` (default), ``"lz4"``, ``"lz4hc:9"``, ``"zlib:6"``, ``"lzma:9"``,
+            ``"none"`` or a ROOT setting such as ``"505"``.
+        rac: random-access compression: ``True``/``"on"``, ``False``/``"off"``, ``"auto"``.
+        branch_codecs: codec overrides by branch-name glob (``{"Muon_*": "lz4"}``; last match wins).
+        precondition: ``auto``, ``none``, ``shuffle``, ``bitshuffle`` or ``delta``.
+        boundaries: entry boundaries of jagged branches: ``auto``, ``offsets``, ``counts``, ``none``.
+        trees, branches: trees and branch globs to keep (default: all).
+        skip_unsupported: leave out ROOT branches the reader does not support instead of failing.
+        basket_size, rac_unit_bytes: sizes in bytes (defaults: the library's).
+        threads: threads for decoding and compressing (default: every core).
+
+    Returns:
+        The summary: ``input_format``, ``input_bytes``, ``output_bytes``, ``value_bytes``,
+        ``seconds``, ``trees`` (name, entries, branches) and ``skipped`` branches.
+
+    Raises:
+        evtc.errors.UnsupportedError, evtc.errors.OptionsError, evtc.errors.FileError, ...
+    """
+    for name, value in (("trees", trees), ("branches", branches)):
+        if value is not None and (
+            isinstance(value, str) or not all(isinstance(v, str) for v in value)
+        ):
+            raise TypeError(f"{name} must be a list of str")
+    if threads is None:
+        threads = os.cpu_count() or 1
+    return _lib.convert(
+        os.fspath(input),
+        os.fspath(output),
+        codec=codec,
+        rac=_rac(rac),
+        branch_codecs=_branch_codecs(branch_codecs),
+        precondition=precondition,
+        boundaries=boundaries,
+        trees=list(trees or []),
+        branches=list(branches or []),
+        skip_unsupported=bool(skip_unsupported),
+        basket_size=basket_size,
+        rac_unit_bytes=rac_unit_bytes,
+        threads=threads,
+    )

@@ -1,0 +1,684 @@
+"""Reading evtc and ROOT files in uproot's shape: ``evtc.open(path)["Events"].arrays(...)``."""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import functools
+import operator
+import os
+import re
+import sys
+from dataclasses import dataclass
+from collections.abc import Mapping
+from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
+
+from . import _lib
+from ._source import FileLikeSource, FsspecSource, is_url
+from .errors import KeyInFileError, UnsupportedError
+
+_LIBRARIES = {"ak": "ak", "awkward": "ak", "np": "np", "numpy": "np", "pd": "pd", "pandas": "pd"}
+
+
+def _library(library: str) -> str:
+    if not isinstance(library, str):
+        raise TypeError(f"library must be a str, not {type(library).__name__}")
+    try:
+        return _LIBRARIES[library.lower()]
+    except KeyError:
+        raise ValueError(f'library must be "ak", "np" or "pd", not {library!r}') from None
+
+
+def open(  # noqa: A001 - uproot's name
+    path: str | os.PathLike[str] | Any,
+    *,
+    threads: int | None = None,
+    storage_options: dict[str, Any] | None = None,
+) -> File:
+    """Opens an evtc file, or a ROOT file through evtc's own ROOT reader.
+
+    Args:
+        path: a local path, an fsspec URL (``https://...``, ``s3://...``, ``root://...``), or a
+            binary file-like object with ``seek`` and ``read``.
+        threads: threads that decode branches at once (default: every core; 1 reads on the
+            calling thread). The GIL is released while decoding.
+        storage_options: passed to fsspec for URLs.
+
+    Returns:
+        A :class:`File`; ``file["Events"]`` is a :class:`Tree`.
+
+    Raises:
+        evtc.errors.FileError: the file cannot be opened.
+        evtc.errors.CorruptFileError: it is neither an evtc nor a ROOT file, or it is damaged.
+    """
+    threads = _threads(threads)
+    if isinstance(path, (str, os.PathLike)):
+        name = os.fspath(path)
+        if not isinstance(name, str):
+            raise TypeError("path must be a str or os.PathLike[str]")
+        if is_url(name):
+            source: Any = FsspecSource(name, storage_options)
+            return File(_lib.Reader(source=source, threads=threads), name, source)
+        if name.startswith("file://"):
+            name = name[len("file://") :]
+        return File(_lib.Reader(path=name, threads=threads), name, None)
+    if hasattr(path, "read") and hasattr(path, "seek"):
+        source = FileLikeSource(path)
+        return File(_lib.Reader(source=source, threads=threads), repr(path), source)
+    raise TypeError(
+        f"path must be a path, a URL or a binary file-like object, not {type(path).__name__}"
+    )
+
+
+def _paths(files: Any) -> list[Any]:
+    if isinstance(files, (str, os.PathLike)) or hasattr(files, "read"):
+        return [files]
+    if isinstance(files, Iterable):
+        return list(files)
+    raise TypeError(f"files must be a path, a URL or a list of them, not {type(files).__name__}")
+
+
+def iterate(
+    files: Any,
+    expressions: Any = None,
+    filter_name: Any = None,
+    *,
+    tree: str = "Events",
+    step_size: int | str = "100 MB",
+    library: str = "ak",
+    report: bool = False,
+    threads: int | None = None,
+) -> Iterator[Any]:
+    """Reads tree ``tree`` of several files in steps, one file after another, as
+    ``uproot.iterate`` (see :meth:`Tree.iterate`; with ``report=True`` each step is
+    ``(arrays, (file, entry_start, entry_stop))``)."""
+    for path in _paths(files):
+        t = open(path, threads=threads)[tree]
+        for arrays, (start, stop) in t.iterate(
+            expressions, filter_name, step_size=step_size, library=library, report=True
+        ):
+            yield (arrays, (path, start, stop)) if report else arrays
+
+
+def concatenate(
+    files: Any,
+    expressions: Any = None,
+    filter_name: Any = None,
+    *,
+    tree: str = "Events",
+    library: str = "ak",
+    threads: int | None = None,
+) -> Any:
+    """Reads tree ``tree`` of several files into one array (``uproot.concatenate``)."""
+    lib = _library(library)
+    parts = [
+        open(path, threads=threads)[tree].arrays(expressions, filter_name, library=lib)
+        for path in _paths(files)
+    ]
+    if lib == "ak":
+        import awkward as ak
+
+        return ak.concatenate(parts)
+    if lib == "pd":
+        import pandas as pd
+
+        return pd.concat(parts, ignore_index=True)
+    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]} if parts else {}
+
+
+def _threads(threads: int | None) -> int:
+    if threads is None:
+        return os.cpu_count() or 1
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise TypeError(f"threads must be an int or None, not {type(threads).__name__}")
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
+    return threads
+
+
+class File:
+    """An open evtc or ROOT file: a mapping from tree names to :class:`Tree` s."""
+
+    def __init__(self, reader: Any, file_path: str, source: Any) -> None:
+        self._reader = reader
+        self.file_path = file_path
+        self.source = source
+        self._trees: dict[str, Tree] = {}
+
+    @property
+    def format(self) -> str:
+        """``"evtc"`` or ``"root"``."""
+        return self._reader.format
+
+    def keys(self) -> list[str]:
+        """The trees' names (for ROOT files, ``dir/name`` paths of the newest cycles)."""
+        return list(self._reader.trees())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.keys()
+
+    def __getitem__(self, name: str) -> Tree:
+        if not isinstance(name, str):
+            raise TypeError(f"tree names are str, not {type(name).__name__}")
+        if name not in self._trees:
+            self._trees[name] = Tree(self, name)
+        return self._trees[name]
+
+    def close(self) -> None:
+        """Forgets the file (the native reader is freed when nothing refers to it)."""
+        self._trees.clear()
+
+    def __enter__(self) -> File:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<evtc.File {self.file_path!r} ({self.format})>"
+
+
+@dataclass(frozen=True)
+class BranchInfo:
+    """What the footer (or the ROOT TTree record) says about one branch."""
+
+    name: str
+    kind: str  # scalar, fixed, jagged, jagged2, bytes, string
+    dtype: np.dtype
+    length: int
+    counter: str | None
+    typename: str
+    codec: str
+    rac: bool
+    raw_bytes: int
+    stored_bytes: int
+    shape: tuple[int, ...] = ()  # fixed arrays: (n,), or ROOT's x[2][3] dimensions
+
+
+def _fixed_shape(typename: str, length: int) -> tuple[int, ...]:
+    """The dimensions of a ROOT fixed array (``idx[2][2] (Short_t)``); evtc stores them flat."""
+    m = re.match(r"^[^\[\s]*((?:\[\d+\])+)", typename)
+    if m:
+        dims = tuple(int(d) for d in re.findall(r"\d+", m.group(1)))
+        if int(np.prod(dims)) == length:
+            return dims
+    return (length,)
+
+
+class _BranchTable(Mapping):
+    """Branch name -> :class:`BranchInfo`, asked of the reader on first use (opening a tree of
+    many thousand branches makes nothing per branch but its name)."""
+
+    def __init__(self, reader: Any, tree: str, names: list[str]) -> None:
+        self._reader = reader
+        self._tree = tree
+        self._names = names
+        self._made: dict[str, BranchInfo] = {}
+
+    @functools.cached_property
+    def _index(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self._names)}
+
+    def __getitem__(self, name: str) -> BranchInfo:
+        info = self._made.get(name)
+        if info is None:
+            b = self._reader.branch_info(self._tree, self._index[name])
+            kind, length, typename = b["kind"], int(b["length"]), b["typename"]
+            info = BranchInfo(
+                name=name,
+                kind=kind,
+                dtype=np.dtype(b["dtype"]),
+                length=length,
+                counter=b["counter"],
+                typename=typename,
+                codec=b["codec"],
+                rac=bool(b["rac"]),
+                raw_bytes=int(b["raw_bytes"]),
+                stored_bytes=int(b["stored_bytes"]),
+                shape=_fixed_shape(typename, length) if kind == "fixed" else (),
+            )
+            self._made[name] = info
+        return info
+
+    def replace(self, info: BranchInfo) -> None:
+        self._made[info.name] = info
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+
+class Tree:
+    """A tree: its branches, ``num_entries``, and reads into Awkward, NumPy or pandas."""
+
+    def __init__(self, file: File, name: str) -> None:
+        self.file = file
+        self.name = name
+        entries, clusters, names, unsupported, lists = file._reader.tree_info(name)
+        self.num_entries: int = int(entries)
+        self.cluster_ends: list[int] = list(clusters)
+        self._info = _BranchTable(file._reader, name, names)
+        self.unsupported: dict[str, tuple[str, str]] = {n: (c, r) for n, c, r in unsupported}
+        # evtc-convert writes a list of lists (std::vector<std::vector<T>>) as the flattened
+        # values per entry plus a "name/sizes" branch of inner sizes: read them back as one.
+        self._sizes: dict[str, str] = dict(lists)
+        for base in self._sizes:
+            self._info.replace(dataclasses.replace(self._info[base], kind="jagged2"))
+
+    # --- the mapping of branches -------------------------------------------------------------
+
+    def keys(self, filter_name: Any = None) -> list[str]:
+        """Branch names, in file order, optionally filtered (see :meth:`arrays`)."""
+        if filter_name is None:
+            return list(self._info._names)
+        keep = _name_filter(filter_name)
+        return [n for n in self._info if keep(n)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._info)
+
+    def __len__(self) -> int:
+        """The number of branches (as for ``keys()``; entries are ``num_entries``)."""
+        return len(self._info)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._info
+
+    def __getitem__(self, name: str) -> Branch:
+        if not isinstance(name, str):
+            raise TypeError(f"branch names are str, not {type(name).__name__}")
+        return Branch(self, self._branch_info(name))
+
+    def _branch_info(self, name: str) -> BranchInfo:
+        try:
+            return self._info[name]
+        except KeyError:
+            if name in self.unsupported:
+                cls, reason = self.unsupported[name]
+                raise UnsupportedError(f"branch {name!r} ({cls}): {reason}") from None
+            raise KeyInFileError(f"tree {self.name!r} has no branch {name!r}") from None
+
+    @property
+    def branches(self) -> list[Branch]:
+        """Every branch, in file order."""
+        return [Branch(self, info) for info in self._info.values()]
+
+    def typenames(self, filter_name: Any = None) -> dict[str, str]:
+        """Branch name -> type name (``float32[]``, ``Float_t`` for ROOT files, ...)."""
+        return {n: self._info[n].typename for n in self.keys(filter_name)}
+
+    def show(self, filter_name: Any = None, stream: Any = None) -> None:
+        """Prints one line per branch: name, type, codec, RAC, on-disk and raw bytes."""
+        stream = sys.stdout if stream is None else stream
+        infos = [self._info[n] for n in self.keys(filter_name)]
+        width = max([len(i.name) for i in infos] + [4])
+        types = max([len(i.typename) for i in infos] + [8])
+        codecs = max([len(i.codec) for i in infos] + [5])
+        header = f"{'name':<{width}} | {'typename':<{types}} | {'codec':<{codecs}} | rac | {'stored':>10} | {'raw':>10}"
+        print(header, file=stream)
+        print("-" * len(header), file=stream)
+        for i in infos:
+            print(
+                f"{i.name:<{width}} | {i.typename:<{types}} | {i.codec:<{codecs}} | "
+                f"{'yes' if i.rac else 'no ':<3} | {i.stored_bytes:>10} | {i.raw_bytes:>10}",
+                file=stream,
+            )
+
+    def __repr__(self) -> str:
+        return f"<evtc.Tree {self.name!r} ({self.num_entries} entries, {len(self._info)} branches)>"
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def _select(self, expressions: Any, filter_name: Any) -> list[str]:
+        if expressions is None:
+            names = list(self._info)
+        else:
+            if isinstance(expressions, str):
+                expressions = [expressions]
+            if not isinstance(expressions, Iterable):
+                raise TypeError("expressions must be a branch name or a list of branch names")
+            names = []
+            for e in expressions:
+                if not isinstance(e, str):
+                    raise TypeError(f"expressions must be str, not {type(e).__name__}")
+                self._branch_info(e)  # KeyInFileError / UnsupportedError
+                names.append(e)
+        keep = _name_filter(filter_name)
+        return [n for n in names if keep(n)]
+
+    def _range(self, entry_start: Any, entry_stop: Any) -> tuple[int, int]:
+        return _entry_range(self.num_entries, entry_start, entry_stop)
+
+    def _read(self, names: list[str], start: int, stop: int) -> list[tuple[Any, Any, Any]]:
+        extra = [self._sizes[n] for n in names if n in self._sizes]
+        columns = self.file._reader.read(self.name, names + extra, start, stop)
+        if not extra:
+            return columns
+        out = columns[: len(names)]
+        sizes = iter(columns[len(names) :])
+        for i, name in enumerate(names):
+            if name in self._sizes:
+                values, _, _ = out[i]
+                inner_sizes, outer, _ = next(sizes)
+                inner = np.zeros(len(inner_sizes) + 1, dtype=np.uint64)
+                np.cumsum(inner_sizes, out=inner[1:])
+                out[i] = (values, outer, inner)
+        return out
+
+    def arrays(
+        self,
+        expressions: Any = None,
+        filter_name: Any = None,
+        *,
+        entry_start: int | None = None,
+        entry_stop: int | None = None,
+        library: str = "ak",
+    ) -> Any:
+        """Reads branches into arrays, as ``uproot.TTree.arrays``.
+
+        Args:
+            expressions: a branch name or list of names (default: every branch). Only names are
+                supported, no formulas.
+            filter_name: a glob (``"Muon_*"``), a ``"/regex/"``, a list of those, or a callable
+                taking the name; keeps the branches it matches.
+            entry_start, entry_stop: the entry range (negative counts from the end; clipped to
+                the tree, as uproot does).
+            library: ``"ak"`` (an Awkward record array; jagged branches are lists whose lengths
+                equal their counter), ``"np"`` (a dict of NumPy arrays; jagged branches are object
+                arrays of NumPy arrays) or ``"pd"`` (a pandas DataFrame; jagged branches in
+                object columns).
+
+        Raises:
+            evtc.errors.KeyInFileError: an expression names no branch.
+            TypeError, ValueError: bad arguments.
+        """
+        lib = _library(library)
+        names = self._select(expressions, filter_name)
+        start, stop = self._range(entry_start, entry_stop)
+        columns = self._read(names, start, stop)
+        return _build(lib, [self._info[n] for n in names], columns, stop - start)
+
+    def iterate(
+        self,
+        expressions: Any = None,
+        filter_name: Any = None,
+        *,
+        step_size: int | str = "100 MB",
+        entry_start: int | None = None,
+        entry_stop: int | None = None,
+        library: str = "ak",
+        report: bool = False,
+    ) -> Iterator[Any]:
+        """Reads the selected branches in steps, as ``uproot.TTree.iterate``.
+
+        ``step_size`` is a number of entries or a memory size (``"100 MB"``, ``"1 GiB"``) of
+        uncompressed data of the selected branches per step. With ``report=True`` each step is
+        ``(arrays, (entry_start, entry_stop))``.
+        """
+        lib = _library(library)
+        names = self._select(expressions, filter_name)
+        start, stop = self._range(entry_start, entry_stop)
+        step = self._step_entries(names, step_size)
+        infos = [self._info[n] for n in names]
+        for at in range(start, stop, step):
+            end = min(at + step, stop)
+            arrays = _build(lib, infos, self._read(names, at, end), end - at)
+            yield (arrays, (at, end)) if report else arrays
+
+    def _step_entries(self, names: list[str], step_size: int | str) -> int:
+        if isinstance(step_size, bool):
+            raise TypeError("step_size must be an int or a memory size such as '100 MB'")
+        if isinstance(step_size, (int, np.integer)):
+            if step_size < 1:
+                raise ValueError(f"step_size must be at least 1 entry, not {step_size}")
+            return int(step_size)
+        if not isinstance(step_size, str):
+            raise TypeError("step_size must be an int or a memory size such as '100 MB'")
+        limit = _memory_size(step_size)
+        raw = sum(self._info[n].raw_bytes for n in names)
+        per_entry = raw / self.num_entries if self.num_entries else 0
+        return max(1, int(limit / per_entry)) if per_entry > 0 else max(1, self.num_entries)
+
+    # --- Arrow --------------------------------------------------------------------------------
+
+    def arrow(
+        self,
+        expressions: Any = None,
+        filter_name: Any = None,
+        *,
+        entry_start: int | None = None,
+        entry_stop: int | None = None,
+        step_size: int | str = "100 MB",
+    ) -> Any:
+        """A projection and entry range of the tree as an Arrow stream source: an object with
+        ``__arrow_c_stream__`` (for ``pyarrow.table``, ``polars.DataFrame``, DuckDB), read in
+        batches of ``step_size`` (entries or a memory size) when the consumer pulls them."""
+        from ._arrow import ArrowStream
+
+        names = self._select(expressions, filter_name)
+        start, stop = self._range(entry_start, entry_stop)
+        return ArrowStream(self, names, start, stop, self._step_entries(names, step_size))
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """The whole tree as an Arrow C stream (the Arrow PyCapsule interface)."""
+        return self.arrow().__arrow_c_stream__(requested_schema)
+
+
+class Branch:
+    """One branch: ``array(...)`` reads it; ``branch[i]`` reads one entry."""
+
+    def __init__(self, tree: Tree, info: BranchInfo) -> None:
+        self.tree = tree
+        self.info = info
+
+    name = property(lambda self: self.info.name)
+    typename = property(lambda self: self.info.typename)
+    counter = property(lambda self: self.info.counter)
+
+    @property
+    def num_entries(self) -> int:
+        return self.tree.num_entries
+
+    def array(
+        self,
+        *,
+        entry_start: int | None = None,
+        entry_stop: int | None = None,
+        library: str = "ak",
+    ) -> Any:
+        """Reads the branch (see :meth:`Tree.arrays` for the arguments and the types)."""
+        lib = _library(library)
+        start, stop = self.tree._range(entry_start, entry_stop)
+        (column,) = self.tree._read([self.name], start, stop)
+        if lib == "ak":
+            return _ak_array([self.info], [column], stop - start)[self.name]
+        return _np_column(self.info, column)
+
+    def entry(self, entry: int) -> Any:
+        """Entry ``entry``: a NumPy scalar, a NumPy array (arrays), a str or bytes (strings), or a
+        list of arrays (lists of lists). In evtc files this goes through a cursor: with
+        random-access compression only the unit holding the entry is decompressed."""
+        i = operator.index(entry)
+        if i < 0:
+            i += self.num_entries
+        reader = self.tree.file._reader
+        values, offsets, inner = reader.entry(self.tree.name, self.name, i)
+        if self.name in self.tree._sizes:
+            sizes, _, _ = reader.entry(self.tree.name, self.tree._sizes[self.name], i)
+            inner = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        kind = self.info.kind
+        if kind == "scalar":
+            return values[0]
+        if kind == "fixed":
+            return values.reshape(self.info.shape)
+        if kind == "jagged":
+            return values
+        if kind == "string":
+            return values.tobytes().decode("utf-8", errors="replace")
+        if kind == "bytes":
+            return values.tobytes()
+        return [values[inner[j] : inner[j + 1]] for j in range(len(inner) - 1)]
+
+    def __getitem__(self, entry: int) -> Any:
+        return self.entry(entry)
+
+    def __repr__(self) -> str:
+        return f"<evtc.Branch {self.name!r} ({self.typename})>"
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _name_filter(filter_name: Any) -> Callable[[str], bool]:
+    if filter_name is None:
+        return lambda name: True
+    if callable(filter_name):
+        return lambda name: bool(filter_name(name))
+    if isinstance(filter_name, str):
+        filter_name = [filter_name]
+    if not isinstance(filter_name, Iterable):
+        raise TypeError("filter_name must be a str, a list of str or a callable")
+    tests = []
+    for pattern in filter_name:
+        if not isinstance(pattern, str):
+            raise TypeError(f"filter_name patterns must be str, not {type(pattern).__name__}")
+        if len(pattern) > 1 and pattern.startswith("/") and pattern.endswith("/"):
+            tests.append(re.compile(pattern[1:-1]).search)
+        else:
+            tests.append(re.compile(fnmatch.translate(pattern)).match)
+    return lambda name: any(t(name) for t in tests)
+
+
+def _entry_range(num_entries: int, entry_start: Any, entry_stop: Any) -> tuple[int, int]:
+    def index(value: Any, default: int, what: str) -> int:
+        if value is None:
+            return default
+        if isinstance(value, bool):
+            raise TypeError(f"{what} must be an int or None, not bool")
+        try:
+            i = operator.index(value)
+        except TypeError:
+            raise TypeError(f"{what} must be an int or None, not {type(value).__name__}") from None
+        if i < 0:
+            i += num_entries
+        return min(max(i, 0), num_entries)
+
+    start = index(entry_start, 0, "entry_start")
+    stop = index(entry_stop, num_entries, "entry_stop")
+    return start, max(start, stop)
+
+
+_UNITS = {
+    "b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+    "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
+}  # fmt: skip
+
+
+def _memory_size(text: str) -> int:
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([kKmMgGtT]i?[bB]|[bB])\s*", text)
+    if m is None:
+        raise ValueError(f"step_size {text!r} is not a memory size such as '100 MB' or '1 GiB'")
+    size = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if size < 1:
+        raise ValueError(f"step_size {text!r} is less than one byte")
+    return size
+
+
+def _build(lib: str, infos: list[BranchInfo], columns: list[Any], length: int) -> Any:
+    if lib == "ak":
+        return _ak_array(infos, columns, length)
+    arrays = {info.name: _np_column(info, column) for info, column in zip(infos, columns)}
+    if lib == "np":
+        return arrays
+    import pandas as pd
+
+    return pd.DataFrame(arrays, index=pd.RangeIndex(length) if not arrays else None)
+
+
+def _offsets(offsets: np.ndarray) -> np.ndarray:
+    # The reader's offsets are u64 starting at 0 and below 2^63: the same bytes as int64.
+    return offsets.view(np.int64)
+
+
+def _form(info: BranchInfo, key: str) -> dict[str, Any]:
+    primitive = info.dtype.name
+    leaf = {"class": "NumpyArray", "primitive": primitive, "form_key": f"{key}-values"}
+    if info.kind == "scalar":
+        return leaf
+    if info.kind == "fixed":
+        form = leaf
+        for size in reversed(info.shape):
+            form = {"class": "RegularArray", "size": size, "content": form}
+        return form
+    if info.kind == "jagged":
+        return {"class": "ListOffsetArray", "offsets": "i64", "content": leaf, "form_key": key}
+    if info.kind in ("string", "bytes"):
+        char, text = ("char", "string") if info.kind == "string" else ("byte", "bytestring")
+        leaf["parameters"] = {"__array__": char}
+        return {
+            "class": "ListOffsetArray",
+            "offsets": "i64",
+            "content": leaf,
+            "parameters": {"__array__": text},
+            "form_key": key,
+        }
+    # jagged2: a list of lists
+    inner = {"class": "ListOffsetArray", "offsets": "i64", "content": leaf, "form_key": f"{key}-inner"}
+    return {"class": "ListOffsetArray", "offsets": "i64", "content": inner, "form_key": key}
+
+
+def _ak_array(infos: list[BranchInfo], columns: list[Any], length: int) -> Any:
+    """An Awkward record array over the decoded buffers (``ak.from_buffers``: no per-entry work,
+    no copy of the values)."""
+    import awkward as ak
+
+    contents = {}
+    container: dict[str, np.ndarray] = {}
+    for i, (info, (values, offsets, inner)) in enumerate(zip(infos, columns)):
+        key = f"b{i}"
+        contents[info.name] = _form(info, key)
+        container[f"{key}-values-data"] = values
+        if offsets is not None:
+            container[f"{key}-offsets"] = _offsets(offsets)
+        if inner is not None:
+            container[f"{key}-inner-offsets"] = _offsets(inner)
+    form = {
+        "class": "RecordArray",
+        "fields": list(contents),
+        "contents": list(contents.values()),
+    }
+    return ak.from_buffers(form, length, container, buffer_key="{form_key}-{attribute}")
+
+
+def _np_column(info: BranchInfo, column: Any) -> np.ndarray:
+    values, offsets, inner = column
+    kind = info.kind
+    if kind == "scalar":
+        return values
+    if kind == "fixed":
+        return values.reshape(-1, *info.shape)
+    out = np.empty(len(offsets) - 1, dtype=object)
+    if kind == "jagged":
+        pieces = np.split(values, offsets[1:-1].astype(np.intp)) if len(out) else []
+        for j, piece in enumerate(pieces):
+            out[j] = piece
+    elif kind in ("string", "bytes"):
+        data = values.tobytes()
+        for j in range(len(out)):
+            item = data[offsets[j] : offsets[j + 1]]
+            out[j] = item.decode("utf-8", errors="replace") if kind == "string" else item
+    else:  # jagged2
+        lists = np.split(values, inner[1:-1].astype(np.intp)) if len(inner) > 1 else []
+        for j in range(len(out)):
+            out[j] = lists[offsets[j] : offsets[j + 1]]
+    return out

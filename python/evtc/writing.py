@@ -1,0 +1,338 @@
+"""Writing evtc files in uproot's shape: ``evtc.recreate(path)["Events"] = {...}``."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import _lib
+from .converting import _branch_codecs, _rac
+
+_DTYPES = {
+    "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+    "float32", "float64",
+}  # fmt: skip
+
+
+def recreate(
+    path: str | os.PathLike[str],
+    *,
+    codec: str = "zstd:5",
+    rac: bool | str = False,
+    branch_codecs: dict[str, str] | None = None,
+    branch_rac: dict[str, bool | str] | None = None,
+    basket_size: int | None = None,
+    rac_unit_bytes: int | None = None,
+    cluster_entries: int | None = None,
+    threads: int = 1,
+) -> WritableFile:
+    """Starts a new evtc file at ``path`` (replacing any file there once it is closed).
+
+    The file is written to a temporary name and appears under ``path`` only when :meth:`close`
+    succeeds (or the ``with`` block ends without an exception). Trees are written one after
+    another: ``file["Events"] = {...}`` starts one, ``file["Events"].extend({...})`` adds entries.
+
+    Args:
+        codec: default codec (``"zstd:5"``, ``"lz4"``, ``"lzma:9"``, ...).
+        rac: random-access compression: ``True``/``"on"``, ``False``/``"off"`` or ``"auto"``.
+        branch_codecs: codec overrides by branch-name glob (``{"Muon_*": "lz4"}``; last match wins).
+        branch_rac: random-access compression by branch-name glob (``{"Jet_*": True}``; last
+            match wins), over ``rac``.
+        basket_size, rac_unit_bytes: sizes in bytes (defaults: the library's).
+        cluster_entries: entries per cluster (default: clusters by size, as ROOT's AutoFlush).
+        threads: threads that compress baskets.
+    """
+    codecs = _branch_codecs(branch_codecs)
+    if branch_rac is None:
+        racs: list[tuple[str, str]] = []
+    elif isinstance(branch_rac, dict) and all(isinstance(k, str) for k in branch_rac):
+        racs = [(k, _rac(v)) for k, v in branch_rac.items()]
+    else:
+        raise TypeError("branch_rac must be a dict of branch-name glob -> True, False or 'auto'")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive int, not {threads!r}")
+    writer = _lib.Writer(
+        os.fspath(path),
+        codec=codec,
+        rac=_rac(rac),
+        rac_unit_bytes=rac_unit_bytes,
+        basket_size=basket_size,
+        cluster_entries=cluster_entries,
+        threads=threads,
+    )
+    return WritableFile(writer, os.fspath(path), codecs, racs)
+
+
+@dataclass
+class _Column:
+    """One branch's part of a batch."""
+
+    name: str
+    kind: str  # scalar, fixed, jagged, string, bytes
+    dtype: str
+    length: int
+    values: np.ndarray
+    counts: np.ndarray | None  # uint32, for variable-length branches
+    counter: str | None = None
+
+    @property
+    def entries(self) -> int:
+        if self.counts is not None:
+            return len(self.counts)
+        return len(self.values) // max(self.length, 1)
+
+
+class WritableFile:
+    """A file being written (see :func:`recreate`)."""
+
+    def __init__(
+        self,
+        writer: Any,
+        path: str,
+        branch_codecs: list[tuple[str, str]],
+        branch_rac: list[tuple[str, str]] | None = None,
+    ) -> None:
+        self._writer = writer
+        self.file_path = path
+        self._branch_codecs = branch_codecs
+        self._branch_rac = branch_rac or []
+        self._tree: WritableTree | None = None
+        self._finished: list[str] = []
+
+    def __setitem__(self, name: str, data: dict[str, Any]) -> None:
+        """Starts tree ``name`` with the branches and first entries of ``data``: a dict of branch
+        name -> NumPy array (1-d: scalars; 2-d: fixed-size arrays; string dtype: strings) or
+        Awkward array (``var * number`` lists, strings, records of lists, which become
+        ``name_field`` branches with an ``nname`` counter, as uproot writes them)."""
+        if not isinstance(name, str):
+            raise TypeError(f"tree names are str, not {type(name).__name__}")
+        if name in self._finished or (self._tree is not None and self._tree.name == name):
+            raise ValueError(f"tree {name!r} was already written to this file")
+        columns = _columns(data)
+        _link_counters(columns)
+        _same_entries(columns)
+        specs = []
+        for c in columns:
+            codec = rac = None
+            for pattern, spec in self._branch_codecs:
+                if fnmatch.fnmatchcase(c.name, pattern):
+                    codec = spec
+            for pattern, mode in self._branch_rac:
+                if fnmatch.fnmatchcase(c.name, pattern):
+                    rac = mode
+            specs.append((c.name, c.kind, c.dtype, c.length, c.counter, codec, rac))
+        if self._tree is not None:
+            self._finished.append(self._tree.name)
+        self._writer.tree(name, specs)
+        self._tree = WritableTree(self, name, [(c.name, c.kind, c.dtype, c.length) for c in columns])
+        self._tree._fill(columns)
+
+    def __getitem__(self, name: str) -> WritableTree:
+        if self._tree is not None and self._tree.name == name:
+            return self._tree
+        if name in self._finished:
+            raise ValueError(f"tree {name!r} is finished: trees are written one after another")
+        raise KeyError(name)
+
+    def close(self) -> None:
+        """Finishes the file; it appears under its name now."""
+        self._writer.close()
+
+    @property
+    def closed(self) -> bool:
+        return not self._writer.is_open
+
+    def abort(self) -> None:
+        """Abandons the file: nothing appears under its name."""
+        self._writer.abort()
+
+    def __enter__(self) -> WritableFile:
+        return self
+
+    def __exit__(self, exc_type: Any, *exc: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+    def __del__(self) -> None:
+        # A file never closed is abandoned, never half-written.
+        writer = getattr(self, "_writer", None)
+        if writer is not None and writer.is_open:
+            writer.abort()
+
+    def __repr__(self) -> str:
+        return f"<evtc.WritableFile {self.file_path!r}>"
+
+
+class WritableTree:
+    """The tree being written: :meth:`extend` appends entries."""
+
+    def __init__(self, file: WritableFile, name: str, schema: list[tuple[str, str, str, int]]):
+        self.file = file
+        self.name = name
+        self._schema = schema
+        self.num_entries = 0
+
+    def extend(self, data: dict[str, Any]) -> None:
+        """Appends entries: ``data`` has the same branches as the first batch (counters made from
+        records are filled again from the records)."""
+        if self.file._tree is not self:
+            raise ValueError(f"tree {self.name!r} is finished: trees are written one after another")
+        columns = _columns(data)
+        _link_counters(columns)
+        by_name = {c.name: c for c in columns}
+        expected = [s[0] for s in self._schema]
+        if set(by_name) != set(expected):
+            missing = sorted(set(expected) - set(by_name))
+            extra = sorted(set(by_name) - set(expected))
+            raise ValueError(
+                f"tree {self.name!r}: extend needs the tree's branches; missing {missing}, unknown {extra}"
+            )
+        ordered = []
+        for name, kind, dtype, length in self._schema:
+            c = by_name[name]
+            if (c.kind, c.length) != (kind, length) or c.dtype != dtype:
+                raise TypeError(
+                    f"branch {name!r} is {kind} {dtype}"
+                    + (f"[{length}]" if kind == "fixed" else "")
+                    + f", the data is {c.kind} {c.dtype}"
+                )
+            ordered.append(c)
+        self._fill(ordered)
+
+    def _fill(self, columns: list[_Column]) -> None:
+        _same_entries(columns)
+        self.num_entries += self.file._writer.fill([(c.values, c.counts) for c in columns])
+
+    def __repr__(self) -> str:
+        return f"<evtc.WritableTree {self.name!r} ({self.num_entries} entries)>"
+
+
+# --- turning user data into columns -----------------------------------------------------------
+
+
+def _same_entries(columns: list[_Column]) -> None:
+    if len({c.entries for c in columns}) > 1:
+        sizes = {c.name: c.entries for c in columns}
+        raise ValueError(f"branches have different numbers of entries: {sizes}")
+
+
+def _columns(data: Any) -> list[_Column]:
+    if not isinstance(data, dict):
+        raise TypeError(f"tree data must be a dict of branch name -> array, not {type(data).__name__}")
+    if not data:
+        raise ValueError("a tree needs at least one branch")
+    columns: list[_Column] = []
+    for name, value in data.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError("branch names must be non-empty str")
+        columns.extend(_column(name, value))
+    names = [c.name for c in columns]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate branch names: {duplicates}")
+    return columns
+
+
+def _dtype_name(dtype: np.dtype, name: str) -> str:
+    if dtype.name not in _DTYPES:
+        raise TypeError(
+            f"branch {name!r}: dtype {dtype} is not supported "
+            f"(bool, int8-64, uint8-64, float32, float64)"
+        )
+    return dtype.name
+
+
+def _column(name: str, value: Any) -> list[_Column]:
+    if isinstance(value, np.ndarray):
+        return [_numpy_column(name, value)]
+    try:
+        import awkward as ak
+    except ImportError:  # pragma: no cover - depends on the environment
+        ak = None
+    if ak is not None and isinstance(value, (ak.Array, ak.highlevel.Array)):
+        return _awkward_columns(name, value)
+    raise TypeError(
+        f"branch {name!r}: expected a NumPy or Awkward array, not {type(value).__name__}"
+    )
+
+
+def _numpy_column(name: str, array: np.ndarray) -> _Column:
+    if array.dtype.kind in "US":
+        kind = "string" if array.dtype.kind == "U" else "bytes"
+        items = [s.encode("utf-8") if kind == "string" else bytes(s) for s in array.reshape(-1)]
+        counts = np.fromiter((len(b) for b in items), dtype=np.uint32, count=len(items))
+        values = np.frombuffer(b"".join(items), dtype=np.uint8)
+        return _Column(name, kind, "uint8", 0, values, counts)
+    if array.dtype.kind == "O":
+        raise TypeError(
+            f"branch {name!r}: object arrays are not supported; give jagged data as an Awkward array"
+        )
+    dtype = _dtype_name(array.dtype, name)
+    if array.ndim == 1:
+        return _Column(name, "scalar", dtype, 1, np.ascontiguousarray(array), None)
+    if array.ndim == 2 and array.shape[1] > 0:
+        flat = np.ascontiguousarray(array).reshape(-1)
+        return _Column(name, "fixed", dtype, array.shape[1], flat, None)
+    raise TypeError(f"branch {name!r}: arrays of {array.ndim} dimensions are not supported")
+
+
+def _awkward_columns(name: str, array: Any) -> list[_Column]:
+    import awkward as ak
+
+    layout = ak.to_layout(ak.to_packed(array))
+    # Records (ak.zip of muon fields): one branch per field, as uproot writes them.
+    if layout.is_record:
+        return [
+            c
+            for field in layout.fields
+            for c in _awkward_columns(f"{name}_{field}", ak.Array(layout[field]))
+        ]
+    if layout.is_list and layout.content.is_record:
+        counts = ak.num(array, axis=1)
+        fields = []
+        for field in layout.content.fields:
+            fields.extend(_awkward_columns(f"{name}_{field}", array[field]))
+        counter = _Column(
+            f"n{name}", "scalar", "int32", 1, ak.to_numpy(counts).astype(np.int32), None
+        )
+        for c in fields:
+            c.counter = counter.name
+        return [counter, *fields]
+    if layout.is_numpy:
+        return [_numpy_column(name, np.asarray(layout.data))]
+    if layout.is_regular and layout.content.is_numpy and layout.content.purelist_depth == 1:
+        values = np.asarray(layout.content.data)
+        dtype = _dtype_name(values.dtype, name)
+        return [_Column(name, "fixed", dtype, layout.size, np.ascontiguousarray(values), None)]
+    if layout.is_list and layout.content.is_numpy and layout.content.purelist_depth == 1:
+        layout = layout.to_ListOffsetArray64(True)
+        offsets = np.asarray(layout.offsets)
+        values = np.asarray(layout.content.data)[offsets[0] : offsets[-1]]
+        counts = np.diff(offsets).astype(np.uint32)
+        parameter = layout.parameter("__array__")
+        if parameter in ("string", "bytestring"):
+            kind = "string" if parameter == "string" else "bytes"
+            return [_Column(name, kind, "uint8", 0, np.ascontiguousarray(values), counts)]
+        dtype = _dtype_name(values.dtype, name)
+        return [_Column(name, "jagged", dtype, 0, np.ascontiguousarray(values), counts)]
+    raise TypeError(
+        f"branch {name!r}: Awkward type {array.type} is not supported "
+        "(numbers, fixed-size or variable-length lists of numbers, strings, records of those)"
+    )
+
+
+def _link_counters(columns: list[_Column]) -> None:
+    """Gives jagged branch ``X_y`` the counter ``nX`` when the data has that integer branch."""
+    scalars = {c.name for c in columns if c.kind == "scalar" and np.dtype(c.dtype).kind in "iu"}
+    for c in columns:
+        if c.kind == "jagged" and c.counter is None and "_" in c.name:
+            candidate = "n" + c.name.split("_", 1)[0]
+            if candidate in scalars:
+                c.counter = candidate
+

@@ -1,0 +1,66 @@
+//! The libraries' errors as the exceptions of `evtc/errors.py`, with the Rust message.
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+/// Raises `evtc.errors.<class>(message)`.
+pub(crate) fn raise(class: &str, message: String) -> PyErr {
+    Python::attach(|py| {
+        let made = py
+            .import("evtc.errors")
+            .and_then(|m| m.getattr(class))
+            .and_then(|c| c.call1((message.clone(),)));
+        match made {
+            Ok(exception) => PyErr::from_value(exception),
+            // The pure-Python package is missing (the native module imported on its own).
+            Err(_) => PyRuntimeError::new_err(message),
+        }
+    })
+}
+
+/// An `evtc-format` error as `evtc.errors`' class for its kind.
+pub(crate) fn format(error: evtc_format::Error) -> PyErr {
+    use evtc_format::Error as E;
+    let class = match &error {
+        E::Io { .. } => "FileError",
+        E::NoSuchTree { .. } | E::NoSuchBranch { .. } => "KeyInFileError",
+        E::EntryOutOfRange { .. } => "EntryRangeError",
+        E::TypeMismatch { .. } | E::InvalidSchema { .. } | E::InvalidFill { .. } => "SchemaError",
+        E::UnsupportedVersion { .. } | E::RequiredExtension { .. } => "UnsupportedError",
+        E::Compress { .. } | E::Rac { .. } => "Error",
+        _ => "CorruptFileError",
+    };
+    raise(class, error.to_string())
+}
+
+/// An `evtc-root` error as `evtc.errors`' class for its kind.
+pub(crate) fn root(error: evtc_root::Error) -> PyErr {
+    use evtc_root::Error as E;
+    let class = match &error {
+        E::Io { .. } => "FileError",
+        E::NotFound { .. } => "KeyInFileError",
+        E::OutOfRange { .. } => "EntryRangeError",
+        E::Unsupported { .. } | E::UnsupportedVersion { .. } | E::NotATree { .. } => {
+            "UnsupportedError"
+        }
+        _ => "CorruptFileError",
+    };
+    raise(class, error.to_string())
+}
+
+/// An `evtc-convert` error.
+pub(crate) fn convert(error: evtc_convert::Error) -> PyErr {
+    use evtc_convert::Error as E;
+    match error {
+        E::Format(e) => format(e),
+        E::Root(e) => root(e),
+        E::Unsupported(e) => raise("UnsupportedError", e.to_string()),
+        E::Options(reason) => raise("OptionsError", reason),
+        other => raise("FileError", other.to_string()),
+    }
+}
+
+/// An invalid codec or option string, as `ValueError`.
+pub(crate) fn value(message: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(message.to_string())
+}

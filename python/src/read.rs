@@ -1,0 +1,710 @@
+//! Reading evtc files (`evtc-format`) and ROOT files (`evtc-root`) into NumPy buffers.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use evtc_codecs::{Algorithm, Codec};
+use evtc_format::{
+    Boundaries, BranchCursor, BranchMeta, BranchReader, DataType, FileReader, LocalFile,
+    ReadOptions, ScalarType, TreeReader,
+};
+use evtc_root::{ColumnKind, RootFile, Tree, Values, with_values};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyDict, PyList, PyTuple};
+use rayon::prelude::*;
+
+use crate::errors;
+use crate::source::{PySource, RootSource, Source};
+
+/// Branch reads since the last reset, by branch name: lets tests prove that a computation read
+/// only the branches it needed (Dask's column projection).
+static BRANCH_READS: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+
+fn count_read(name: &str) {
+    let mut reads = BRANCH_READS.lock().expect("not poisoned");
+    *reads.entry(name.to_owned()).or_default() += 1;
+}
+
+/// Bulk or range reads of each branch since the last `reset_branch_reads()`, in this process.
+#[pyfunction]
+pub(crate) fn branch_reads(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, n) in BRANCH_READS.lock().expect("not poisoned").iter() {
+        dict.set_item(name, n)?;
+    }
+    Ok(dict)
+}
+
+/// Sets every count of `branch_reads()` back to zero.
+#[pyfunction]
+pub(crate) fn reset_branch_reads() {
+    BRANCH_READS.lock().expect("not poisoned").clear();
+}
+
+/// One branch's data for a range of entries, in the Arrow layout.
+pub(crate) struct Column {
+    pub(crate) values: Values,
+    /// `entries + 1` offsets into `values` (into `inner` for lists of lists).
+    pub(crate) offsets: Option<Vec<u64>>,
+    /// Offsets of the inner lists of a list of lists.
+    pub(crate) inner: Option<Vec<u64>>,
+}
+
+impl Column {
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let values = with_values!(self.values, v => PyArray1::from_vec(py, v).into_any());
+        let offsets = self.offsets.map(|o| PyArray1::from_vec(py, o));
+        let inner = self.inner.map(|o| PyArray1::from_vec(py, o));
+        PyTuple::new(
+            py,
+            [
+                values,
+                offsets.into_pyobject(py)?.into_any(),
+                inner.into_pyobject(py)?.into_any(),
+            ],
+        )
+    }
+}
+
+enum Backend {
+    Evtc(EvtcFile),
+    Root {
+        file: Box<RootFile<RootSource>>,
+        trees: Mutex<HashMap<String, Arc<Tree>>>,
+    },
+}
+
+/// An open evtc or ROOT file.
+#[pyclass(frozen, module = "evtc._lib")]
+pub(crate) struct Reader {
+    backend: Backend,
+    /// The Python source, for coalesced prefetching; `None` for local files.
+    remote: Option<Arc<PySource>>,
+    /// Reads several branches at once; `None` reads on the calling thread.
+    pool: Option<rayon::ThreadPool>,
+}
+
+fn numpy_name(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Bool => "bool",
+        ScalarType::I8 => "int8",
+        ScalarType::U8 => "uint8",
+        ScalarType::I16 => "int16",
+        ScalarType::U16 => "uint16",
+        ScalarType::I32 => "int32",
+        ScalarType::U32 => "uint32",
+        ScalarType::I64 => "int64",
+        ScalarType::U64 => "uint64",
+        ScalarType::F32 => "float32",
+        ScalarType::F64 => "float64",
+    }
+}
+
+fn root_numpy_name(t: evtc_root::ScalarType) -> &'static str {
+    use evtc_root::ScalarType as R;
+    match t {
+        R::Bool => "bool",
+        R::I8 => "int8",
+        R::U8 => "uint8",
+        R::I16 => "int16",
+        R::U16 => "uint16",
+        R::I32 => "int32",
+        R::U32 => "uint32",
+        R::I64 => "int64",
+        R::U64 => "uint64",
+        R::F32 => "float32",
+        R::F64 => "float64",
+    }
+}
+
+/// Reads `range` of an evtc branch.
+fn read_evtc(tree: &TreeReader<'_, Source>, name: &str, range: Range<u64>) -> PyResult<Column> {
+    let branch = tree.branch(name).map_err(errors::format)?;
+    count_read(name);
+    let dtype = branch.meta().dtype;
+    let whole = range == (0..tree.entries());
+    macro_rules! read {
+        ($t:ty, $variant:ident) => {{
+            if dtype.is_variable() {
+                let jagged = branch
+                    .read_jagged_range::<$t>(range)
+                    .map_err(errors::format)?;
+                Column {
+                    values: Values::$variant(jagged.values),
+                    offsets: Some(jagged.offsets),
+                    inner: None,
+                }
+            } else {
+                let values = if whole {
+                    let mut out = Vec::new();
+                    branch.read_into::<$t>(&mut out).map(|()| out)
+                } else {
+                    branch.read_range::<$t>(range)
+                };
+                Column {
+                    values: Values::$variant(values.map_err(errors::format)?),
+                    offsets: None,
+                    inner: None,
+                }
+            }
+        }};
+    }
+    Ok(match dtype.scalar() {
+        ScalarType::Bool => read!(bool, Bool),
+        ScalarType::I8 => read!(i8, I8),
+        ScalarType::U8 => read!(u8, U8),
+        ScalarType::I16 => read!(i16, I16),
+        ScalarType::U16 => read!(u16, U16),
+        ScalarType::I32 => read!(i32, I32),
+        ScalarType::U32 => read!(u32, U32),
+        ScalarType::I64 => read!(i64, I64),
+        ScalarType::U64 => read!(u64, U64),
+        ScalarType::F32 => read!(f32, F32),
+        ScalarType::F64 => read!(f64, F64),
+    })
+}
+
+/// A typed cursor of any element type.
+enum AnyCursor<'a> {
+    Bool(BranchCursor<'a, Source, bool>),
+    I8(BranchCursor<'a, Source, i8>),
+    U8(BranchCursor<'a, Source, u8>),
+    I16(BranchCursor<'a, Source, i16>),
+    U16(BranchCursor<'a, Source, u16>),
+    I32(BranchCursor<'a, Source, i32>),
+    U32(BranchCursor<'a, Source, u32>),
+    I64(BranchCursor<'a, Source, i64>),
+    U64(BranchCursor<'a, Source, u64>),
+    F32(BranchCursor<'a, Source, f32>),
+    F64(BranchCursor<'a, Source, f64>),
+}
+
+macro_rules! with_cursor {
+    ($cursor:expr, $c:ident => $body:expr) => {
+        match $cursor {
+            AnyCursor::Bool($c) => Values::Bool($body),
+            AnyCursor::I8($c) => Values::I8($body),
+            AnyCursor::U8($c) => Values::U8($body),
+            AnyCursor::I16($c) => Values::I16($body),
+            AnyCursor::U16($c) => Values::U16($body),
+            AnyCursor::I32($c) => Values::I32($body),
+            AnyCursor::U32($c) => Values::U32($body),
+            AnyCursor::I64($c) => Values::I64($body),
+            AnyCursor::U64($c) => Values::U64($body),
+            AnyCursor::F32($c) => Values::F32($body),
+            AnyCursor::F64($c) => Values::F64($body),
+        }
+    };
+}
+
+impl<'a> AnyCursor<'a> {
+    fn new(branch: &BranchReader<'a, Source>) -> PyResult<AnyCursor<'a>> {
+        let e = errors::format;
+        Ok(match branch.meta().dtype.scalar() {
+            ScalarType::Bool => AnyCursor::Bool(branch.cursor().map_err(e)?),
+            ScalarType::I8 => AnyCursor::I8(branch.cursor().map_err(e)?),
+            ScalarType::U8 => AnyCursor::U8(branch.cursor().map_err(e)?),
+            ScalarType::I16 => AnyCursor::I16(branch.cursor().map_err(e)?),
+            ScalarType::U16 => AnyCursor::U16(branch.cursor().map_err(e)?),
+            ScalarType::I32 => AnyCursor::I32(branch.cursor().map_err(e)?),
+            ScalarType::U32 => AnyCursor::U32(branch.cursor().map_err(e)?),
+            ScalarType::I64 => AnyCursor::I64(branch.cursor().map_err(e)?),
+            ScalarType::U64 => AnyCursor::U64(branch.cursor().map_err(e)?),
+            ScalarType::F32 => AnyCursor::F32(branch.cursor().map_err(e)?),
+            ScalarType::F64 => AnyCursor::F64(branch.cursor().map_err(e)?),
+        })
+    }
+
+    /// Entry `entry` (with RAC, only the unit holding it is decompressed, unless cached).
+    fn get(&mut self, entry: u64) -> PyResult<Values> {
+        Ok(with_cursor!(self, c => c.get(entry).map_err(errors::format)?.to_vec()))
+    }
+}
+
+/// Cursors kept between single-entry reads, by (tree, branch): a cursor keeps its basket's
+/// seek table and last decoded unit, so that a read costs a unit decode, not a table read.
+type Cursors<'a> = Mutex<HashMap<(String, String), AnyCursor<'a>>>;
+
+/// Cursors kept at most: each holds one decoded basket or unit.
+const MAX_CURSORS: usize = 64;
+
+self_cell::self_cell!(
+    /// An evtc file and the cursors of its single-entry reads, which borrow it.
+    struct EvtcFile {
+        owner: FileReader<Source>,
+        #[not_covariant]
+        dependent: Cursors,
+    }
+);
+
+impl EvtcFile {
+    /// Entry `entry` of `tree`/`name` through a kept cursor. A cursor busy in another thread
+    /// (whose read may wait for the GIL this thread could hold later) is not waited for: this
+    /// read then uses a cursor of its own.
+    fn entry(&self, tree: &str, name: &str, entry: u64) -> PyResult<Values> {
+        self.with_dependent(|file, cursors| {
+            let tree_reader = file.tree(tree).map_err(errors::format)?;
+            check_range(&tree_reader, &(entry..entry.saturating_add(1)))?;
+            let branch = tree_reader.branch(name).map_err(errors::format)?;
+            let Ok(mut cursors) = cursors.try_lock() else {
+                return AnyCursor::new(&branch)?.get(entry);
+            };
+            let key = (tree.to_owned(), name.to_owned());
+            if !cursors.contains_key(&key) {
+                if cursors.len() >= MAX_CURSORS {
+                    cursors.clear();
+                }
+                cursors.insert(key.clone(), AnyCursor::new(&branch)?);
+            }
+            cursors.get_mut(&key).expect("inserted").get(entry)
+        })
+    }
+}
+
+impl Reader {
+    fn root_tree(&self, name: &str) -> PyResult<Arc<Tree>> {
+        let Backend::Root { file, trees } = &self.backend else {
+            unreachable!("called for ROOT files only")
+        };
+        if let Some(tree) = trees.lock().expect("not poisoned").get(name) {
+            return Ok(tree.clone());
+        }
+        let tree = Arc::new(file.tree(name).map_err(errors::root)?);
+        trees
+            .lock()
+            .expect("not poisoned")
+            .insert(name.to_owned(), tree.clone());
+        Ok(tree)
+    }
+
+    fn evtc_tree(&self, name: &str) -> PyResult<TreeReader<'_, Source>> {
+        let Backend::Evtc(file) = &self.backend else {
+            unreachable!("called for evtc files only")
+        };
+        file.borrow_owner().tree(name).map_err(errors::format)
+    }
+
+    /// Fetches, in few requests, every byte a bulk read of `names` over `range` will read from a
+    /// remote source: the branches' indexes, then their dictionaries and the baskets in the range.
+    fn prefetch(
+        &self,
+        remote: &PySource,
+        tree: &TreeReader<'_, Source>,
+        names: &[String],
+        range: &Range<u64>,
+    ) -> PyResult<()> {
+        let mut branches = Vec::new();
+        for name in names {
+            let branch = tree.branch(name).map_err(errors::format)?;
+            if branch.meta().boundaries == Boundaries::None
+                && let Some(counter) = &branch.meta().counter
+            {
+                branches.push(tree.branch(counter).map_err(errors::format)?);
+            }
+            branches.push(branch);
+        }
+        let io = |e: std::io::Error| errors::raise("FileError", e.to_string());
+        // First the basket indexes (at the end of the file), then the dictionaries and baskets
+        // together (dictionaries sit before the baskets they serve).
+        let indexes: Vec<(u64, u64)> = branches
+            .iter()
+            .map(|b| (b.meta().index_offset, b.meta().index_len))
+            .collect();
+        remote.prefetch(indexes).map_err(io)?;
+        let mut baskets: Vec<(u64, u64)> = branches
+            .iter()
+            .map(|b| (b.meta().dictionary_offset, b.meta().dictionary_len))
+            .collect();
+        for branch in &branches {
+            let index = branch.baskets().map_err(errors::format)?;
+            baskets.extend(
+                index
+                    .baskets
+                    .iter()
+                    .filter(|b| {
+                        b.first_entry < range.end && b.first_entry + b.entries > range.start
+                    })
+                    .map(|b| (b.offset, b.record_len)),
+            );
+        }
+        remote.prefetch(baskets).map_err(io)?;
+        Ok(())
+    }
+
+    pub(crate) fn read_columns(
+        &self,
+        tree: &str,
+        names: &[String],
+        range: Range<u64>,
+    ) -> PyResult<Vec<Column>> {
+        match &self.backend {
+            Backend::Evtc(_) => {
+                let tree = self.evtc_tree(tree)?;
+                if let Some(remote) = &self.remote {
+                    check_range(&tree, &range)?;
+                    let result = self
+                        .prefetch(remote, &tree, names, &range)
+                        .and_then(|()| self.map(names, |n| read_evtc(&tree, n, range.clone())));
+                    remote.forget();
+                    return result;
+                }
+                self.map(names, |n| read_evtc(&tree, n, range.clone()))
+            }
+            Backend::Root { file, .. } => {
+                let tree = self.root_tree(tree)?;
+                self.map(names, |name| {
+                    let column = tree.column(name).ok_or_else(|| {
+                        errors::raise(
+                            "KeyInFileError",
+                            format!("tree {:?} has no branch {name:?}", tree.name),
+                        )
+                    })?;
+                    count_read(name);
+                    let data = file
+                        .read_column(column, range.clone())
+                        .map_err(errors::root)?;
+                    let (offsets, inner) = match column.kind {
+                        ColumnKind::Scalar(_) | ColumnKind::Fixed(..) => (None, None),
+                        ColumnKind::Jagged(_) | ColumnKind::String => (Some(data.offsets), None),
+                        ColumnKind::JaggedJagged(_) => {
+                            (Some(data.offsets), Some(data.inner_offsets))
+                        }
+                    };
+                    Ok::<_, PyErr>(Column {
+                        values: data.values,
+                        offsets,
+                        inner,
+                    })
+                })
+            }
+        }
+    }
+
+    /// `f` over `names`, on the pool when there is one.
+    fn map<F>(&self, names: &[String], f: F) -> PyResult<Vec<Column>>
+    where
+        F: Fn(&str) -> PyResult<Column> + Sync,
+    {
+        match &self.pool {
+            Some(pool) if names.len() > 1 => {
+                pool.install(|| names.par_iter().map(|n| f(n)).collect())
+            }
+            _ => names.iter().map(|n| f(n)).collect(),
+        }
+    }
+}
+
+/// evtc's check of an entry range (as the library's own, made before any prefetching or
+/// cursor lookup).
+fn check_range(tree: &TreeReader<'_, Source>, range: &Range<u64>) -> PyResult<()> {
+    if range.start > range.end || range.end > tree.entries() {
+        return Err(errors::raise(
+            "EntryRangeError",
+            format!(
+                "tree {:?}: entries {}..{} are outside 0..{}",
+                tree.name(),
+                range.start,
+                range.end,
+                tree.entries()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn open_source(
+    path: Option<&str>,
+    source: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Source, Option<Arc<PySource>>)> {
+    match (path, source) {
+        (Some(path), None) => {
+            let file = LocalFile::open(path).map_err(|e| {
+                errors::format(evtc_format::Error::Io {
+                    path: Some(path.into()),
+                    source: e,
+                })
+            })?;
+            Ok((Arc::new(file), None))
+        }
+        (None, Some(object)) => {
+            let remote = Arc::new(PySource::new(object)?);
+            Ok((remote.clone(), Some(remote)))
+        }
+        _ => Err(errors::value("give a path or a source")),
+    }
+}
+
+#[pymethods]
+impl Reader {
+    /// Opens a local file (`path`) or a Python source (`source`, with `size` and
+    /// `read_at(offset, length)`). ROOT files are recognised by their first bytes.
+    #[new]
+    #[pyo3(signature = (path=None, source=None, threads=1))]
+    fn new(
+        py: Python<'_>,
+        path: Option<&str>,
+        source: Option<&Bound<'_, PyAny>>,
+        threads: usize,
+    ) -> PyResult<Reader> {
+        let (source, remote) = open_source(path, source)?;
+        let threads = threads.max(1);
+        py.detach(|| {
+            let mut magic = [0u8; 4];
+            let is_root = source.len() >= 4
+                && source.read_exact_at(0, &mut magic).is_ok()
+                && &magic == b"root";
+            let backend = if is_root {
+                let file = RootFile::from_source(RootSource(source)).map_err(errors::root)?;
+                Backend::Root {
+                    file: Box::new(file),
+                    trees: Mutex::new(HashMap::new()),
+                }
+            } else {
+                let options = ReadOptions::default().threads(threads);
+                let file = FileReader::from_source(source, options).map_err(errors::format)?;
+                Backend::Evtc(EvtcFile::new(file, |_| Mutex::new(HashMap::new())))
+            };
+            let pool = if threads > 1 {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .map_err(|e| errors::raise("Error", e.to_string()))?;
+                Some(pool)
+            } else {
+                None
+            };
+            Ok(Reader {
+                backend,
+                remote,
+                pool,
+            })
+        })
+    }
+
+    /// `"evtc"` or `"root"`.
+    #[getter]
+    fn format(&self) -> &'static str {
+        match self.backend {
+            Backend::Evtc(_) => "evtc",
+            Backend::Root { .. } => "root",
+        }
+    }
+
+    /// The trees' names (ROOT: paths with subdirectories, newest cycles).
+    fn trees(&self) -> PyResult<Vec<String>> {
+        match &self.backend {
+            Backend::Evtc(file) => Ok(file
+                .borrow_owner()
+                .trees()
+                .iter()
+                .map(|t| t.name.clone())
+                .collect()),
+            Backend::Root { file, .. } => {
+                let trees = file.trees().map_err(errors::root)?;
+                let mut names: Vec<String> = Vec::new();
+                for t in trees {
+                    if !names.contains(&t.path) {
+                        names.push(t.path);
+                    }
+                }
+                Ok(names)
+            }
+        }
+    }
+
+    /// `(entries, cluster_ends, names, unsupported, lists_of_lists)` of a tree: `names` are the
+    /// branches in order (what `branch_info` takes the position of); `unsupported` lists ROOT
+    /// branches the reader cannot read as `(name, class, reason)`; `lists_of_lists` pairs
+    /// converted `std::vector<std::vector<T>>` branches of evtc files with their sizes branch. Nothing per branch beyond its name is made,
+    /// so that opening a tree of many thousand branches stays cheap.
+    fn tree_info<'py>(&self, py: Python<'py>, tree: &str) -> PyResult<Bound<'py, PyTuple>> {
+        let unsupported = PyList::empty(py);
+        let lists_of_lists = PyList::empty(py);
+        let (entries, clusters, names) = match &self.backend {
+            Backend::Evtc(_) => {
+                let tree = self.evtc_tree(tree)?;
+                let branches = tree.branches();
+                let names = PyList::new(py, branches.iter().map(|b| b.name.as_str()))?;
+                // evtc-convert writes std::vector<std::vector<T>> as jagged values plus a jagged
+                // "name/sizes" branch of unsigned inner sizes.
+                let sizes: Vec<&BranchMeta> = branches
+                    .iter()
+                    .filter(|b| {
+                        b.name.ends_with("/sizes")
+                            && matches!(b.dtype, DataType::Jagged(t) if t.is_integer() && numpy_name(t).starts_with('u'))
+                    })
+                    .collect();
+                if !sizes.is_empty() {
+                    let by_name: HashMap<&str, &BranchMeta> =
+                        branches.iter().map(|b| (b.name.as_str(), b)).collect();
+                    for s in sizes {
+                        let base = &s.name[..s.name.len() - "/sizes".len()];
+                        if let Some(b) = by_name.get(base)
+                            && matches!(b.dtype, DataType::Jagged(_))
+                        {
+                            lists_of_lists.append((base, &s.name))?;
+                        }
+                    }
+                }
+                (tree.entries(), tree.meta().cluster_ends.clone(), names)
+            }
+            Backend::Root { .. } => {
+                let tree = self.root_tree(tree)?;
+                let names = PyList::new(py, tree.columns.iter().map(|c| c.name.as_str()))?;
+                for u in &tree.unsupported {
+                    unsupported.append((&u.name, &u.class, &u.reason))?;
+                }
+                // ROOT clusters: the entry boundaries shared by every column's baskets.
+                let mut ends: Option<Vec<u64>> = None;
+                for c in &tree.columns {
+                    let mine: Vec<u64> = c.baskets().map(|b| b.first_entry + b.entries).collect();
+                    ends = Some(match ends {
+                        None => mine,
+                        Some(prev) => prev.into_iter().filter(|e| mine.contains(e)).collect(),
+                    });
+                }
+                let mut ends = ends.unwrap_or_default();
+                ends.retain(|&e| e > 0 && e < tree.entries);
+                ends.push(tree.entries);
+                (tree.entries, ends, names)
+            }
+        };
+        PyTuple::new(
+            py,
+            [
+                entries.into_pyobject(py)?.into_any(),
+                clusters.into_pyobject(py)?.into_any(),
+                names.into_any(),
+                unsupported.into_any(),
+                lists_of_lists.into_any(),
+            ],
+        )
+    }
+
+    /// The branch at position `index` of `tree_info`'s names, as a dict: `name`, `kind`
+    /// (`scalar`, `fixed`, `jagged`, `jagged2`, `bytes`, `string`), `dtype`, `length`, `counter`,
+    /// `typename`, `codec`, `rac`, `raw_bytes`, `stored_bytes`.
+    fn branch_info<'py>(
+        &self,
+        py: Python<'py>,
+        tree: &str,
+        index: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let missing = || errors::value(format!("no branch number {index} in tree {tree:?}"));
+        match &self.backend {
+            Backend::Evtc(_) => {
+                let tree = self.evtc_tree(tree)?;
+                let b = tree.branches().get(index).ok_or_else(missing)?;
+                let (kind, length) = match b.dtype {
+                    DataType::Scalar(_) => ("scalar", 1),
+                    DataType::FixedArray(_, n) => ("fixed", n),
+                    DataType::Jagged(_) => ("jagged", 0),
+                    DataType::Bytes => ("bytes", 0),
+                    DataType::Utf8 => ("string", 0),
+                };
+                let codec = Algorithm::from_id(b.codec)
+                    .and_then(|a| Codec::new(a, i32::from(b.level)))
+                    .map_or_else(|_| format!("id {}", b.codec), |c| c.to_string());
+                d.set_item("name", &b.name)?;
+                d.set_item("kind", kind)?;
+                d.set_item("dtype", numpy_name(b.dtype.scalar()))?;
+                d.set_item("length", length)?;
+                d.set_item("counter", &b.counter)?;
+                d.set_item("typename", b.dtype.to_string())?;
+                d.set_item("codec", codec)?;
+                d.set_item("rac", b.rac)?;
+                d.set_item("raw_bytes", b.raw_bytes)?;
+                d.set_item("stored_bytes", b.stored_bytes)?;
+            }
+            Backend::Root { .. } => {
+                let tree = self.root_tree(tree)?;
+                let c = tree.columns.get(index).ok_or_else(missing)?;
+                let (kind, length) = match c.kind {
+                    ColumnKind::Scalar(_) => ("scalar", 1),
+                    ColumnKind::Fixed(_, n) => ("fixed", n),
+                    ColumnKind::Jagged(_) => ("jagged", 0),
+                    ColumnKind::JaggedJagged(_) => ("jagged2", 0),
+                    ColumnKind::String => ("string", 0),
+                };
+                let codec = Codec::from_root_setting(c.compression)
+                    .map_or_else(|_| format!("ROOT {}", c.compression), |k| k.to_string());
+                d.set_item("name", &c.name)?;
+                d.set_item("kind", kind)?;
+                d.set_item("dtype", root_numpy_name(c.kind.scalar()))?;
+                d.set_item("length", length)?;
+                d.set_item("counter", &c.counter)?;
+                d.set_item("typename", &c.root_type)?;
+                d.set_item("codec", codec)?;
+                d.set_item("rac", false)?;
+                d.set_item("raw_bytes", c.tot_bytes)?;
+                d.set_item("stored_bytes", c.zip_bytes)?;
+            }
+        }
+        Ok(d)
+    }
+
+    /// Reads entries `start..stop` of the branches `names`: one `(values, offsets, inner_offsets)`
+    /// tuple of NumPy arrays (or `None`) per name, in order. The GIL is released while decoding.
+    fn read<'py>(
+        &self,
+        py: Python<'py>,
+        tree: &str,
+        names: Vec<String>,
+        start: u64,
+        stop: u64,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let columns = py.detach(|| self.read_columns(tree, &names, start..stop))?;
+        let list = PyList::empty(py);
+        for column in columns {
+            list.append(column.into_py(py)?)?;
+        }
+        Ok(list)
+    }
+
+    /// An Arrow C stream (a PyCapsule named `arrow_array_stream`) of `columns` over entries
+    /// `start..stop` in batches of `step` entries; each column is `(name, kind, dtype, shape,
+    /// sizes branch)`. Batches are read as the consumer asks for them.
+    fn arrow_stream<'py>(
+        slf: &Bound<'py, Self>,
+        tree: &str,
+        columns: Vec<crate::arrow::ColumnSpec>,
+        start: u64,
+        stop: u64,
+        step: u64,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        crate::arrow::stream(slf, tree, columns, start, stop, step)
+    }
+
+    /// Entry `entry` of branch `name` as a `(values, None, None)` tuple: evtc files read it through
+    /// a cursor (with RAC, only the unit holding the entry is decompressed).
+    fn entry<'py>(
+        &self,
+        py: Python<'py>,
+        tree: &str,
+        name: &str,
+        entry: u64,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let column = py.detach(|| match &self.backend {
+            Backend::Evtc(file) => Ok::<_, PyErr>(Column {
+                values: file.entry(tree, name, entry)?,
+                offsets: None,
+                inner: None,
+            }),
+            Backend::Root { .. } => {
+                let mut columns =
+                    self.read_columns(tree, &[name.to_owned()], entry..entry.saturating_add(1))?;
+                let mut column = columns.pop().expect("one column");
+                if column.inner.is_some() {
+                    // Lists of lists keep their inner offsets; the outer ones are [0, n].
+                    return Ok(column);
+                }
+                column.offsets = None;
+                Ok(column)
+            }
+        })?;
+        column.into_py(py)
+    }
+}

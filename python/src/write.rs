@@ -1,0 +1,384 @@
+//! Writing evtc files (`evtc-format`'s `FileWriter`) and converting files (`evtc-convert`).
+
+use std::path::PathBuf;
+
+use evtc_codecs::Codec;
+use evtc_convert::{BoundaryChoice, ConvertOptions, Glob, PreconditionChoice};
+use evtc_format::{
+    BranchSpec, ClusterSize, DataType, FileWriter, OwnedTreeWriter, RacMode, ScalarType,
+    WriteOptions,
+};
+use numpy::PyReadonlyArray1;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::{Mutex, MutexGuard};
+
+use crate::errors;
+
+fn scalar_type(name: &str) -> PyResult<ScalarType> {
+    Ok(match name {
+        "bool" => ScalarType::Bool,
+        "int8" => ScalarType::I8,
+        "uint8" => ScalarType::U8,
+        "int16" => ScalarType::I16,
+        "uint16" => ScalarType::U16,
+        "int32" => ScalarType::I32,
+        "uint32" => ScalarType::U32,
+        "int64" => ScalarType::I64,
+        "uint64" => ScalarType::U64,
+        "float32" => ScalarType::F32,
+        "float64" => ScalarType::F64,
+        other => return Err(errors::value(format!("no evtc type for dtype {other:?}"))),
+    })
+}
+
+fn codec(spec: &str) -> PyResult<Codec> {
+    spec.parse::<Codec>()
+        .map_err(|e| errors::value(format!("codec {spec:?}: {e}")))
+}
+
+fn rac_mode(spec: &str) -> PyResult<RacMode> {
+    spec.parse::<RacMode>()
+        .map_err(|e| errors::value(format!("rac {spec:?}: {e}")))
+}
+
+fn glob(pattern: &str) -> PyResult<Glob> {
+    pattern
+        .parse::<Glob>()
+        .map_err(|e| errors::value(format!("branch pattern {pattern:?}: {e}")))
+}
+
+enum State {
+    Open(FileWriter),
+    Tree(OwnedTreeWriter),
+    Done,
+}
+
+/// A file being written; it appears under its name only after `close()`.
+#[pyclass(frozen, module = "evtc._lib")]
+pub(crate) struct Writer {
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    state: State,
+    /// The open tree's branch element types, in branch order.
+    types: Vec<DataType>,
+}
+
+impl Writer {
+    /// The writer's state; another thread writing at the same time is an error, not a wait
+    /// (waiting while holding the GIL could deadlock with a thread that released it).
+    fn lock(&self) -> PyResult<MutexGuard<'_, Inner>> {
+        self.inner.try_lock().map_err(|_| {
+            errors::raise(
+                "Error",
+                "the file is being written by another thread".into(),
+            )
+        })
+    }
+}
+
+impl Inner {
+    fn fail<T>(&mut self, error: evtc_format::Error) -> PyResult<T> {
+        // A writer error leaves the file in an unknown state: drop it (its temporary file goes too).
+        self.state = State::Done;
+        Err(errors::format(error))
+    }
+
+    fn finish_tree(&mut self, py: Python<'_>) -> PyResult<()> {
+        if let State::Tree(_) = self.state {
+            let State::Tree(tree) = std::mem::replace(&mut self.state, State::Done) else {
+                unreachable!()
+            };
+            match py.detach(|| tree.finish()) {
+                Ok(file) => self.state = State::Open(file),
+                Err(e) => return self.fail(e),
+            }
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl Writer {
+    /// Starts writing `path` with a default codec, RAC mode (`off`, `on`, `auto`) and sizes.
+    #[new]
+    #[pyo3(signature = (path, codec="zstd:5", rac="off", rac_unit_bytes=None, basket_size=None, cluster_entries=None, threads=1))]
+    fn new(
+        path: PathBuf,
+        codec: &str,
+        rac: &str,
+        rac_unit_bytes: Option<usize>,
+        basket_size: Option<usize>,
+        cluster_entries: Option<u64>,
+        threads: usize,
+    ) -> PyResult<Writer> {
+        let mut options = WriteOptions::default()
+            .codec(self::codec(codec)?)
+            .rac(rac_mode(rac)?)
+            .threads(threads.max(1));
+        if let Some(bytes) = rac_unit_bytes {
+            options = options.rac_unit_bytes(bytes);
+        }
+        if let Some(bytes) = basket_size {
+            options = options.basket_size(bytes);
+        }
+        if let Some(entries) = cluster_entries {
+            options = options.cluster_size(ClusterSize::Entries(entries.max(1)));
+        }
+        let file = FileWriter::create(&path, options).map_err(errors::format)?;
+        Ok(Writer {
+            inner: Mutex::new(Inner {
+                state: State::Open(file),
+                types: Vec::new(),
+            }),
+        })
+    }
+
+    /// Finishes the open tree (if any) and starts tree `name`. Each branch is
+    /// `(name, kind, dtype, length, counter, codec, rac)`, kind one of `scalar`, `fixed`, `jagged`,
+    /// `bytes`, `string`.
+    #[allow(clippy::type_complexity)]
+    fn tree(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        branches: Vec<(
+            String,
+            String,
+            String,
+            u32,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        )>,
+    ) -> PyResult<()> {
+        let mut inner = self.lock()?;
+        let this = &mut *inner;
+        this.finish_tree(py)?;
+        let mut specs = Vec::with_capacity(branches.len());
+        let mut types = Vec::with_capacity(branches.len());
+        for (branch, kind, dtype, length, counter, codec, rac) in branches {
+            let t = scalar_type(&dtype)?;
+            let dtype = match kind.as_str() {
+                "scalar" => DataType::Scalar(t),
+                "fixed" => DataType::FixedArray(t, length),
+                "jagged" => DataType::Jagged(t),
+                "bytes" => DataType::Bytes,
+                "string" => DataType::Utf8,
+                other => return Err(errors::value(format!("no branch kind {other:?}"))),
+            };
+            let mut spec = BranchSpec::new(branch, dtype);
+            if let Some(counter) = counter {
+                spec = spec.counter(counter);
+            }
+            if let Some(c) = codec {
+                spec = spec.codec(self::codec(&c)?);
+            }
+            if let Some(r) = rac {
+                spec = spec.rac(rac_mode(&r)?);
+            }
+            specs.push(spec);
+            types.push(dtype);
+        }
+        let file = match std::mem::replace(&mut this.state, State::Done) {
+            State::Open(file) => file,
+            _ => return Err(errors::raise("Error", "the file is closed".into())),
+        };
+        match file.into_tree(name, specs) {
+            Ok(tree) => {
+                this.state = State::Tree(tree);
+                this.types = types;
+                Ok(())
+            }
+            Err(e) => this.fail(e),
+        }
+    }
+
+    /// Fills and commits a batch of entries of the open tree: one `(values, counts)` pair per
+    /// branch in order (`counts` for variable-length branches, `None` otherwise); `values` are
+    /// 1-d contiguous arrays of the branch's element type (fixed arrays flattened).
+    fn fill(
+        &self,
+        py: Python<'_>,
+        columns: Vec<(Bound<'_, PyAny>, Option<PyReadonlyArray1<'_, u32>>)>,
+    ) -> PyResult<u64> {
+        let mut inner = self.lock()?;
+        let this = &mut *inner;
+        let State::Tree(tree) = &mut this.state else {
+            return Err(errors::raise("Error", "no tree is open".into()));
+        };
+        if columns.len() != this.types.len() {
+            return Err(errors::value(format!(
+                "{} columns for {} branches",
+                columns.len(),
+                this.types.len()
+            )));
+        }
+        let mut result = Ok(());
+        for (i, ((values, counts), dtype)) in columns.iter().zip(&this.types).enumerate() {
+            macro_rules! fill {
+                ($t:ty) => {{
+                    let values: PyReadonlyArray1<'_, $t> = values.extract().map_err(|_| {
+                        errors::value(format!(
+                            "branch {i}: expected a 1-d array of {}",
+                            dtype.scalar()
+                        ))
+                    })?;
+                    let values = values.as_slice().map_err(errors::value)?;
+                    match (dtype.is_variable(), counts) {
+                        (true, Some(counts)) => {
+                            tree.fill_jagged(i, counts.as_slice().map_err(errors::value)?, values)
+                        }
+                        (false, None) => tree.fill_column(i, values),
+                        _ => return Err(errors::value(format!("branch {i}: counts given for a fixed-size branch or missing for a variable-length one"))),
+                    }
+                }};
+            }
+            let filled = match dtype.scalar() {
+                ScalarType::Bool => fill!(bool),
+                ScalarType::I8 => fill!(i8),
+                ScalarType::U8 => fill!(u8),
+                ScalarType::I16 => fill!(i16),
+                ScalarType::U16 => fill!(u16),
+                ScalarType::I32 => fill!(i32),
+                ScalarType::U32 => fill!(u32),
+                ScalarType::I64 => fill!(i64),
+                ScalarType::U64 => fill!(u64),
+                ScalarType::F32 => fill!(f32),
+                ScalarType::F64 => fill!(f64),
+            };
+            if let Err(e) = filled {
+                result = Err(e);
+                break;
+            }
+        }
+        let State::Tree(tree) = &mut this.state else {
+            unreachable!()
+        };
+        let committed = match result {
+            Ok(()) => py.detach(|| tree.commit()),
+            Err(e) => Err(e),
+        };
+        committed.or_else(|e| this.fail(e))
+    }
+
+    /// Finishes the open tree and the file, which then appears under its name.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let mut inner = self.lock()?;
+        inner.finish_tree(py)?;
+        match std::mem::replace(&mut inner.state, State::Done) {
+            State::Open(file) => py.detach(|| file.finish()).map_err(errors::format),
+            State::Tree(_) => unreachable!("finished above"),
+            State::Done => Ok(()),
+        }
+    }
+
+    /// Abandons the file: nothing appears under its name.
+    fn abort(&self) -> PyResult<()> {
+        self.lock()?.state = State::Done;
+        Ok(())
+    }
+
+    /// Whether the writer still accepts trees and entries.
+    #[getter]
+    fn is_open(&self) -> PyResult<bool> {
+        Ok(!matches!(self.lock()?.state, State::Done))
+    }
+}
+
+/// Converts a ROOT or evtc file into a new evtc file (`evtc-convert`); returns the summary as a dict.
+#[pyfunction]
+#[pyo3(signature = (input, output, codec="zstd:5", rac="off", branch_codecs=Vec::new(), precondition="auto", boundaries="auto", trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, basket_size=None, rac_unit_bytes=None, threads=1))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn convert<'py>(
+    py: Python<'py>,
+    input: PathBuf,
+    output: PathBuf,
+    codec: &str,
+    rac: &str,
+    branch_codecs: Vec<(String, String)>,
+    precondition: &str,
+    boundaries: &str,
+    trees: Vec<String>,
+    branches: Vec<String>,
+    skip_unsupported: bool,
+    basket_size: Option<usize>,
+    rac_unit_bytes: Option<usize>,
+    threads: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let threads = threads.max(1);
+    let mut write = WriteOptions::default()
+        .codec(self::codec(codec)?)
+        .rac(rac_mode(rac)?)
+        .threads(threads);
+    if let Some(bytes) = basket_size {
+        write = write.basket_size(bytes);
+    }
+    if let Some(bytes) = rac_unit_bytes {
+        write = write.rac_unit_bytes(bytes);
+    }
+    let precondition = match precondition {
+        "auto" => PreconditionChoice::Auto,
+        "none" => PreconditionChoice::None,
+        "shuffle" => PreconditionChoice::Shuffle,
+        "bitshuffle" => PreconditionChoice::BitShuffle,
+        "delta" => PreconditionChoice::Delta,
+        other => return Err(errors::value(format!("no preconditioner {other:?}"))),
+    };
+    let boundaries = match boundaries {
+        "auto" => BoundaryChoice::Auto,
+        "offsets" => BoundaryChoice::Offsets,
+        "counts" => BoundaryChoice::Counts,
+        "none" => BoundaryChoice::None,
+        other => return Err(errors::value(format!("no boundary encoding {other:?}"))),
+    };
+    let branch_codecs = branch_codecs
+        .iter()
+        .map(|(pattern, spec)| Ok((glob(pattern)?, self::codec(spec)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let options = ConvertOptions {
+        write,
+        branch_codecs,
+        precondition,
+        boundaries,
+        trees,
+        branches: branches
+            .iter()
+            .map(|g| glob(g))
+            .collect::<PyResult<Vec<_>>>()?,
+        skip_unsupported,
+        threads,
+        ..ConvertOptions::default()
+    };
+    let summary = py
+        .detach(|| evtc_convert::convert(&input, &output, &options, &mut |_| {}))
+        .map_err(errors::convert)?;
+    let dict = PyDict::new(py);
+    dict.set_item("input_format", summary.input_format)?;
+    dict.set_item("input_bytes", summary.input_bytes)?;
+    dict.set_item("output_bytes", summary.output_bytes)?;
+    dict.set_item("value_bytes", summary.value_bytes)?;
+    dict.set_item("seconds", summary.seconds)?;
+    let trees: Vec<(String, u64, usize)> = summary
+        .trees
+        .iter()
+        .map(|t| (t.name.clone(), t.entries, t.branches))
+        .collect();
+    dict.set_item("trees", trees)?;
+    let skipped: Vec<(String, String, String, String)> = summary
+        .skipped
+        .iter()
+        .map(|s| {
+            (
+                s.tree.clone(),
+                s.branch.clone(),
+                s.class.clone(),
+                s.reason.clone(),
+            )
+        })
+        .collect();
+    dict.set_item("skipped", skipped)?;
+    Ok(dict)
+}
