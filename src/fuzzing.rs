@@ -97,6 +97,18 @@ pub fn decode_basket(data: &[u8]) {
     }
 }
 
+/// Recovers `data` as a damaged evtc file: whatever the input, recovery either refuses it or
+/// writes a file that opens, whose every branch then reads (or fails) without a panic.
+pub fn recover(data: &[u8]) {
+    let mut out = Vec::new();
+    if evtc_format::recover_into(&data.to_vec(), &mut out).is_ok() {
+        if let Err(e) = FileReader::from_source(out.clone(), ReadOptions::default().threads(1)) {
+            panic!("a recovered file does not open: {e}");
+        }
+        open_file(&out);
+    }
+}
+
 /// Opens `data` as a ROOT file and reads every column of every tree.
 pub fn root_file(data: &[u8]) {
     evtc_root::read_everything(data.to_vec());

@@ -60,6 +60,14 @@ fn root_file_corpus() {
     );
 }
 
+#[test]
+fn recover_corpus() {
+    assert!(
+        replay("recover", evtc::fuzzing::recover) > 0,
+        "the recover corpus is empty"
+    );
+}
+
 /// Writes the seed corpus: `cargo test --test fuzz_corpus -- --ignored write_seed_corpus`.
 #[test]
 #[ignore = "writes fuzz/corpus; run by hand when the seeds should change"]
@@ -164,6 +172,24 @@ fn write_seed_corpus() {
         tree.commit().unwrap();
         tree.finish().unwrap();
         file.finish().unwrap();
-        write("open_file", name, &std::fs::read(&path).unwrap());
+        let bytes = std::fs::read(&path).unwrap();
+        write("open_file", name, &bytes);
+        // Indexes that claim far more values than the basket holds: the memory bounds' seeds.
+        for (lie, elements) in [("4g", 1u64 << 30), ("max", u64::MAX / 8)] {
+            let lying = evtc::format::fuzzing::with_lying_index(&bytes, elements);
+            write("open_file", &format!("{name}-lying-{lie}"), &lying);
+        }
+        // recover: the whole file, and cut inside its first and second tree.
+        write("recover", name, &bytes);
+        write(
+            "recover",
+            &format!("{name}-cut-half"),
+            &bytes[..bytes.len() / 2],
+        );
+        write(
+            "recover",
+            &format!("{name}-cut-end"),
+            &bytes[..bytes.len() - 100],
+        );
     }
 }

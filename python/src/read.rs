@@ -71,7 +71,7 @@ impl Column {
 enum Backend {
     Evtc(EvtcFile),
     Root {
-        file: RootFile<RootSource>,
+        file: Box<RootFile<RootSource>>,
         trees: Mutex<HashMap<String, Arc<Tree>>>,
     },
 }
@@ -456,7 +456,8 @@ impl Reader {
                 && source.read_exact_at(0, &mut magic).is_ok()
                 && &magic == b"root";
             let backend = if is_root {
-                let file = RootFile::from_source(RootSource(source)).map_err(errors::root)?;
+                let file =
+                    Box::new(RootFile::from_source(RootSource(source)).map_err(errors::root)?);
                 Backend::Root {
                     file,
                     trees: Mutex::new(HashMap::new()),

@@ -350,6 +350,7 @@ pub(crate) fn convert<'py>(
             .collect::<PyResult<Vec<_>>>()?,
         skip_unsupported,
         threads,
+        ..ConvertOptions::default()
     };
     let summary = py
         .detach(|| evtc_convert::convert(&input, &output, &options, &mut |_| {}))

@@ -144,13 +144,8 @@ def test_root_fixtures_every_branch_kind(path, tmp_path):
     read directly and after conversion, equals the expected values and uproot."""
     expected = json.loads((FIXTURES / "kinds.json").read_text())["Events"]
     converted = tmp_path / "kinds.evtc"
-    with pytest.raises(evtc.UnsupportedError, match="TLorentzVector"):
-        evtc.convert(path, converted)
-    assert not converted.exists()
-    summary = evtc.convert(path, converted, skip_unsupported=True)
-    assert [s[1] for s in summary["skipped"]] == ["lv"]
-    with pytest.raises(evtc.UnsupportedError, match="unsplit"):
-        evtc.open(path)["Events"]["lv"]
+    summary = evtc.convert(path, converted)
+    assert summary["skipped"] == []
     up = uproot.open(path)["Events"]
     for source in (path, converted):
         tree = evtc.open(source)["Events"]
@@ -177,6 +172,25 @@ def test_root_fixtures_every_branch_kind(path, tmp_path):
                 if isinstance(one, bytes):
                     one = one.decode()
                 assert _close(one, values[i]), (source.name, name, i)
+
+
+def test_unsupported_root_branches(tmp_path):
+    """A branch the ROOT reader refuses is an UnsupportedError with the reason, when read or
+    converted; convert(skip_unsupported=True) converts the rest."""
+    path = FIXTURES / "partial.root"
+    tree = evtc.open(path)["Events"]
+    assert "late" in tree.unsupported and "late" not in tree.keys()
+    with pytest.raises(evtc.UnsupportedError, match="holds 4 entries, its tree 14"):
+        tree["late"]
+    with pytest.raises(evtc.UnsupportedError, match="late"):
+        tree.arrays(["late"])
+    out = tmp_path / "partial.evtc"
+    with pytest.raises(evtc.UnsupportedError):
+        evtc.convert(path, out)
+    assert not out.exists()
+    summary = evtc.convert(path, out, skip_unsupported=True)
+    assert sorted(s[1] for s in summary["skipped"]) == sorted(tree.unsupported)
+    assert evtc.open(out)["Events"].keys() == tree.keys()
 
 
 def _close(a, b) -> bool:

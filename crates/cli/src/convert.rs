@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use evtc_codecs::Codec;
 use evtc_convert::{BoundaryChoice, ConvertOptions, Glob, PreconditionChoice, convert};
 use evtc_format::{ClusterSize, RacMode, WriteOptions};
@@ -68,6 +68,13 @@ pub struct Args {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+    /// On Ctrl-C or SIGTERM, keep what was written so far as OUTPUT.partial (for `evtc
+    /// recover`) instead of removing it.
+    #[arg(long)]
+    keep_partial: bool,
+    /// Largest uncompressed input basket to decode (default 256MiB); raise it for trusted files.
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    max_basket_size: Option<u64>,
 }
 
 fn parse_branch_codec(s: &str) -> Result<(Glob, Codec), String> {
@@ -84,6 +91,12 @@ fn parse_branch_codec(s: &str) -> Result<(Glob, Codec), String> {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !args.input.exists() {
         bail!("input {} does not exist", args.input.display());
+    }
+    if args.output.is_dir() {
+        bail!(
+            "output {} is a directory; give a file name",
+            args.output.display()
+        );
     }
     if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty()) {
         if !dir.is_dir() {
@@ -136,6 +149,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         branches: args.branches.clone(),
         skip_unsupported: args.skip_unsupported,
         threads,
+        interrupt: Some(crate::interrupt::flag()),
+        keep_partial: args.keep_partial,
+        max_basket_bytes: args.max_basket_size,
     };
     let bar = if args.quiet || args.json {
         ProgressBar::hidden()
@@ -158,8 +174,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bar.set_position(p.entries);
         let secs = started.elapsed().as_secs_f64().max(1e-9);
         bar.set_message(format!("{:.1} MB/s", p.bytes as f64 / secs / 1e6));
-    })
-    .with_context(|| format!("converting {}", args.input.display()))?;
+    });
+    let summary = match summary {
+        Ok(summary) => summary,
+        Err(evtc_convert::Error::Interrupted { kept }) => {
+            bar.finish_and_clear();
+            let hint = kept.map_or_else(
+                || "nothing was written".to_owned(),
+                |p| {
+                    format!(
+                        "the records written so far are in {0}; `evtc recover {0} {1}` restores \
+                         its complete clusters",
+                        p.display(),
+                        args.output.display()
+                    )
+                },
+            );
+            writeln_out(
+                &mut std::io::stderr(),
+                &format!("evtc: interrupted; {hint}"),
+            )?;
+            return Ok(ExitCode::from(130));
+        }
+        Err(e) => {
+            return Err(
+                anyhow::Error::new(e).context(format!("converting {}", args.input.display()))
+            );
+        }
+    };
     bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
     if args.json {

@@ -5,6 +5,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::size;
 use anyhow::{Context, bail};
 use evtc_format::{DataType, FileReader, Value};
 
@@ -25,6 +26,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     format: String,
+    /// Largest uncompressed basket to decode (default 256MiB); raise it for trusted files.
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    max_basket_size: Option<u64>,
 }
 
 fn parse_range(s: &str) -> Result<(Option<u64>, Option<u64>), String> {
@@ -44,8 +48,8 @@ fn parse_range(s: &str) -> Result<(Option<u64>, Option<u64>), String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let reader =
-        FileReader::open(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let reader = FileReader::open_with(&args.file, size::read_options(args.max_basket_size))
+        .with_context(|| format!("reading {}", args.file.display()))?;
     let name = match &args.tree {
         Some(t) => t.clone(),
         None => match reader.trees().first() {
@@ -167,7 +171,8 @@ fn string_of(v: &Value) -> String {
     }
 }
 
-/// A value as JSON: numbers, booleans, arrays, strings.
+/// A value as JSON: numbers, booleans, arrays, strings (NaN and infinities as [`float`] spells
+/// them).
 fn json(v: &Value, t: DataType) -> serde_json::Value {
     use serde_json::Value as J;
     if is_string(t) {
@@ -183,8 +188,8 @@ fn json(v: &Value, t: DataType) -> serde_json::Value {
         Value::U32(x) => J::from(*x),
         Value::I64(x) => J::from(*x),
         Value::U64(x) => J::from(*x),
-        Value::F32(x) => J::from(f64::from(*x)),
-        Value::F64(x) => J::from(*x),
+        Value::F32(x) => float(f64::from(*x)),
+        Value::F64(x) => float(*x),
         Value::List(items) => J::Array(
             items
                 .iter()
@@ -193,6 +198,18 @@ fn json(v: &Value, t: DataType) -> serde_json::Value {
         ),
         Value::Str(s) => J::from(s.clone()),
         Value::Bytes(b) => J::from(String::from_utf8_lossy(b).into_owned()),
+    }
+}
+
+/// A float as JSON: a number when finite; JSON has none for NaN and the infinities, so they are
+/// the strings `"NaN"`, `"Infinity"` and `"-Infinity"` (which JavaScript's `Number()` and
+/// Python's `float()` turn back into the values), never `null`.
+fn float(x: f64) -> serde_json::Value {
+    match x {
+        x if x.is_nan() => "NaN".into(),
+        f64::INFINITY => "Infinity".into(),
+        f64::NEG_INFINITY => "-Infinity".into(),
+        x => x.into(),
     }
 }
 

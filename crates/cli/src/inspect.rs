@@ -143,9 +143,15 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
     let size = std::fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
+    if size < 4 {
+        anyhow::bail!(
+            "{} has {size} bytes: too short to be an evtc or ROOT file",
+            path.display()
+        );
+    }
     let mut magic = [0u8; 4];
     std::io::Read::read_exact(&mut std::fs::File::open(path)?, &mut magic)
-        .with_context(|| format!("{} is too short to be an evtc or ROOT file", path.display()))?;
+        .with_context(|| format!("reading {}", path.display()))?;
     let file = path.display().to_string();
     if &magic == b"root" {
         let root = RootFile::open(path).with_context(|| format!("reading {file}"))?;
@@ -210,7 +216,15 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
             trees,
         });
     }
-    let reader = FileReader::open(path).with_context(|| format!("reading {file}"))?;
+    let reader = match FileReader::open(path) {
+        Ok(reader) => reader,
+        Err(e) => {
+            return Err(match crate::verify::recover_hint(path) {
+                Some(hint) => anyhow::anyhow!("reading {file}: {e}\n{hint}"),
+                None => anyhow::Error::new(e).context(format!("reading {file}")),
+            });
+        }
+    };
     let mut trees = Vec::new();
     for meta in reader.trees() {
         let tree = reader.tree(&meta.name)?;

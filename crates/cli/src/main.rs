@@ -7,6 +7,8 @@ mod convert;
 mod dump;
 mod generate;
 mod inspect;
+mod interrupt;
+mod recover;
 mod size;
 mod verify;
 
@@ -33,6 +35,9 @@ enum Command {
     Verify(verify::Args),
     /// Print entries of an evtc file as a table, JSON or CSV.
     Dump(dump::Args),
+    /// Restore the complete clusters of a damaged evtc file (no footer: a killed writer's
+    /// partial file, a truncated copy) into a new file.
+    Recover(recover::Args),
     /// Write one of the deterministic sample data sets as an evtc file.
     Generate(generate::Args),
 }
@@ -44,16 +49,33 @@ fn main() -> ExitCode {
         Command::Inspect(args) => inspect::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Dump(args) => dump::run(args),
+        Command::Recover(args) => recover::run(args),
         Command::Generate(args) => generate::run(args),
     };
     match result {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "evtc: error: {e:#}");
+            let _ = writeln!(std::io::stderr(), "evtc: error: {}", message(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes on one line, each cause once: library errors often print their
+/// source in their own message already.
+fn message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if !out.ends_with(&text) {
+            if !out.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(&text);
+        }
+    }
+    out
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

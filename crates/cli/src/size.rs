@@ -42,6 +42,15 @@ pub fn human(bytes: u64) -> String {
     }
 }
 
+/// Reader options with `--max-basket-size`, when given.
+pub fn read_options(max_basket_size: Option<u64>) -> evtc_format::ReadOptions {
+    let options = evtc_format::ReadOptions::default();
+    match max_basket_size {
+        Some(bytes) => options.max_basket_bytes(bytes),
+        None => options,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

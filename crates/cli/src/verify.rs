@@ -1,10 +1,10 @@
 //! `evtc verify FILE`: structure and checksums; `--deep` also decodes every basket.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use evtc_format::FileReader;
+use evtc_format::{FileReader, LocalFile, scan_records};
 
 /// Arguments of `evtc verify`.
 #[derive(Debug, clap::Args)]
@@ -14,18 +14,42 @@ pub struct Args {
     /// Also decompress every basket and check decoded sizes and entry boundaries.
     #[arg(long)]
     deep: bool,
+    /// Largest uncompressed basket to accept (default 256MiB); raise it for trusted files.
+    #[arg(long, value_name = "SIZE", value_parser = crate::size::parse)]
+    max_basket_size: Option<u64>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    let reader = match FileReader::open(&args.file) {
+    let options = crate::size::read_options(args.max_basket_size);
+    let reader = match FileReader::open_with(&args.file, options) {
         Ok(r) => r,
         Err(e) => {
             writeln!(out, "{}: FAILED: {e}", args.file.display())?;
+            if let Some(hint) = recover_hint(&args.file) {
+                writeln!(out, "{hint}")?;
+            }
             return Ok(ExitCode::FAILURE);
         }
     };
-    let (mut problems, mut baskets, mut branches) = (0usize, 0usize, 0usize);
+    // Every record's header and body checksum, those no index points to (tree schemas) too.
+    let source = LocalFile::open(&args.file)?;
+    let scan = scan_records(&source)?;
+    let records = scan.records;
+    let records_end = scan.file_len - evtc_format::layout::TRAILER_LEN;
+    let mut problems = 0usize;
+    if let Some(e) = scan.stopped {
+        writeln!(out, "records: {e}")?;
+        problems += 1;
+    } else if scan.end != records_end {
+        writeln!(
+            out,
+            "records: they end at byte {}, the trailer starts at {records_end}",
+            scan.end
+        )?;
+        problems += 1;
+    }
+    let (mut baskets, mut branches) = (0usize, 0usize);
     for meta in reader.trees() {
         let tree = match reader.tree(&meta.name) {
             Ok(t) => t,
@@ -61,7 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if problems == 0 {
         writeln!(
             out,
-            "{}: OK ({what} of {} trees, {branches} branches, {baskets} baskets)",
+            "{}: OK ({what} of {} trees, {branches} branches, {baskets} baskets; {records} records)",
             args.file.display(),
             reader.trees().len()
         )?;
@@ -70,4 +94,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         writeln!(out, "{}: FAILED: {problems} problems", args.file.display())?;
         Ok(ExitCode::FAILURE)
     }
+}
+
+/// For an evtc file that does not open (no valid trailer or footer): how many sound records a
+/// scan finds, and that `evtc recover` can restore them.
+pub fn recover_hint(path: &Path) -> Option<String> {
+    let source = LocalFile::open(path).ok()?;
+    let scan = scan_records(&source).ok()?;
+    (scan.records > 0).then(|| {
+        format!(
+            "{} sound records in its first {} bytes: `evtc recover {} OUT` restores its complete \
+             clusters",
+            scan.records,
+            scan.end,
+            path.display()
+        )
+    })
 }

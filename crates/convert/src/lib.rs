@@ -25,6 +25,8 @@ mod glob;
 mod source;
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use evtc_codecs::{Codec, Precondition, Width};
@@ -62,6 +64,17 @@ pub enum Error {
     /// A branch the reader does not support, without `skip_unsupported`.
     #[error("{0} (pass --skip-unsupported to convert the other branches)")]
     Unsupported(evtc_root::Error),
+    /// [`ConvertOptions::interrupt`] was raised: the conversion stopped after its current chunk.
+    /// Nothing was written at the output; with [`ConvertOptions::keep_partial`], what was
+    /// written so far is kept at `kept` (a file without footer for `evtc recover`).
+    #[error("interrupted{}", kept.as_ref().map_or_else(
+        || "; nothing was written".to_owned(),
+        |p| format!("; the records written so far are kept in {}", p.display())
+    ))]
+    Interrupted {
+        /// Where the partial file was kept, if it was.
+        kept: Option<std::path::PathBuf>,
+    },
 }
 
 /// How entry boundaries of variable-length branches are stored (see docs/format.md 3.2).
@@ -115,6 +128,15 @@ pub struct ConvertOptions {
     pub skip_unsupported: bool,
     /// Threads for decoding the input (the writer has its own count in `write`).
     pub threads: usize,
+    /// A flag that stops the conversion after its current chunk (set it from a signal handler):
+    /// the conversion then returns [`Error::Interrupted`].
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// On interruption, keep the records written so far as `OUTPUT.partial` (see
+    /// [`FileWriter::partial_path`]) instead of discarding them.
+    pub keep_partial: bool,
+    /// The input readers' limit on uncompressed basket bytes (default: theirs, 256 MiB); raise it
+    /// for trusted files with larger baskets.
+    pub max_basket_bytes: Option<u64>,
 }
 
 impl Default for ConvertOptions {
@@ -128,6 +150,9 @@ impl Default for ConvertOptions {
             branches: Vec::new(),
             skip_unsupported: false,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            interrupt: None,
+            keep_partial: false,
+            max_basket_bytes: None,
         }
     }
 }
@@ -210,7 +235,7 @@ pub fn convert(
             )));
         }
     }
-    let input_file = Input::open(input)?;
+    let input_file = Input::open(input, options.max_basket_bytes)?;
     let input_bytes = std::fs::metadata(input).map_or(0, |m| m.len());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.max(1))
@@ -282,6 +307,21 @@ pub fn convert(
                 total,
                 bytes: summary.value_bytes,
             });
+            if options
+                .interrupt
+                .as_ref()
+                .is_some_and(|flag| flag.load(Ordering::Relaxed))
+            {
+                drop(tree);
+                let kept = if options.keep_partial {
+                    let path = FileWriter::partial_path(output);
+                    writer.keep_partial(&path)?;
+                    Some(path)
+                } else {
+                    None
+                };
+                return Err(Error::Interrupted { kept });
+            }
         }
         tree.finish()?;
         summary.trees.push(TreeSummary {

@@ -100,7 +100,9 @@ fn root_kind(dtype: DataType) -> ColumnKind {
 }
 
 impl Input {
-    pub(crate) fn open(path: &Path) -> Result<Input> {
+    /// Opens `path`, ROOT or evtc, with `max_basket_bytes` as the readers' basket limit (their
+    /// default when `None`).
+    pub(crate) fn open(path: &Path, max_basket_bytes: Option<u64>) -> Result<Input> {
         let fail = |reason: String| Error::Input {
             path: path.display().to_string(),
             reason,
@@ -110,11 +112,20 @@ impl Input {
         std::io::Read::read_exact(&mut file, &mut magic)
             .map_err(|_| fail("too short to be a ROOT or evtc file".into()))?;
         match &magic {
-            b"root" => Ok(Input::Root(RootFile::open(path)?)),
-            b"EVTC" => Ok(Input::Evtc(FileReader::open_with(
-                path,
-                ReadOptions::default().threads(1),
-            )?)),
+            b"root" => {
+                let mut file = RootFile::open(path)?;
+                if let Some(limit) = max_basket_bytes {
+                    file.set_max_basket_bytes(limit);
+                }
+                Ok(Input::Root(file))
+            }
+            b"EVTC" => {
+                let mut options = ReadOptions::default().threads(1);
+                if let Some(limit) = max_basket_bytes {
+                    options = options.max_basket_bytes(limit);
+                }
+                Ok(Input::Evtc(FileReader::open_with(path, options)?))
+            }
             _ => Err(fail(format!(
                 "neither a ROOT nor an evtc file (starts with {magic:?})"
             ))),

@@ -191,6 +191,21 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A basket larger than the reader's or writer's limit on uncompressed basket bytes (a
+    /// lying index, a decompression bomb, or a writer setting that readers would refuse).
+    #[error(
+        "{what}: a basket of {bytes} uncompressed bytes is over the limit of {limit} bytes ({hint})"
+    )]
+    BasketTooLarge {
+        /// Where: tree, branch, basket and offset, or the writer's option.
+        what: String,
+        /// The basket's uncompressed bytes (values and per-entry counts).
+        bytes: u64,
+        /// The limit in force.
+        limit: u64,
+        /// How to raise the limit.
+        hint: &'static str,
+    },
     /// Data handed to the writer does not fit the schema.
     #[error("tree {tree:?}, branch {branch:?}: {reason}")]
     InvalidFill {

@@ -106,3 +106,67 @@ pub fn decode_basket_body(kind: u8, entries: usize, body: &[u8]) {
         ScalarType::F64 => run::<f64>(&meta, entries, elements, body),
     }
 }
+
+/// Rewrites a complete file whose last record before the footer is the index of its last tree's
+/// last branch (as the writer leaves it): that index's first basket now claims `elements` values,
+/// and the footer and trailer are rewritten so that every checksum holds. A hostile file whose
+/// only lie is a size, for the tests and seeds of the memory bounds.
+///
+/// # Panics
+/// If `file` is not such a file (a test bug, not an input error).
+pub fn with_lying_index(file: &[u8], elements: u64) -> Vec<u8> {
+    use crate::meta::{BasketIndex, FileMeta};
+    use crate::record::{NO_BRANCH, RecordHeader, RecordKind, TRAILER_LEN, Trailer, encode_record};
+
+    let trailer_at = file.len() - TRAILER_LEN as usize;
+    let trailer = Trailer::decode(
+        file[trailer_at..].try_into().expect("a trailer"),
+        trailer_at as u64,
+    )
+    .expect("a sound trailer");
+    let footer = &file[trailer.footer_offset as usize + 48..trailer_at];
+    let mut meta: FileMeta = postcard::from_bytes(footer).expect("a footer");
+    let tree = meta.trees.len() - 1;
+    let branch = meta.trees[tree].branches.len() - 1;
+    let b = &mut meta.trees[tree].branches[branch];
+    let at = b.index_offset as usize;
+    assert_eq!(
+        at + b.index_len as usize,
+        trailer.footer_offset as usize,
+        "the index is the last record before the footer"
+    );
+    let mut index: BasketIndex =
+        postcard::from_bytes(&file[at + 48..at + b.index_len as usize]).expect("an index");
+    index.baskets[0].elements = elements;
+    let header = |kind, tree: usize, branch: u32| RecordHeader {
+        kind,
+        basket_kind: 0,
+        tree: tree as u32,
+        branch,
+        first_entry: 0,
+        entries: 0,
+        body_len: 0,
+        body_crc: 0,
+    };
+    let index = encode_record(
+        header(RecordKind::BranchIndex, tree, branch as u32),
+        &postcard::to_stdvec(&index).expect("encodes"),
+    );
+    b.index_len = index.len() as u64;
+    let mut out = file[..at].to_vec();
+    out.extend_from_slice(&index);
+    let footer_offset = out.len() as u64;
+    let footer = encode_record(
+        header(RecordKind::Footer, 0, NO_BRANCH),
+        &postcard::to_stdvec(&meta).expect("encodes"),
+    );
+    out.extend_from_slice(&footer);
+    out.extend_from_slice(
+        &Trailer {
+            footer_offset,
+            footer_len: footer.len() as u64,
+        }
+        .encode(),
+    );
+    out
+}

@@ -1,7 +1,7 @@
 //! The evtc file format: trees of typed branches, cut into compressed baskets that end together at
 //! cluster boundaries. [`FileWriter`] writes files, [`FileReader`] reads them.
 //!
-//! The byte layout is specified in `docs/format.md` (normative); this crate implements version 1.1 (and reads 1.0).
+//! The byte layout is specified in `docs/format.md` (normative); this crate implements version 1.2 (and reads 1.0 and 1.1).
 //!
 //! # Which API when
 //! - Write: [`FileWriter::create`] with [`WriteOptions`], then [`FileWriter::tree`] with
@@ -52,8 +52,10 @@ mod error;
 pub mod fuzzing;
 mod io;
 mod meta;
+mod output;
 mod reader;
 mod record;
+mod recover;
 mod schema;
 mod types;
 mod writer;
@@ -67,8 +69,10 @@ pub use meta::{
 pub use reader::{
     BranchCursor, BranchReader, FileReader, Jagged, ReadOptions, RowReader, TreeReader, Value,
 };
+pub use recover::{RecoveredTree, Recovery, Scan, recover, recover_into, scan_records};
 pub use schema::{
-    BranchSpec, COUNT_PRECONDITION, ClusterSize, RacMode, WriteOptions, auto_precondition,
+    BranchSpec, COUNT_PRECONDITION, ClusterSize, DEFAULT_MAX_BASKET_BYTES, RacMode, WriteOptions,
+    auto_precondition,
 };
 pub use types::Scalar;
 pub use writer::{FileWriter, OwnedTreeWriter, TreeWriter};

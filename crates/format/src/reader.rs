@@ -19,18 +19,31 @@ use crate::meta::{
 use crate::record::{
     self, FILE_HEADER_LEN, RECORD_HEADER_LEN, RecordHeader, RecordKind, TRAILER_LEN, Trailer,
 };
+use crate::schema::DEFAULT_MAX_BASKET_BYTES;
 use crate::types::{Scalar, decode_counts};
 
-/// A basket may decode to at most this many times its stored size (plus 1 MiB), counting its values
-/// and 4 bytes per entry: a bound on any allocation a basket index can ask for, far above what
-/// evtc's writer produces for real data.
-const MAX_EXPANSION: u64 = 1 << 16;
+/// The most a record of `algorithm` can expand when decoded (uncompressed bytes per stored byte),
+/// from each codec's format: LZ4 needs a byte per 255 bytes of match (256x), deflate at least 2
+/// bits per 258-byte match (1032x), zstd at least 4 bytes per 128 KiB block (an RLE block,
+/// 32768x), xz's LZMA2 at least 11 bytes (chunk header, range coder flush) per 2 MiB chunk
+/// (under 2^18x; xz itself reaches 6,850x on zeros). Stored blocks, shuffles and seek tables
+/// expand less; 1 MiB of slack covers headers and per-entry counts of tiny records.
+fn max_expansion(algorithm: u8) -> u64 {
+    match Algorithm::from_id(algorithm) {
+        Ok(Algorithm::None) => 1,
+        Ok(Algorithm::Lz4 | Algorithm::Lz4Hc) => 256,
+        Ok(Algorithm::Zlib) => 1032,
+        Ok(Algorithm::Zstd) => 32768,
+        Ok(Algorithm::Lzma) | Err(_) => 1 << 18,
+    }
+}
 
 /// Reader settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadOptions {
     verify_checksums: bool,
     threads: usize,
+    max_basket_bytes: u64,
 }
 
 impl Default for ReadOptions {
@@ -38,6 +51,7 @@ impl Default for ReadOptions {
         ReadOptions {
             verify_checksums: true,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            max_basket_bytes: DEFAULT_MAX_BASKET_BYTES,
         }
     }
 }
@@ -52,6 +66,15 @@ impl ReadOptions {
     /// Threads that decompress baskets in bulk reads (default: all cores; 1 reads on the calling thread).
     pub fn threads(mut self, threads: usize) -> ReadOptions {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// The largest uncompressed basket (values and per-entry counts) to decode (default
+    /// [`DEFAULT_MAX_BASKET_BYTES`], 256 MiB): a branch whose index claims a larger basket is
+    /// refused with [`Error::BasketTooLarge`] before anything is allocated for it, so a lying
+    /// index or a decompression bomb cannot take more memory than this per basket.
+    pub fn max_basket_bytes(mut self, bytes: u64) -> ReadOptions {
+        self.max_basket_bytes = bytes.max(1);
         self
     }
 }
@@ -789,10 +812,20 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 .elements
                 .saturating_mul(size)
                 .max(loc.entries.saturating_mul(4));
+            let limit = self.file().options.max_basket_bytes;
+            if raw > limit {
+                return Err(Error::BasketTooLarge {
+                    what: location.to_string(),
+                    bytes: raw,
+                    limit,
+                    hint: "raise ReadOptions::max_basket_bytes (evtc: --max-basket-size) if the \
+                           file is trusted",
+                });
+            }
             if raw
                 > loc
                     .record_len
-                    .saturating_mul(MAX_EXPANSION)
+                    .saturating_mul(max_expansion(meta.codec))
                     .saturating_add(1 << 20)
             {
                 return bad(format!(

@@ -207,7 +207,15 @@ pub struct WriteOptions {
     pub(crate) rac_unit_bytes: usize,
     pub(crate) rac_dictionary: bool,
     pub(crate) sync: bool,
+    pub(crate) max_basket_bytes: u64,
 }
+
+/// The largest uncompressed basket (values and per-entry counts) readers accept and writers write
+/// by default: 256 MiB, a thousand times evtc's default basket size. [`ReadOptions`] and
+/// [`WriteOptions`] raise it.
+///
+/// [`ReadOptions`]: crate::ReadOptions
+pub const DEFAULT_MAX_BASKET_BYTES: u64 = 256 << 20;
 
 impl Default for WriteOptions {
     fn default() -> WriteOptions {
@@ -222,6 +230,7 @@ impl Default for WriteOptions {
             rac_unit_bytes: evtc_rac::DEFAULT_MIN_UNIT_BYTES,
             rac_dictionary: true,
             sync: true,
+            max_basket_bytes: DEFAULT_MAX_BASKET_BYTES,
         }
     }
 }
@@ -299,6 +308,16 @@ impl WriteOptions {
     /// (default 1 GiB). This bounds writer memory in flush-at-cluster mode.
     pub fn max_cluster_bytes(mut self, bytes: u64) -> WriteOptions {
         self.max_cluster_bytes = bytes.max(1);
+        self
+    }
+
+    /// The largest uncompressed basket the writer may write (default
+    /// [`DEFAULT_MAX_BASKET_BYTES`], what readers accept by default): a larger basket size is
+    /// refused when the file is created, and a basket that grows past it (one huge entry, one
+    /// basket per cluster of huge clusters) fails the write. Files with larger baskets need
+    /// readers whose `ReadOptions::max_basket_bytes` is raised as much.
+    pub fn max_basket_bytes(mut self, bytes: u64) -> WriteOptions {
+        self.max_basket_bytes = bytes.max(1);
         self
     }
 }

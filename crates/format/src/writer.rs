@@ -16,6 +16,7 @@ use crate::meta::{
     BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_RAC_ENTRY_SIZES, Extension,
     FileMeta, ScalarType, TreeMeta, TreeSchema,
 };
+use crate::output::Output;
 use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind, Trailer};
 use crate::schema::{
     BranchSpec, COUNT_PRECONDITION, ClusterSize, RacMode, WriteOptions, auto_precondition,
@@ -24,8 +25,11 @@ use crate::types::{Scalar, decode_counts};
 
 /// Writes an evtc file: create it, write its trees one after the other, then [`FileWriter::finish`].
 ///
-/// Data goes to a temporary file next to the target, renamed over the target only when `finish`
-/// succeeds (after an fsync): a writer dropped before that leaves nothing under the target name.
+/// Data goes to an unnamed file in the target's directory (Linux; elsewhere a visible
+/// `NAME.partial` removed on drop), named as the target only when `finish` succeeds (after an
+/// fsync): a writer dropped or killed before that leaves nothing behind, and the target name never
+/// holds a half-written file. [`FileWriter::keep_partial`] keeps what was written so far under a
+/// name of the caller's choice, for `evtc recover`.
 ///
 /// ```
 /// use evtc_format::{BranchSpec, FileReader, FileWriter, ScalarType, WriteOptions};
@@ -50,7 +54,7 @@ use crate::types::{Scalar, decode_counts};
 /// ```
 pub struct FileWriter {
     path: PathBuf,
-    temp: Option<tempfile::NamedTempFile>,
+    output: Option<Output>,
     out: std::io::BufWriter<std::fs::File>,
     offset: u64,
     trees: Vec<TreeMeta>,
@@ -69,26 +73,25 @@ impl std::fmt::Debug for FileWriter {
 }
 
 impl FileWriter {
-    /// Starts writing `path` (through a temporary file in the same directory).
+    /// Starts writing `path` (through an unnamed file in the same directory).
     ///
     /// # Errors
-    /// [`Error::Io`] if the directory does not exist or is not writable.
+    /// [`Error::Io`] if `path` is a directory, or its directory does not exist or is not
+    /// writable.
     pub fn create(path: impl AsRef<Path>, options: WriteOptions) -> Result<FileWriter> {
         let path = path.as_ref().to_owned();
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-            _ => PathBuf::from("."),
-        };
-        let name = path
-            .file_name()
-            .map_or_else(|| "evtc".into(), |n| n.to_string_lossy().into_owned());
-        let temp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".tmp")
-            .tempfile_in(&dir)
-            .map_err(|e| Error::io(Some(&path), e))?;
-        let file = temp
-            .as_file()
+        if options.basket_size as u64 > options.max_basket_bytes {
+            return Err(Error::BasketTooLarge {
+                what: format!("writing {}: the basket size", path.display()),
+                bytes: options.basket_size as u64,
+                limit: options.max_basket_bytes,
+                hint: "readers refuse larger baskets by default; raise \
+                       WriteOptions::max_basket_bytes to write them anyway",
+            });
+        }
+        let output = Output::create(&path).map_err(|e| Error::io(Some(&path), e))?;
+        let file = output
+            .file()
             .try_clone()
             .map_err(|e| Error::io(Some(&path), e))?;
         let pool = if options.threads > 1 {
@@ -102,7 +105,7 @@ impl FileWriter {
         };
         let mut writer = FileWriter {
             path,
-            temp: Some(temp),
+            output: Some(output),
             out: std::io::BufWriter::with_capacity(1 << 20, file),
             offset: 0,
             trees: Vec::new(),
@@ -143,22 +146,7 @@ impl FileWriter {
             tree: name.clone(),
             reason: "too many trees".into(),
         })?;
-        let schema = TreeSchema {
-            name: name.clone(),
-            branches: states.iter().map(|s| s.meta.clone()).collect(),
-        };
-        let body = postcard::to_stdvec(&schema).expect("schema serializes");
-        let header = RecordHeader {
-            kind: RecordKind::TreeSchema,
-            basket_kind: 0,
-            tree: tree_no,
-            branch: NO_BRANCH,
-            first_entry: 0,
-            entries: 0,
-            body_len: 0,
-            body_crc: 0,
-        };
-        self.write(&record::encode_record(header, &body))?;
+        self.write(&schema_record(tree_no, &name, &states, false))?;
         self.open_tree = Some(name.clone());
         Ok(TreeWriter::new(
             FileRef::Borrowed(self),
@@ -238,12 +226,11 @@ impl FileWriter {
                 .sync_all()
                 .map_err(|e| Error::io(Some(&path), e))?;
         }
-        let temp = self
-            .temp
+        self.output
             .take()
-            .expect("the temporary file lives until finish");
-        temp.persist(&path)
-            .map_err(|e| Error::io(Some(&path), e.error))?;
+            .expect("the output lives until finish")
+            .persist(&path)
+            .map_err(|e| Error::io(Some(&path), e))?;
         if let Some(dir) = path
             .parent()
             .filter(|p| self.options.sync && !p.as_os_str().is_empty())
@@ -254,6 +241,29 @@ impl FileWriter {
             }
         }
         Ok(())
+    }
+
+    /// Stops writing and keeps the records written so far as `path` (typically
+    /// `NAME.partial`, see [`FileWriter::partial_path`]): a file without footer that
+    /// `evtc recover` turns into a valid file of its complete clusters. For a writer that must
+    /// stop early (an interrupted conversion); the target name stays untouched.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn keep_partial(mut self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        self.out.flush().map_err(|e| Error::io(Some(path), e))?;
+        self.output
+            .take()
+            .expect("the output lives until finish")
+            .persist(path)
+            .map_err(|e| Error::io(Some(path), e))
+    }
+
+    /// Where [`FileWriter::keep_partial`] keeps the partial file of `target` by convention:
+    /// `NAME.partial` beside it.
+    pub fn partial_path(target: impl AsRef<Path>) -> PathBuf {
+        crate::output::partial_path(target.as_ref())
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
@@ -626,6 +636,8 @@ pub struct TreeWriter<'f> {
     pending_raw: usize,
     /// Batches being compressed on the pool while filling goes on, oldest first.
     in_flight: VecDeque<InFlight>,
+    /// Whether the tree-schema record with every branch's final settings was written.
+    settled: bool,
 }
 
 /// The file a tree writer writes into: borrowed ([`FileWriter::tree`]) or owned
@@ -740,6 +752,7 @@ impl<'f> TreeWriter<'f> {
             pending: Vec::new(),
             pending_raw: 0,
             in_flight: VecDeque::new(),
+            settled: false,
         }
     }
 
@@ -1155,12 +1168,38 @@ impl<'f> TreeWriter<'f> {
         if self.pending.is_empty() {
             return Ok(());
         }
+        let limit = self.file.options.max_basket_bytes;
+        if let Some(big) = self
+            .pending
+            .iter()
+            .find(|s| (s.values.len() + 4 * s.counts.len()) as u64 > limit)
+        {
+            return Err(Error::BasketTooLarge {
+                what: format!(
+                    "tree {:?}, branch {:?}, entries {}..{}",
+                    self.name,
+                    self.branches[big.branch].meta.name,
+                    big.first_entry,
+                    big.first_entry + big.entries
+                ),
+                bytes: (big.values.len() + 4 * big.counts.len()) as u64,
+                limit,
+                hint: "readers refuse larger baskets by default; use smaller clusters, or raise \
+                       WriteOptions::max_basket_bytes to write it anyway",
+            });
+        }
         let pending = std::mem::take(&mut self.pending);
         self.pending_raw = 0;
         for sealed in &pending {
             if self.branches[sealed.branch].rac_on.is_none() {
                 self.decide_layout(sealed)?;
             }
+        }
+        if !self.settled && self.branches.iter().all(|b| b.rac_on.is_some()) {
+            // Every branch's layout is decided: what recovery needs to read the baskets.
+            let record = schema_record(self.tree_no, &self.name, &self.branches, true);
+            self.file.write(&record)?;
+            self.settled = true;
         }
         let baskets: Vec<SealedInfo> = pending
             .iter()
@@ -1394,6 +1433,38 @@ impl<'f> TreeWriter<'f> {
         self.file.open_tree = None;
         Ok(())
     }
+}
+
+/// A tree-schema record (docs/format.md 3.1): as writing starts, or, `settled`, with every
+/// branch's final settings (basket kind byte 1), which recovery reads.
+fn schema_record(tree_no: u32, name: &str, branches: &[BranchState], settled: bool) -> Vec<u8> {
+    let schema = TreeSchema {
+        name: name.to_owned(),
+        branches: branches
+            .iter()
+            .map(|s| BranchMeta {
+                entries: 0,
+                raw_bytes: 0,
+                stored_bytes: 0,
+                baskets: 0,
+                index_offset: 0,
+                index_len: 0,
+                ..s.meta.clone()
+            })
+            .collect(),
+    };
+    let body = postcard::to_stdvec(&schema).expect("schema serializes");
+    let header = RecordHeader {
+        kind: RecordKind::TreeSchema,
+        basket_kind: u8::from(settled),
+        tree: tree_no,
+        branch: NO_BRANCH,
+        first_entry: 0,
+        entries: 0,
+        body_len: 0,
+        body_crc: 0,
+    };
+    record::encode_record(header, &body)
 }
 
 /// What compressing a basket of one branch needs, owned, so that a batch can compress on the pool

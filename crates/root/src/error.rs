@@ -81,14 +81,34 @@ pub enum Error {
         /// Why it is not supported.
         reason: String,
     },
-    /// A column was asked for an entry range outside its tree.
-    #[error("entries {start}..{end} are outside the tree's {entries} entries")]
+    /// A basket whose uncompressed size is over the reader's limit
+    /// ([`RootFile::set_max_basket_bytes`](crate::RootFile::set_max_basket_bytes)).
+    #[error(
+        "{what}: {bytes} uncompressed bytes, over the limit of {limit} bytes (raise it with \
+         RootFile::set_max_basket_bytes, or evtc convert --max-basket-size, if the file is trusted)"
+    )]
+    BasketTooLarge {
+        /// The basket, by branch and key offset.
+        what: String,
+        /// Its uncompressed size (the key's `fObjlen`).
+        bytes: u64,
+        /// The limit in force.
+        limit: u64,
+    },
+    /// A column was asked for entries past those its branch holds (a range outside the tree,
+    /// or a branch filled fewer times than its tree).
+    #[error(
+        "branch {branch:?}: entries {start}..{end} asked for, but it holds {entries} (past a \
+         branch's last filled entry, ROOT's GetEntry reads nothing and keeps the previous value)"
+    )]
     OutOfRange {
+        /// The branch (column) name.
+        branch: String,
         /// First requested entry.
         start: u64,
         /// One past the last requested entry.
         end: u64,
-        /// Entries in the tree.
+        /// Entries the branch holds.
         entries: u64,
     },
 }

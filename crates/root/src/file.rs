@@ -1,6 +1,7 @@
 //! The file structure: header, keys, directories and cycles.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use evtc_codecs::Decompressor;
 
@@ -8,6 +9,7 @@ use crate::compression::decompress;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::source::{ReadAt, read_range};
+use crate::streamer::Streamers;
 use crate::tree::Tree;
 
 /// An open ROOT file: its header and top directory, read through positional reads.
@@ -18,7 +20,15 @@ pub struct RootFile<R: ReadAt = std::fs::File> {
     version: i32,
     compression: i32,
     top: Directory,
+    /// Where the `TList` of streamer infos is (`fSeekInfo`, `fNbytesInfo`).
+    info: (u64, u64),
+    streamers: OnceLock<Streamers>,
+    max_basket_bytes: u64,
 }
+
+/// The largest uncompressed basket [`RootFile`] decodes by default: 256 MiB (ROOT's own baskets
+/// are 32 KB to a few MB; a larger one is a decompression bomb or a lying key).
+pub const DEFAULT_MAX_BASKET_BYTES: u64 = 256 << 20;
 
 /// One object in a directory, as its key describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,15 +115,31 @@ impl<R: ReadAt> RootFile<R> {
         let nbytes_name = u64::try_from(c.i32()?).map_err(|_| c.error("negative fNbytesName"))?;
         let _units = c.u8()?;
         let compression = c.i32()?;
+        let seek_info = c.seek_field(big)?;
+        let nbytes_info = u64::try_from(c.i32()?).map_err(|_| c.error("negative fNbytesInfo"))?;
         let mut file = RootFile {
             source,
             len,
             version: version % 1_000_000,
             compression,
             top: Directory { keys: Vec::new() },
+            info: (seek_info, nbytes_info),
+            streamers: OnceLock::new(),
+            max_basket_bytes: DEFAULT_MAX_BASKET_BYTES,
         };
         file.top = file.read_directory(begin + nbytes_name, "top directory")?;
         Ok(file)
+    }
+
+    /// Sets the largest uncompressed basket to decode (default [`DEFAULT_MAX_BASKET_BYTES`]); a
+    /// larger one is refused with [`Error::BasketTooLarge`] before it is decompressed.
+    pub fn set_max_basket_bytes(&mut self, bytes: u64) {
+        self.max_basket_bytes = bytes.max(1);
+    }
+
+    /// The largest uncompressed basket this reader decodes.
+    pub fn max_basket_bytes(&self) -> u64 {
+        self.max_basket_bytes
     }
 
     /// ROOT's version of the writer, e.g. `64000` for 6.40/00.
@@ -190,7 +216,30 @@ impl<R: ReadAt> RootFile<R> {
         let name = path.rsplit_once(';').map_or(path, |(p, _)| p).to_owned();
         let what = format!("TTree {name:?} (key at byte {})", key.seek_key);
         let record = self.read_object(&key, &what)?;
-        Tree::parse(&record, &key, name, &what)
+        Tree::parse(&record, &key, name, self.streamers(), &what)
+    }
+
+    /// The file's streamer infos, read on first use. A file whose streamer infos cannot be read
+    /// still opens: the members that need them are then refused with that reason.
+    pub(crate) fn streamers(&self) -> &Streamers {
+        self.streamers.get_or_init(|| {
+            let (seek, nbytes) = self.info;
+            let what = format!("streamer infos (key at byte {seek})");
+            let read = || -> Result<Streamers> {
+                if seek == 0 {
+                    return Err(Error::corrupt(
+                        &what,
+                        0,
+                        "the file records no streamer infos",
+                    ));
+                }
+                let bytes = self.read(seek, nbytes, &what)?;
+                let key = read_key(&mut Cursor::new(&bytes, seek, &what))?;
+                let record = self.read_object(&key, &what)?;
+                Streamers::parse(&record, key.key_len, &what)
+            };
+            read().unwrap_or_else(|e| Streamers::unavailable(e.to_string()))
+        })
     }
 
     /// Finds the key at `path` (with optional `;cycle`).
@@ -374,4 +423,25 @@ pub(crate) fn read_key(c: &mut Cursor<'_>) -> Result<Key> {
         obj_len,
         key_len,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streamer_infos_of_a_fixture() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kinds_505.root");
+        let file = RootFile::open(path).expect("fixture opens");
+        let streamers = file.streamers();
+        assert_eq!(streamers.error, None);
+        let point = streamers.info("EvtcPoint", 1).expect("EvtcPoint's layout");
+        let names: Vec<_> = point.elements.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["x", "y", "id", "w"]);
+        assert_eq!(point.elements[2].type_name, "int");
+        let vector = streamers
+            .info("TLorentzVector", 4)
+            .expect("TLorentzVector's layout");
+        assert!(vector.elements.iter().any(|e| e.name == "fP"));
+    }
 }

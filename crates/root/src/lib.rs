@@ -31,12 +31,15 @@ mod compression;
 mod cursor;
 mod error;
 mod file;
+mod objects;
+mod plan;
 mod read;
 mod source;
+mod streamer;
 mod tree;
 
 pub use error::{Error, Result};
-pub use file::{Key, RootFile, TreeEntry};
+pub use file::{DEFAULT_MAX_BASKET_BYTES, Key, RootFile, TreeEntry};
 pub use read::{ColumnData, ColumnReader, Values};
 pub use source::ReadAt;
 pub use tree::{BasketInfo, Column, ColumnKind, ScalarType, Tree, UnsupportedBranch};

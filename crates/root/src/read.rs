@@ -89,8 +89,17 @@ impl Values {
     /// Appends big-endian values of the stored type.
     fn extend_stored(&mut self, stored: Stored, bytes: &[u8]) -> Result<(), String> {
         match (stored, self) {
-            (Stored::Float16, Values::F32(v)) => {
-                v.extend(bytes.chunks_exact(3).map(float16));
+            (Stored::Truncated { bits, .. }, Values::F32(v)) => {
+                v.extend(bytes.chunks_exact(3).map(|b| truncated(b, bits)));
+            }
+            (Stored::Truncated { bits, .. }, Values::F64(v)) => {
+                v.extend(bytes.chunks_exact(3).map(|b| f64::from(truncated(b, bits))));
+            }
+            (Stored::Scaled { factor, min, .. }, Values::F32(v)) => {
+                v.extend(scaled(bytes, factor, min).map(|x| x as f32));
+            }
+            (Stored::Scaled { factor, min, .. }, Values::F64(v)) => {
+                v.extend(scaled(bytes, factor, min));
             }
             (Stored::Double32, Values::F64(v)) => {
                 v.extend(
@@ -129,18 +138,27 @@ fn extend_be<T, const N: usize>(v: &mut Vec<T>, bytes: &[u8], from: fn([u8; N]) 
     );
 }
 
-/// ROOT's `Float16_t` without a range: an exponent byte, then 12 mantissa bits and a sign bit.
-fn float16(b: &[u8]) -> f32 {
-    const BITS: u32 = 12;
+/// ROOT's `TBufferFile::ReadWithNbits`: an exponent byte, then `bits` mantissa bits and a
+/// sign bit above them in a 16-bit word (`bits` is 1 to 22, as ROOT's C arithmetic allows).
+fn truncated(b: &[u8], bits: u8) -> f32 {
+    let bits = u32::from(bits);
     let exponent = u32::from(b[0]);
     let mantissa = u32::from(u16::from_be_bytes([b[1], b[2]]));
-    let bits = exponent << 23 | (mantissa & ((1 << (BITS + 1)) - 1)) << (23 - BITS);
-    let value = f32::from_bits(bits);
-    if mantissa & (1 << (BITS + 1)) != 0 {
+    let value =
+        f32::from_bits(exponent << 23 | (mantissa & ((1 << (bits + 1)) - 1)) << (23 - bits));
+    if mantissa & (1 << (bits + 1)) != 0 {
         -value
     } else {
         value
     }
+}
+
+/// ROOT's `TBufferFile::ReadWithFactor`: 32-bit unsigned integers `i`, each the value
+/// `i / factor + min` (in double precision; a `Float16_t` is then rounded to float).
+fn scaled(bytes: &[u8], factor: f64, min: f64) -> impl Iterator<Item = f64> + '_ {
+    bytes
+        .chunks_exact(4)
+        .map(move |b| f64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])) / factor + min)
 }
 
 /// A column's values for a range of entries, in the Arrow layout.
@@ -263,6 +281,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         let total = baskets.last().map_or(0, |b| b.first_entry + b.entries);
         if range.start > range.end || range.end > total {
             return Err(Error::OutOfRange {
+                branch: self.column.name.clone(),
                 start: range.start,
                 end: range.end,
                 entries: total,
@@ -328,6 +347,14 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                 fields.entries, b.entries
             )));
         }
+        let limit = self.file.max_basket_bytes();
+        if u64::from(key.obj_len) > limit {
+            return Err(Error::BasketTooLarge {
+                what,
+                bytes: key.obj_len.into(),
+                limit,
+            });
+        }
         let obj_len = key.obj_len as usize;
         let compressed = &self.record[key_len..];
         if compressed.len() == obj_len {
@@ -351,7 +378,10 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                 "fLast points {border} bytes into a {obj_len}-byte basket"
             )));
         }
-        if fields.has_offsets(key_len) && border < obj_len {
+        // TBasket::ReadBasketBuffers: entry offsets follow the data when the branch's
+        // fEntryOffsetLen is non-zero (and there is room for them: else ROOT "repairs" the
+        // basket as one without offsets).
+        if self.column.entry_offsets && border < obj_len {
             let mut c = Cursor::new(&self.basket[self.start + border..], 0, &what);
             let _count = c.i32()?;
             if fields.entries > c.remaining() / 4 {
@@ -377,7 +407,132 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             self.offsets.push(border as u32);
         }
         self.basket.truncate(self.start + border);
+        if let Layout::Fixed { stride, .. } = self.column.layout {
+            // Every entry of a fixed layout has exactly `stride` bytes: a stream that differs
+            // (an unsplit object with a variable part) is refused, never read at wrong offsets.
+            let entries = usize::try_from(b.entries).unwrap_or(usize::MAX);
+            if let Some(e) = self
+                .offsets
+                .windows(2)
+                .position(|w| (w[1] - w[0]) as usize != stride)
+            {
+                return Err(bad(format!(
+                    "entry {e} has {} bytes, where every entry of this branch has {stride}",
+                    self.offsets[e + 1] - self.offsets[e]
+                )));
+            }
+            if entries.checked_mul(stride) != Some(border) {
+                return Err(bad(format!(
+                    "{entries} entries of {stride} bytes in a basket of {border} bytes"
+                )));
+            }
+            if let Some(prefix) = &self.column.entry_prefix {
+                let data = &self.basket[self.start..];
+                if let Some(e) = (0..entries).find(|e| !data[e * stride..].starts_with(prefix)) {
+                    return Err(bad(format!(
+                        "entry {e} holds an object of another class than the branch's"
+                    )));
+                }
+            }
+        } else if self.offsets.is_empty() {
+            self.rebuild_offsets(i)?;
+        }
         self.cached = Some(i);
+        Ok(())
+    }
+
+    /// Entry offsets of a variable-length basket written without them (`fEntryOffsetLen` 0), as
+    /// ROOT finds its entries: strings by their length prefixes, vectors by their byte counts,
+    /// `x[n]` arrays by the counter's values.
+    fn rebuild_offsets(&mut self, i: usize) -> Result<()> {
+        let b = &self.column.baskets[i];
+        let entries = usize::try_from(b.entries).unwrap_or(usize::MAX);
+        let what = self.what(i);
+        let bad = |detail: String| Error::corrupt(&what, b.seek, detail);
+        let data = &self.basket[self.start..];
+        let mut at = 0usize;
+        self.offsets.clear();
+        self.offsets.push(0);
+        match self.column.layout {
+            Layout::Fixed { .. } => return Ok(()),
+            Layout::String => {
+                for e in 0..entries {
+                    if at == data.len() {
+                        // ROOT's TLeafC writes nothing at all for an empty char* string.
+                        return Err(bad(format!(
+                            "the basket has no entry offsets and its strings end at entry {e} \
+                             of {entries}: a char* branch writes nothing for an empty string, \
+                             so its entries cannot be told apart"
+                        )));
+                    }
+                    let len = match data.get(at) {
+                        Some(255) => data
+                            .get(at + 1..at + 5)
+                            .map(|l| 5 + u32::from_be_bytes([l[0], l[1], l[2], l[3]]) as usize),
+                        Some(&n) => Some(1 + usize::from(n)),
+                        None => None,
+                    };
+                    at = len
+                        .and_then(|l| at.checked_add(l))
+                        .filter(|&end| end <= data.len())
+                        .ok_or_else(|| bad(format!("entry {e}: a string runs past the basket")))?;
+                    self.offsets.push(at as u32);
+                }
+            }
+            Layout::Vector { .. } | Layout::VectorVector { .. } => {
+                for e in 0..entries {
+                    let bcnt = data
+                        .get(at..at + 4)
+                        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                        .filter(|c| c & 0x4000_0000 != 0)
+                        .ok_or_else(|| bad(format!("entry {e}: no vector byte count")))?;
+                    at = at
+                        .checked_add(4 + (bcnt & !0x4000_0000) as usize)
+                        .filter(|&end| end <= data.len())
+                        .ok_or_else(|| bad(format!("entry {e}: a vector runs past the basket")))?;
+                    self.offsets.push(at as u32);
+                }
+            }
+            Layout::Jagged { stored } => {
+                let Some(counter) = self.column.counter_column.as_deref() else {
+                    return Err(bad(
+                        "the basket has no entry offsets and the branch no counter to find \
+                         its entries by"
+                            .into(),
+                    ));
+                };
+                let counts = self
+                    .file
+                    .read_column(counter, b.first_entry..b.first_entry + b.entries)?;
+                let counts: Vec<i64> = match &counts.values {
+                    Values::I8(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::U8(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::I16(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::U16(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::I32(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::U32(v) => v.iter().map(|&x| x.into()).collect(),
+                    Values::I64(v) => v.clone(),
+                    Values::U64(v) => v.iter().map(|&x| i64::try_from(x).unwrap_or(-1)).collect(),
+                    _ => {
+                        return Err(bad(format!(
+                            "counter {:?} is not an integer branch",
+                            counter.name
+                        )));
+                    }
+                };
+                for (e, n) in counts.into_iter().enumerate() {
+                    at = usize::try_from(n)
+                        .ok()
+                        .and_then(|n| n.checked_mul(stored.size()))
+                        .and_then(|bytes| at.checked_add(bytes))
+                        .filter(|&end| end <= data.len())
+                        .ok_or_else(|| {
+                            bad(format!("entry {e}: counter {n} runs past the basket"))
+                        })?;
+                    self.offsets.push(at as u32);
+                }
+            }
+        }
         Ok(())
     }
 

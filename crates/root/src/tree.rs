@@ -6,19 +6,14 @@
 //! reader does not need are skipped by jumping to the object's end, and an object of an unknown
 //! class inside an array is skipped the same way.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::file::Key;
-
-const BYTE_COUNT_MASK: u32 = 0x4000_0000;
-const CLASS_MASK: u32 = 0x8000_0000;
-const NEW_CLASS_TAG: u32 = 0xFFFF_FFFF;
-const MAP_OFFSET: u32 = 2;
-const MEMBERWISE: i16 = 0x4000;
+use crate::objects::{Parser, Tagged};
+use crate::streamer::{FloatRange, StreamerElement, Streamers};
 
 /// The type of one value, as it comes out of the reader (native endianness).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -117,6 +112,18 @@ pub enum ColumnKind {
 }
 
 impl ColumnKind {
+    /// The C++ type ROOT holds such entries in: `Float_t`, `Float_t[3]`, `Float_t[]` (a counter
+    /// array or vector), `vector<vector<Float_t>>`, `string`.
+    pub fn cpp_name(self) -> String {
+        match self {
+            ColumnKind::Scalar(t) => t.root_name().to_owned(),
+            ColumnKind::Fixed(t, n) => format!("{t}[{n}]"),
+            ColumnKind::Jagged(t) => format!("{t}[]"),
+            ColumnKind::JaggedJagged(t) => format!("vector<vector<{t}>>"),
+            ColumnKind::String => "string".to_owned(),
+        }
+    }
+
     /// The value type (`U8` for strings).
     pub fn scalar(self) -> ScalarType {
         match self {
@@ -130,12 +137,30 @@ impl ColumnKind {
 }
 
 /// How values are stored in the baskets (big-endian).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Stored {
     Plain(ScalarType),
-    /// `Float16_t` without a range: one exponent byte and a 16-bit mantissa-and-sign (12 bits).
+    /// `Float16_t` or `Double32_t` truncated to `bits` mantissa bits (ROOT's `ReadWithNbits`):
+    /// an exponent byte and a 16-bit sign-and-mantissa, widened to `output`.
+    Truncated {
+        output: ScalarType,
+        bits: u8,
+    },
+    /// `Float16_t` or `Double32_t` with a range (ROOT's `ReadWithFactor`): a 32-bit unsigned
+    /// integer `i` holding `i / factor + min`, computed in double precision.
+    Scaled {
+        output: ScalarType,
+        factor: f64,
+        min: f64,
+    },
+    /// `Double32_t` with neither range nor bit count: a 32-bit float.
+    Double32,
+}
+
+/// Which of ROOT's two reduced-precision float types a member or leaf is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReducedFloat {
     Float16,
-    /// `Double32_t` without a range: stored as a 32-bit float.
     Double32,
 }
 
@@ -143,22 +168,53 @@ impl Stored {
     pub(crate) fn size(self) -> usize {
         match self {
             Stored::Plain(t) => t.size(),
-            Stored::Float16 => 3,
-            Stored::Double32 => 4,
+            Stored::Truncated { .. } => 3,
+            Stored::Scaled { .. } | Stored::Double32 => 4,
         }
     }
 
     pub(crate) fn output(self) -> ScalarType {
         match self {
             Stored::Plain(t) => t,
-            Stored::Float16 => ScalarType::F32,
+            Stored::Truncated { output, .. } | Stored::Scaled { output, .. } => output,
             Stored::Double32 => ScalarType::F64,
+        }
+    }
+
+    /// How ROOT's `ReadFloat16` / `ReadDouble32` read a value with these parameters: scaled
+    /// when there is a factor, else truncated to `(int)xmin` bits (12 by default for
+    /// `Float16_t`), else (`Double32_t`) a plain float. Bit counts ROOT's writer cannot have
+    /// produced are refused.
+    pub(crate) fn reduced(kind: ReducedFloat, range: FloatRange) -> Result<Stored, String> {
+        let output = match kind {
+            ReducedFloat::Float16 => ScalarType::F32,
+            ReducedFloat::Double32 => ScalarType::F64,
+        };
+        if range.factor != 0.0 {
+            return Ok(Stored::Scaled {
+                output,
+                factor: range.factor,
+                min: range.xmin,
+            });
+        }
+        match (range.nbits(), kind) {
+            (0, ReducedFloat::Float16) => Ok(Stored::Truncated { output, bits: 12 }),
+            (0, ReducedFloat::Double32) => Ok(Stored::Double32),
+            // ROOT's writer and reader share the arithmetic for any count whose shifts are
+            // defined (nbits + 1 < 24); beyond that C's shifts are undefined.
+            (bits @ 1..=22, _) => Ok(Stored::Truncated {
+                output,
+                bits: bits as u8,
+            }),
+            (bits, _) => Err(format!(
+                "its range gives {bits} mantissa bits, which ROOT cannot read back (1 to 22)"
+            )),
         }
     }
 }
 
 /// How a column's entries are laid out in a basket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Layout {
     /// `len` values at `offset` in each `stride`-byte entry.
     Fixed {
@@ -217,6 +273,15 @@ pub struct Column {
     pub zip_bytes: u64,
     pub(crate) layout: Layout,
     pub(crate) baskets: Arc<[BasketRef]>,
+    /// Whether baskets in keys of their own end with entry offsets (the branch's
+    /// `fEntryOffsetLen` is non-zero), as ROOT's `TBasket::ReadBasketBuffers` decides.
+    pub(crate) entry_offsets: bool,
+    /// For `x[n]` arrays whose baskets may lack entry offsets: the counter's column, to rebuild
+    /// them from.
+    pub(crate) counter_column: Option<Box<Column>>,
+    /// Bytes every entry must start with (the class name `TBranchObject` writes before each
+    /// object): a reader refuses an entry that holds another class.
+    pub(crate) entry_prefix: Option<Arc<[u8]>>,
 }
 
 impl Column {
@@ -292,13 +357,14 @@ impl Tree {
         self.columns.iter().find(|c| c.name == name)
     }
 
-    pub(crate) fn parse(record: &[u8], key: &Key, name: String, what: &str) -> Result<Tree> {
-        let mut p = Parser {
-            c: Cursor::new(record, 0, what),
-            classes: HashMap::new(),
-            origin: u32::from(key.key_len),
-            what,
-        };
+    pub(crate) fn parse(
+        record: &[u8],
+        key: &Key,
+        name: String,
+        streamers: &Streamers,
+        what: &str,
+    ) -> Result<Tree> {
+        let mut p = Parser::new(record, key.key_len, what);
         let (end, version) = p.header()?;
         if !(16..=20).contains(&version) {
             return Err(p.version_error("TTree", version, "16-20"));
@@ -354,15 +420,94 @@ impl Tree {
             unsupported: Vec::new(),
         };
         for branch in &branches {
-            tree.add_branch(branch, None, what)?;
+            tree.add_branch(branch, None, streamers, what)?;
         }
+        tree.refuse_partial_branches();
+        tree.make_names_unique();
+        tree.attach_counters();
         Ok(tree)
     }
 
-    fn add_branch(&mut self, b: &RawBranch, parent: Option<&str>, what: &str) -> Result<()> {
+    /// Branches filled a different number of times than their tree (filled for some entries
+    /// only, or added after the first fills) have no value for some entries, or values that
+    /// belong to other entries: they are refused, saying what ROOT would return.
+    fn refuse_partial_branches(&mut self) {
+        let entries = self.entries;
+        let (partial, whole): (Vec<Column>, Vec<Column>) = std::mem::take(&mut self.columns)
+            .into_iter()
+            .partition(|c| c.baskets.last().map_or(0, |b| b.first_entry + b.entries) != entries);
+        self.columns = whole;
+        for c in partial {
+            let held = c.baskets.last().map_or(0, |b| b.first_entry + b.entries);
+            self.unsupported.push(UnsupportedBranch {
+                name: c.name,
+                class: c.kind.cpp_name(),
+                reason: if held < entries {
+                    format!(
+                        "the branch holds {held} entries, its tree {entries}: past a branch's \
+                         last filled entry ROOT's GetEntry reads nothing and keeps the previous \
+                         value, so entries {held}..{entries} have none of their own"
+                    )
+                } else {
+                    format!(
+                        "the branch holds {held} entries, its tree {entries}: it was filled more \
+                         often than its tree, so its entries do not line up with the tree's"
+                    )
+                },
+            });
+        }
+    }
+
+    /// Gives each `x[n]` column whose branch writes no entry offsets its counter's column, from
+    /// which a reader rebuilds them (as ROOT reads such baskets: entry by entry, `n` values each).
+    fn attach_counters(&mut self) {
+        let counters: Vec<Option<Box<Column>>> = self
+            .columns
+            .iter()
+            .map(|c| {
+                let name = c.counter.as_deref().filter(|_| !c.entry_offsets)?;
+                let counter = self.columns.iter().find(|k| k.name == name)?;
+                Some(Box::new(counter.clone()))
+            })
+            .collect();
+        for (column, counter) in self.columns.iter_mut().zip(counters) {
+            column.counter_column = counter;
+        }
+    }
+
+    /// ROOT lets two branches of a tree share a name (Delphes' `Particle_size`, members of split
+    /// classes that repeat a name): the first keeps it, the `k`-th of the same name becomes
+    /// `name#k` (the next free `k` from 2), columns and refused branches alike, in branch order.
+    fn make_names_unique(&mut self) {
+        let mut seen = std::collections::HashSet::new();
+        let names = self
+            .columns
+            .iter_mut()
+            .map(|c| &mut c.name)
+            .chain(self.unsupported.iter_mut().map(|u| &mut u.name));
+        for name in names {
+            if !seen.insert(name.clone()) {
+                let unique = (2..)
+                    .map(|k| format!("{name}#{k}"))
+                    .find(|n| !seen.contains(n))
+                    .expect("some suffix is free");
+                seen.insert(unique.clone());
+                *name = unique;
+            }
+        }
+    }
+
+    fn add_branch(
+        &mut self,
+        b: &RawBranch,
+        parent: Option<&str>,
+        streamers: &Streamers,
+        what: &str,
+    ) -> Result<()> {
+        // uproot's full paths: `parent/child` at every level of a split object.
         let name = match parent {
-            Some(p) if !b.name.starts_with(&format!("{p}.")) => format!("{p}/{}", b.name),
-            _ => b.name.clone(),
+            Some(p) => format!("{p}/{}", b.name),
+            None => b.name.clone(),
         };
         let unsupported = |class: &str, reason: &str| UnsupportedBranch {
             name: name.clone(),
@@ -376,24 +521,51 @@ impl Tree {
             ));
             return Ok(());
         }
+        let ftype = b.element.as_ref().map(|e| e.ftype);
         if !b.branches.is_empty() {
-            let splittable = b
-                .element
-                .as_ref()
-                .is_none_or(|e| e.ftype == 0 || e.ftype == 1 || e.ftype == 2);
-            if !splittable || b.class != "TBranchElement" {
-                let class = b
-                    .element
-                    .as_ref()
-                    .map_or(b.class.as_str(), |e| &e.class_name);
-                self.unsupported.push(unsupported(
-                    class,
-                    "split collections of objects (TClonesArray, std::vector<class>) are not supported",
-                ));
-                return Ok(());
+            match (b.class.as_str(), ftype) {
+                // A split object: its members are branches of their own.
+                ("TBranchElement", None | Some(0..=2)) => {}
+                // A split collection of objects (TClonesArray 3, std::vector<Class> 4): this
+                // branch holds each entry's object count; each member's branch, that member of
+                // every object: one jagged column per member, all counted by this branch.
+                ("TBranchElement", Some(3 | 4)) => {
+                    let baskets = b.baskets(what)?;
+                    let class = b.element.as_ref().map_or("", |e| e.class_name.as_str());
+                    self.columns.push(Column {
+                        name: name.clone(),
+                        kind: ColumnKind::Scalar(ScalarType::I32),
+                        counter: None,
+                        root_type: format!("{class} (objects per entry)"),
+                        compression: b.compress,
+                        tot_bytes: u64::try_from(b.tot_bytes).unwrap_or(0),
+                        zip_bytes: u64::try_from(b.zip_bytes).unwrap_or(0),
+                        layout: Layout::Fixed {
+                            stored: Stored::Plain(ScalarType::I32),
+                            len: 1,
+                            offset: 0,
+                            stride: 4,
+                        },
+                        baskets,
+                        entry_offsets: b.entry_offset_len > 0,
+                        counter_column: None,
+                        entry_prefix: None,
+                    });
+                }
+                _ => {
+                    let class = b
+                        .element
+                        .as_ref()
+                        .map_or(b.class.as_str(), |e| &e.class_name);
+                    self.unsupported.push(unsupported(
+                        class,
+                        "nested split collections of objects are not supported",
+                    ));
+                    return Ok(());
+                }
             }
             for child in &b.branches {
-                self.add_branch(child, Some(&name), what)?;
+                self.add_branch(child, Some(&name), streamers, what)?;
             }
             return Ok(());
         }
@@ -408,9 +580,20 @@ impl Tree {
             zip_bytes: u64::try_from(b.zip_bytes).unwrap_or(0),
             layout,
             baskets: baskets.clone(),
+            entry_offsets: b.entry_offset_len > 0,
+            counter_column: None,
+            entry_prefix: None,
         };
         match b.class.as_str() {
             "TBranch" if b.leaves.len() == 1 => match leaf_column(&b.leaves[0]) {
+                Ok((_, Layout::String, _)) if b.entry_offset_len == 0 => {
+                    // TLeafC writes no bytes at all for an empty string.
+                    self.unsupported.push(unsupported(
+                        "char*",
+                        "written without entry offsets (fEntryOffsetLen 0), and ROOT writes \
+                         nothing for an empty char* string: its entries cannot be told apart",
+                    ));
+                }
                 Ok((kind, layout, counter)) => {
                     let leaf = &b.leaves[0];
                     let root_type = format!("{} ({})", leaf.title, leaf_type_name(leaf));
@@ -456,19 +639,35 @@ impl Tree {
                         .push(column(col_name, kind, layout, None, root_type));
                 }
             }
-            "TBranchElement" => match element_column(b) {
+            "TBranchElement" => match element_column(b, streamers) {
                 Ok((kind, layout, root_type)) => {
+                    // Members of objects in a split collection are counted by its branch.
+                    let counter = parent
+                        .filter(|_| matches!(ftype, Some(31 | 41)))
+                        .map(str::to_owned);
                     self.columns
-                        .push(column(name, kind, layout, None, root_type));
+                        .push(column(name, kind, layout, counter, root_type));
                 }
-                Err((class, reason)) => self.unsupported.push(unsupported(&class, &reason)),
+                Err((class, reason)) => match unsplit_object(b, streamers) {
+                    Some(Ok(object)) => {
+                        self.columns.extend(member_columns(&name, object, &column));
+                    }
+                    Some(Err(why)) => self.unsupported.push(unsupported(&class, &why)),
+                    None => self.unsupported.push(unsupported(&class, &reason)),
+                },
             },
             class => {
                 let class = b.element.as_ref().map_or(class, |e| &e.class_name);
-                self.unsupported.push(unsupported(
-                    class,
-                    "unsplit objects are not supported (only their split members are)",
-                ));
+                match unsplit_object(b, streamers) {
+                    Some(Ok(object)) => {
+                        self.columns.extend(member_columns(&name, object, &column));
+                    }
+                    Some(Err(why)) => self.unsupported.push(unsupported(class, &why)),
+                    None => self.unsupported.push(unsupported(
+                        class,
+                        "unsplit objects are not supported (only their split members are)",
+                    )),
+                }
             }
         }
         Ok(())
@@ -511,11 +710,15 @@ fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<String>), S
         "TLeafL" | "TLeafG" => Stored::Plain(ScalarType::I64),
         "TLeafF" => Stored::Plain(ScalarType::F32),
         "TLeafD" => Stored::Plain(ScalarType::F64),
-        "TLeafF16" | "TLeafD32" if leaf.title.contains(',') => {
-            return Err("Float16_t/Double32_t with a range and bit count is not supported".into());
-        }
-        "TLeafF16" => Stored::Float16,
-        "TLeafD32" => Stored::Double32,
+        // The range and bit count, if any, are in the title (`x[0,10,16]`), as ROOT reads them.
+        "TLeafF16" => Stored::reduced(
+            ReducedFloat::Float16,
+            FloatRange::from_leaf_title(&leaf.title, 'f'),
+        )?,
+        "TLeafD32" => Stored::reduced(
+            ReducedFloat::Double32,
+            FloatRange::from_leaf_title(&leaf.title, 'd'),
+        )?,
         "TLeafC" if !leaf.has_count => return Ok((ColumnKind::String, Layout::String, None)),
         class => return Err(format!("leaf class {class} is not supported")),
     };
@@ -547,7 +750,10 @@ fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<String>), S
 }
 
 /// A column from a `TBranchElement` without sub-branches.
-fn element_column(b: &RawBranch) -> Result<(ColumnKind, Layout, String), (String, String)> {
+fn element_column(
+    b: &RawBranch,
+    streamers: &Streamers,
+) -> Result<(ColumnKind, Layout, String), (String, String)> {
     let Some(e) = &b.element else {
         return Err((
             b.class.clone(),
@@ -568,11 +774,35 @@ fn element_column(b: &RawBranch) -> Result<(ColumnKind, Layout, String), (String
                 _ => None,
             })
         };
+        // std::vector<T>, with or without an allocator (RDataFrame's
+        // vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>), and ROOT::VecOps::RVec<T>, which
+        // ROOT stores as a std::vector<T>.
         let strip = |s: &str| {
-            s.strip_prefix("vector<")
+            let inner = s
+                .strip_prefix("vector<")
                 .or_else(|| s.strip_prefix("std::vector<"))
-                .and_then(|s| s.strip_suffix('>'))
-                .map(str::to_owned)
+                .or_else(|| s.strip_prefix("ROOT::VecOps::RVec<"))
+                .or_else(|| s.strip_prefix("ROOT::RVec<"))
+                .and_then(|s| s.strip_suffix('>'))?;
+            let mut depth = 0;
+            let end = inner
+                .char_indices()
+                .find(|&(_, c)| {
+                    depth += match c {
+                        '<' => 1,
+                        '>' => -1,
+                        _ => 0,
+                    };
+                    c == ',' && depth == 0
+                })
+                .map_or(inner.len(), |(i, _)| i);
+            let (element, allocator) = inner.split_at(end);
+            let allocator = allocator.trim_start_matches(',');
+            (allocator.is_empty()
+                || allocator.starts_with("allocator<")
+                || allocator.starts_with("std::allocator<")
+                || allocator.starts_with("ROOT::Detail::VecOps::RAdoptAllocator<"))
+            .then(|| element.to_owned())
         };
         if compact == "string" || compact == "std::string" {
             return Ok((ColumnKind::String, Layout::String, "std::string".into()));
@@ -599,32 +829,47 @@ fn element_column(b: &RawBranch) -> Result<(ColumnKind, Layout, String), (String
             "unsplit objects are not supported (only their split members are)".into(),
         ));
     }
-    if e.ftype != 0 {
-        return Err((
-            class,
-            format!("branch element type {} is not supported", e.ftype),
-        ));
-    }
+    // A refusal in C++ terms: the member, its class and its type, from the streamer info.
+    let refuse = |what: &str| match member(b, e, streamers) {
+        Ok(m) => (
+            m.type_name.clone(),
+            format!(
+                "member `{}` of class `{}` is a `{}` ({what}): not supported",
+                m.name, e.class_name, m.type_name
+            ),
+        ),
+        Err(_) => (
+            class.clone(),
+            format!("{what} (streamer type {}): not supported", e.streamer_type),
+        ),
+    };
+    // 0: a member of a split object; 31 and 41: a member of the objects of a split TClonesArray
+    // or std::vector<Class>, all of an entry's objects' values back to back.
+    let in_collection = match e.ftype {
+        0 => false,
+        31 | 41 => true,
+        t => return Err(refuse(&format!("branch element type {t}"))),
+    };
     let (code, array) = match e.streamer_type {
         t @ 1..=19 => (t, false),
         t @ 21..=39 => (t - 20, true),
-        t => return Err((class, format!("member streamer type {t} is not supported"))),
+        t @ 41..=59 => return Err(refuse(&format!("a variable-length array, code {t}"))),
+        t if t >= 61 => return Err(refuse("an object, string or collection member")),
+        t => return Err(refuse(&format!("code {t}"))),
+    };
+    let mut root_type = None;
+    let mut reduced = |kind| {
+        let member = member(b, e, streamers).map_err(|r| (class.clone(), r))?;
+        root_type = Some(format!("{} {}", member.type_name, member.title.trim()));
+        Stored::reduced(kind, member.range).map_err(|r| (class.clone(), r))
     };
     let stored = match code {
-        1 => Stored::Plain(ScalarType::I8),
-        2 => Stored::Plain(ScalarType::I16),
-        3 | 6 => Stored::Plain(ScalarType::I32),
-        4 | 16 => Stored::Plain(ScalarType::I64),
-        5 => Stored::Plain(ScalarType::F32),
-        8 => Stored::Plain(ScalarType::F64),
-        9 => Stored::Double32,
-        11 => Stored::Plain(ScalarType::U8),
-        12 => Stored::Plain(ScalarType::U16),
-        13 | 15 => Stored::Plain(ScalarType::U32),
-        14 | 17 => Stored::Plain(ScalarType::U64),
-        18 => Stored::Plain(ScalarType::Bool),
-        19 => Stored::Float16,
-        t => return Err((class, format!("member streamer type {t} is not supported"))),
+        9 => reduced(ReducedFloat::Double32)?,
+        19 => reduced(ReducedFloat::Float16)?,
+        t => match crate::plan::basic(t) {
+            Some(t) => Stored::Plain(t),
+            None => return Err(refuse(&format!("basic type code {t}"))),
+        },
     };
     let len = if array {
         b.leaves
@@ -635,6 +880,17 @@ fn element_column(b: &RawBranch) -> Result<(ColumnKind, Layout, String), (String
         1
     };
     let t = stored.output();
+    if in_collection {
+        if array {
+            return Err(refuse("an array in each object of a collection"));
+        }
+        let root_type = root_type.unwrap_or_else(|| t.root_name().to_owned());
+        return Ok((
+            ColumnKind::Jagged(t),
+            Layout::Jagged { stored },
+            format!("{root_type}[]"),
+        ));
+    }
     let kind = if array {
         ColumnKind::Fixed(t, len)
     } else {
@@ -646,12 +902,168 @@ fn element_column(b: &RawBranch) -> Result<(ColumnKind, Layout, String), (String
         offset: 0,
         stride: stored.size() * len,
     };
+    let root_type = root_type.unwrap_or_else(|| t.root_name().to_owned());
     let root_type = if array {
-        format!("{t}[{len}]")
+        format!("{root_type}[{len}]")
     } else {
-        t.root_name().to_owned()
+        root_type
     };
     Ok((kind, layout, root_type))
+}
+
+/// An unsplit object of fixed size: a column per basic member, `branch.member.submember`, each
+/// read at its offset in every `stride`-byte entry.
+fn member_columns(
+    name: &str,
+    object: UnsplitObject,
+    column: &dyn Fn(String, ColumnKind, Layout, Option<String>, String) -> Column,
+) -> Vec<Column> {
+    let UnsplitObject {
+        members,
+        stride,
+        prefix,
+    } = object;
+    members
+        .into_iter()
+        .map(|m| {
+            let t = m.stored.output();
+            let kind = if m.len > 1 {
+                ColumnKind::Fixed(t, m.len)
+            } else {
+                ColumnKind::Scalar(t)
+            };
+            let layout = Layout::Fixed {
+                stored: m.stored,
+                len: m.len,
+                offset: m.offset,
+                stride,
+            };
+            Column {
+                entry_prefix: prefix.clone(),
+                ..column(
+                    format!("{name}.{}", m.path),
+                    kind,
+                    layout,
+                    None,
+                    m.type_name,
+                )
+            }
+        })
+        .collect()
+}
+
+/// The plan of an unsplit object branch.
+struct UnsplitObject {
+    members: Vec<crate::plan::FixedMember>,
+    /// Bytes per entry.
+    stride: usize,
+    /// What each entry starts with before the object.
+    prefix: Option<Arc<[u8]>>,
+}
+
+/// For an unsplit object branch (`TBranchObject`, or `TBranchElement` of streamer type -1), the
+/// plan of its
+/// fixed-size members from the file's streamer info, or why there is none; `None` for other
+/// branches.
+fn unsplit_object(b: &RawBranch, streamers: &Streamers) -> Option<Result<UnsplitObject, String>> {
+    let e = b.element.as_ref()?;
+    let header = match b.class.as_str() {
+        "TBranchObject" => true,
+        "TBranchElement" if e.streamer_type == -1 => false,
+        _ => return None,
+    };
+    let info = if header {
+        streamers.only_info(&e.class_name)
+    } else {
+        streamers.info(&e.class_name, e.class_version)
+    };
+    let info = match info {
+        Some(info) => info,
+        None => {
+            return Some(Err(format!(
+                "an unsplit `{}` needs the class's streamer info, which the file {}",
+                e.class_name,
+                streamers
+                    .error
+                    .as_deref()
+                    .map_or_else(|| "lacks".to_owned(), |err| format!("cannot give ({err})"))
+            )));
+        }
+    };
+    let plan = crate::plan::fixed_object(streamers, info, header).map(|(mut members, stride)| {
+        if !header {
+            return UnsplitObject {
+                members,
+                stride,
+                prefix: None,
+            };
+        }
+        // TLeafObject::FillBasket writes the class name (a length byte, the name, a NUL) before
+        // each object.
+        let mut prefix = vec![e.class_name.len() as u8];
+        prefix.extend_from_slice(e.class_name.as_bytes());
+        prefix.push(0);
+        for m in &mut members {
+            m.offset += prefix.len();
+        }
+        UnsplitObject {
+            members,
+            stride: stride + prefix.len(),
+            prefix: Some(prefix.into()),
+        }
+    });
+    Some(plan.map_err(|why| {
+        format!(
+            "an unsplit `{}` is read member by member when its size is fixed: {why}",
+            e.class_name
+        )
+    }))
+}
+
+/// The streamer element of a split member: element `fID` of the parent class's streamer info
+/// (the class version the branch was written with), checked by name and type.
+fn member<'s>(
+    b: &RawBranch,
+    e: &Element,
+    streamers: &'s Streamers,
+) -> Result<&'s StreamerElement, String> {
+    if let Some(error) = &streamers.error {
+        return Err(format!(
+            "the file's streamer infos, which hold this member's range and bit count, \
+             cannot be read: {error}"
+        ));
+    }
+    let info = streamers
+        .info(&e.class_name, e.class_version)
+        .ok_or_else(|| {
+            format!(
+                "the file has no streamer info for class {} version {}, which holds this \
+                 member's range and bit count",
+                e.class_name, e.class_version
+            )
+        })?;
+    let last = b.name.rsplit('.').next().unwrap_or(&b.name);
+    let name = last.split_once('[').map_or(last, |(n, _)| n);
+    let by_id = usize::try_from(e.id)
+        .ok()
+        .and_then(|i| info.elements.get(i))
+        .filter(|el| el.name == name);
+    let element = by_id
+        .or_else(|| info.elements.iter().find(|el| el.name == name))
+        .ok_or_else(|| {
+            format!(
+                "class {} version {} has no member {name:?} in the file's streamer info",
+                e.class_name, e.class_version
+            )
+        })?;
+    if element.kind != e.streamer_type {
+        return Err(format!(
+            "member {name:?} of class {} has streamer type {} in the streamer info but {} in \
+             the branch",
+            e.class_name, element.kind, e.streamer_type
+        ));
+    }
+    Ok(element)
 }
 
 /// A branch as streamed.
@@ -661,6 +1073,8 @@ struct RawBranch {
     name: String,
     title: String,
     compress: i32,
+    /// `fEntryOffsetLen`: whether baskets written to keys end with entry offsets (non-zero).
+    entry_offset_len: i32,
     write_basket: usize,
     entries: i64,
     tot_bytes: i64,
@@ -695,7 +1109,7 @@ impl RawBranch {
             let first = u64::try_from(self.basket_entry[i])
                 .map_err(|_| bad(format!("basket {i} starts at a negative entry")))?;
             // The next basket's first entry ends this one; the last basket ends with the branch.
-            let end = if i + 1 < n || !self.embedded.is_empty() {
+            let end = if i + 1 < n || self.embedded.iter().any(|(k, _)| *k >= n) {
                 let next = self.basket_entry.get(i + 1).copied().unwrap_or(-1);
                 u64::try_from(next)
                     .map_err(|_| bad(format!("basket {} starts at entry {next}", i + 1)))?
@@ -719,7 +1133,10 @@ impl RawBranch {
                 embedded: None,
             });
         }
-        for (i, basket) in &self.embedded {
+        // Baskets in the record at positions below fWriteBasket were also written to keys of
+        // their own (a tree saved while a basket was still in memory): the key is the copy read,
+        // so that no entry is counted twice.
+        for (i, basket) in self.embedded.iter().filter(|(i, _)| *i >= n) {
             let first = self
                 .basket_entry
                 .get(*i)
@@ -757,6 +1174,9 @@ impl RawBranch {
 #[derive(Debug)]
 struct Element {
     class_name: String,
+    class_version: i32,
+    /// The member's index in the class's streamer info.
+    id: i32,
     ftype: i32,
     streamer_type: i32,
 }
@@ -785,108 +1205,10 @@ enum Any {
     Object(Object),
 }
 
-/// ROOT's object streaming, over one record.
-struct Parser<'a> {
-    c: Cursor<'a>,
-    /// Class names by their tag (position in the buffer, counting the key header, plus 2).
-    classes: HashMap<u32, String>,
-    /// Positions in tags count the key header, which is not in the buffer.
-    origin: u32,
-    what: &'a str,
-}
-
 impl Parser<'_> {
-    fn version_error(&self, class: &str, version: i16, supported: &'static str) -> Error {
-        Error::UnsupportedVersion {
-            what: self.what.to_owned(),
-            class: class.to_owned(),
-            version,
-            supported,
-        }
-    }
-
-    /// A byte count (if present) and version; returns the object's end.
-    fn header(&mut self) -> Result<(Option<usize>, i16)> {
-        let start = self.c.pos();
-        let bcnt = self.c.u32()?;
-        let end = if bcnt & BYTE_COUNT_MASK != 0 {
-            let end = start + 4 + (bcnt & !BYTE_COUNT_MASK) as usize;
-            if end > start + 4 + self.c.remaining() {
-                return Err(self.c.error(format!(
-                    "an object's byte count ({}) runs past the record",
-                    bcnt & !BYTE_COUNT_MASK
-                )));
-            }
-            Some(end)
-        } else {
-            self.c.seek(start)?;
-            None
-        };
-        let version = self.c.i16()?;
-        if version & MEMBERWISE != 0 && version > 0 {
-            return Err(self
-                .c
-                .error("member-wise streamed objects are not supported"));
-        }
-        Ok((end, version))
-    }
-
-    fn end(&mut self, end: Option<usize>) -> Result<()> {
-        match end {
-            Some(end) => self.c.seek(end),
-            None => Ok(()),
-        }
-    }
-
-    fn skip_object(&mut self) -> Result<()> {
-        let (end, _) = self.header()?;
-        match end {
-            Some(end) => self.c.seek(end),
-            None => Err(self
-                .c
-                .error("an object without a byte count cannot be skipped")),
-        }
-    }
-
-    fn tobject(&mut self) -> Result<()> {
-        let version = self.c.i16()?;
-        if version & MEMBERWISE != 0 {
-            self.c.skip(4)?;
-        }
-        let _unique_id = self.c.u32()?;
-        let bits = self.c.u32()?;
-        if bits & (1 << 4) != 0 {
-            self.c.skip(2)?;
-        }
-        Ok(())
-    }
-
-    /// A TNamed: returns name and title.
-    fn named(&mut self) -> Result<(String, String)> {
-        let (end, _) = self.header()?;
-        self.tobject()?;
-        let name = self.c.string()?;
-        let title = self.c.string()?;
-        self.end(end)?;
-        Ok((name, title))
-    }
-
     /// A TObjArray streamed as a member.
     fn obj_array(&mut self) -> Result<Vec<Option<Object>>> {
-        let (end, version) = self.header()?;
-        if version > 2 {
-            self.tobject()?;
-        }
-        if version > 1 {
-            let _name = self.c.string()?;
-        }
-        let n = self.c.count("TObjArray size")?;
-        let _lower = self.c.i32()?;
-        if n > self.c.remaining() / 4 {
-            return Err(self.c.error(format!(
-                "a TObjArray of {n} objects cannot fit in the record"
-            )));
-        }
+        let (end, n, _) = self.collection_header(false)?;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {
             out.push(match self.any()? {
@@ -911,37 +1233,10 @@ impl Parser<'_> {
 
     /// `TBufferFile::ReadObjectAny`: null, a reference, or a (new or known) class and an object.
     fn any(&mut self) -> Result<Any> {
-        let beg = self.c.pos();
-        let bcnt = self.c.u32()?;
-        let (tag, end) = if bcnt & BYTE_COUNT_MASK == 0 || bcnt == NEW_CLASS_TAG {
-            (bcnt, None)
-        } else {
-            let end = beg + 4 + (bcnt & !BYTE_COUNT_MASK) as usize;
-            if end > beg + 4 + self.c.remaining() {
-                return Err(self.c.error("an object's byte count runs past the record"));
-            }
-            (self.c.u32()?, Some(end))
-        };
-        if tag & CLASS_MASK == 0 {
-            self.end(end)?;
-            return Ok(if tag == 0 { Any::Null } else { Any::Reference });
-        }
-        let class = if tag == NEW_CLASS_TAG {
-            let tag_pos = (self.c.pos() as u32).wrapping_sub(4);
-            let name = self.c.cstring()?;
-            self.classes
-                .insert(tag_pos.wrapping_add(self.origin + MAP_OFFSET), name.clone());
-            name
-        } else {
-            let reference = tag & !CLASS_MASK;
-            match self.classes.get(&reference) {
-                Some(name) => name.clone(),
-                None => {
-                    return Err(self
-                        .c
-                        .error(format!("reference to unknown class tag {reference}")));
-                }
-            }
+        let (class, end) = match self.tagged()? {
+            Tagged::Null => return Ok(Any::Null),
+            Tagged::Reference => return Ok(Any::Reference),
+            Tagged::Object { class, end } => (class, end),
         };
         let object = match class.as_str() {
             "TBranch" | "TBranchElement" | "TBranchObject" | "TBranchSTL" | "TBranchClones"
@@ -978,22 +1273,26 @@ impl Parser<'_> {
                 let _parent = self.c.string()?;
                 let _clones = self.c.string()?;
                 let _checksum = self.c.u32()?;
-                if version >= 10 {
-                    self.c.i16()?;
+                let class_version = if version >= 10 {
+                    i32::from(self.c.i16()?)
                 } else {
-                    self.c.i32()?;
-                }
-                let _id = self.c.i32()?;
+                    self.c.i32()?
+                };
+                let id = self.c.i32()?;
                 let ftype = self.c.i32()?;
                 let streamer_type = self.c.i32()?;
                 b.element = Some(Element {
                     class_name,
+                    class_version,
+                    id,
                     ftype,
                     streamer_type,
                 });
             } else {
                 b.element = Some(Element {
                     class_name,
+                    class_version: -1,
+                    id: -1,
                     ftype: -1,
                     streamer_type: -2,
                 });
@@ -1014,7 +1313,7 @@ impl Parser<'_> {
         self.skip_object()?; // TAttFill
         b.compress = self.c.i32()?;
         let _basket_size = self.c.i32()?;
-        let _entry_offset_len = self.c.i32()?;
+        b.entry_offset_len = self.c.i32()?;
         b.write_basket = self.c.count("fWriteBasket")?;
         let _entry_number = self.c.i64()?;
         if version >= 13 {
@@ -1120,7 +1419,8 @@ impl Parser<'_> {
         }
         let entries = fields.entries;
         let border = fields.border(key_len).map_err(|d| self.c.error(d))?;
-        let offsets = if fields.has_offsets(key_len) {
+        // TBasket::Streamer: flag % 10 == 2 means the basket has no entry offsets.
+        let offsets = if fields.flag % 10 != 2 {
             let _count = self.c.i32()?;
             if entries > self.c.remaining() / 4 {
                 return Err(self
@@ -1160,9 +1460,11 @@ impl Parser<'_> {
 /// The fields at the end of every basket's key header.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BasketFields {
-    pub(crate) entry_size: i32,
     pub(crate) entries: usize,
     pub(crate) last: i32,
+    /// `TBasket`'s streamed flag: for baskets inside the tree record, `flag % 10 == 2` means no
+    /// entry offsets follow.
+    pub(crate) flag: u8,
 }
 
 impl BasketFields {
@@ -1170,14 +1472,14 @@ impl BasketFields {
     pub(crate) fn read(c: &mut Cursor<'_>) -> Result<BasketFields> {
         let _version = c.u16()?;
         let _buffer_size = c.i32()?;
-        let entry_size = c.i32()?;
+        let _entry_size = c.i32()?;
         let entries = c.count("fNevBuf")?;
         let last = c.i32()?;
-        let _flag = c.u8()?;
+        let flag = c.u8()?;
         Ok(BasketFields {
-            entry_size,
             entries,
             last,
+            flag,
         })
     }
 
@@ -1187,10 +1489,5 @@ impl BasketFields {
             .ok()
             .and_then(|l| l.checked_sub(key_len))
             .ok_or_else(|| format!("fLast {} is inside the {key_len}-byte key", self.last))
-    }
-
-    /// Whether entry offsets follow the data.
-    pub(crate) fn has_offsets(&self, key_len: usize) -> bool {
-        i64::from(self.entry_size) * self.entries as i64 + key_len as i64 != i64::from(self.last)
     }
 }
