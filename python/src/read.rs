@@ -456,9 +456,10 @@ impl Reader {
                 && source.read_exact_at(0, &mut magic).is_ok()
                 && &magic == b"root";
             let backend = if is_root {
-                let file = RootFile::from_source(RootSource(source)).map_err(errors::root)?;
+                let file =
+                    Box::new(RootFile::from_source(RootSource(source)).map_err(errors::root)?);
                 Backend::Root {
-                    file: Box::new(file),
+                    file,
                     trees: Mutex::new(HashMap::new()),
                 }
             } else {
