@@ -1104,3 +1104,110 @@ fn write_bomb() {
     tree.finish().expect("finish");
     w.finish().expect("finish");
 }
+
+/// LEB128 varint at `at`: (value, bytes).
+fn varint(bytes: &[u8], at: usize) -> (u64, usize) {
+    let (mut value, mut n) = (0u64, 0);
+    loop {
+        let b = bytes[at + n];
+        value |= u64::from(b & 0x7f) << (7 * n);
+        n += 1;
+        if b & 0x80 == 0 {
+            return (value, n);
+        }
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_lying_rac_seek_table_is_refused_in_bounded_memory() {
+    use evtc_format::{BranchSpec, FileReader, FileWriter, RacMode, ScalarType, WriteOptions};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let honest = dir.path().join("rac.evtc");
+    let options = WriteOptions::default().rac(RacMode::On).sync(false);
+    let mut w = FileWriter::create(&honest, options).expect("create");
+    let mut tree = w
+        .tree("T", vec![BranchSpec::scalar("x", ScalarType::U32)])
+        .expect("tree");
+    tree.fill_column(0, &(0..5000u32).collect::<Vec<_>>())
+        .expect("fill");
+    tree.commit().expect("commit");
+    tree.finish().expect("finish");
+    w.finish().expect("finish");
+    let reader = FileReader::open(&honest).expect("open");
+    let index = reader
+        .tree("T")
+        .expect("T")
+        .branch("x")
+        .expect("x")
+        .baskets()
+        .expect("index");
+    let offset = index.baskets[0].offset as usize;
+    let mut bytes = std::fs::read(&honest).expect("read");
+    // The record's body: RAC payload length P, then the payload: table length T, the table,
+    // the units. Rewrite the table with its first unit claiming 2^40 uncompressed bytes.
+    let body = offset + 48;
+    let body_len =
+        u64::from_le_bytes(bytes[offset + 32..offset + 40].try_into().expect("8")) as usize;
+    let table_len = u32::from_le_bytes(bytes[body + 8..body + 12].try_into().expect("4")) as usize;
+    let table = bytes[body + 12..body + 12 + table_len].to_vec();
+    let (units, mut at) = varint(&table, 6);
+    at += 6;
+    let mut fields = Vec::new();
+    for _ in 0..3 * units {
+        let (v, n) = varint(&table, at);
+        fields.push(v);
+        at += n;
+    }
+    fields[1] = 1 << 40;
+    let mut new_table = table[..6].to_vec();
+    put_varint(&mut new_table, units);
+    for v in fields {
+        put_varint(&mut new_table, v);
+    }
+    new_table.extend_from_slice(&table[at..table.len() - 4]); // the units' CRCs
+    let crc = evtc_codecs::crc32(&new_table);
+    new_table.extend_from_slice(&crc.to_le_bytes());
+    // The table grows by 4 bytes: the units lose their last 4 (the table is refused first).
+    let grown = new_table.len() - table_len;
+    let units_bytes = bytes[body + 12 + table_len..body + body_len - grown].to_vec();
+    let mut new_body = Vec::new();
+    let payload_len = 4 + new_table.len() + units_bytes.len();
+    new_body.extend_from_slice(&(payload_len as u64).to_le_bytes());
+    new_body.extend_from_slice(&(new_table.len() as u32).to_le_bytes());
+    new_body.extend_from_slice(&new_table);
+    new_body.extend_from_slice(&units_bytes);
+    assert_eq!(
+        new_body.len(),
+        body_len,
+        "a same-length rewrite keeps every offset"
+    );
+    bytes[body..body + body_len].copy_from_slice(&new_body);
+    edit_record(&mut bytes, offset, |_| {});
+    let path = dir.path().join("lying-rac.evtc");
+    std::fs::write(&path, &bytes).expect("write");
+    let p = path.display().to_string();
+    for args in [
+        vec!["dump", &p, "--entries", "0..1"],
+        vec!["dump", &p],
+        vec!["verify", "--deep", &p],
+    ] {
+        let (out, peak) = run_measured(&args);
+        let text = String::from_utf8_lossy(&out.stderr).into_owned()
+            + &String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !out.status.success(),
+            "{args:?} accepted a lying seek table"
+        );
+        assert!(text.contains("seek table"), "{args:?}: {text}");
+        assert!(peak < 64 << 20, "{args:?} peaked at {peak} bytes");
+    }
+}
