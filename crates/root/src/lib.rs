@@ -27,6 +27,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod branch;
 mod compression;
 mod cursor;
 mod error;

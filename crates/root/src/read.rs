@@ -4,12 +4,13 @@ use std::ops::Range;
 
 use evtc_codecs::Decompressor;
 
+use crate::branch::BasketFields;
 use crate::compression::decompress;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::file::{RootFile, read_key};
 use crate::source::ReadAt;
-use crate::tree::{BasketFields, Column, ColumnKind, Layout, ScalarType, Stored};
+use crate::tree::{Column, ColumnKind, Layout, ScalarType, Stored};
 
 /// A column's values, in native types.
 #[derive(Debug, Clone, PartialEq)]

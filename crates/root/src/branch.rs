@@ -1,0 +1,438 @@
+//! TBranch, TLeaf and TBasket records as a TTree record streams them: ROOT's object streaming,
+//! decoded just far enough to find every branch's type, layout and baskets (TBranch 10-13,
+//! TBranchElement 8-10, TLeaf 2). Every object carries a byte count, so fields this reader does
+//! not need are skipped by jumping to the object's end, and an object of an unknown class inside
+//! an array is skipped the same way. `tree` maps these records onto columns.
+
+use std::sync::Arc;
+
+use crate::cursor::Cursor;
+use crate::error::{Error, Result};
+use crate::objects::{Parser, Tagged};
+use crate::tree::{BasketRef, EmbeddedBasket};
+
+/// A branch as streamed.
+#[derive(Debug, Default)]
+pub(crate) struct RawBranch {
+    pub(crate) class: String,
+    pub(crate) name: String,
+    pub(crate) title: String,
+    pub(crate) compress: i32,
+    /// `fEntryOffsetLen`: whether baskets written to keys end with entry offsets (non-zero).
+    pub(crate) entry_offset_len: i32,
+    pub(crate) write_basket: usize,
+    pub(crate) entries: i64,
+    pub(crate) tot_bytes: i64,
+    pub(crate) zip_bytes: i64,
+    pub(crate) branches: Vec<RawBranch>,
+    pub(crate) leaves: Vec<RawLeaf>,
+    pub(crate) embedded: Vec<(usize, Arc<EmbeddedBasket>)>,
+    pub(crate) basket_bytes: Vec<i32>,
+    pub(crate) basket_entry: Vec<i64>,
+    pub(crate) basket_seek: Vec<i64>,
+    pub(crate) file_name: String,
+    pub(crate) element: Option<Element>,
+}
+
+impl RawBranch {
+    /// The branch's baskets: those with keys of their own, then those embedded in the record.
+    pub(crate) fn baskets(&self, what: &str) -> Result<Arc<[BasketRef]>> {
+        let bad =
+            |detail: String| Error::corrupt(what, 0, format!("branch {:?}: {detail}", self.name));
+        let entries = u64::try_from(self.entries)
+            .map_err(|_| bad(format!("negative entry count {}", self.entries)))?;
+        let n = self.write_basket;
+        if n > self.basket_seek.len() || n > self.basket_entry.len() || n > self.basket_bytes.len()
+        {
+            return Err(bad(format!(
+                "{n} baskets written but only {} recorded",
+                self.basket_seek.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(n + self.embedded.len());
+        for i in 0..n {
+            let first = u64::try_from(self.basket_entry[i])
+                .map_err(|_| bad(format!("basket {i} starts at a negative entry")))?;
+            // The next basket's first entry ends this one; the last basket ends with the branch.
+            let end = if i + 1 < n || self.embedded.iter().any(|(k, _)| *k >= n) {
+                let next = self.basket_entry.get(i + 1).copied().unwrap_or(-1);
+                u64::try_from(next)
+                    .map_err(|_| bad(format!("basket {} starts at entry {next}", i + 1)))?
+            } else {
+                entries
+            };
+            if end < first {
+                return Err(bad(format!(
+                    "basket {i} ends (entry {end}) before it starts (entry {first})"
+                )));
+            }
+            let seek = u64::try_from(self.basket_seek[i])
+                .map_err(|_| bad(format!("basket {i} has a negative file offset")))?;
+            let bytes = u32::try_from(self.basket_bytes[i])
+                .map_err(|_| bad(format!("basket {i} has a negative size")))?;
+            out.push(BasketRef {
+                first_entry: first,
+                entries: end - first,
+                seek,
+                bytes,
+                embedded: None,
+            });
+        }
+        // Baskets in the record at positions below fWriteBasket were also written to keys of
+        // their own (a tree saved while a basket was still in memory): the key is the copy read,
+        // so that no entry is counted twice.
+        for (i, basket) in self.embedded.iter().filter(|(i, _)| *i >= n) {
+            let first = self
+                .basket_entry
+                .get(*i)
+                .map_or(0, |&e| u64::try_from(e).unwrap_or(0));
+            out.push(BasketRef {
+                first_entry: first,
+                entries: basket.entries,
+                seek: 0,
+                bytes: 0,
+                embedded: Some(basket.clone()),
+            });
+        }
+        // Baskets must tile the entries in order.
+        let mut next = 0;
+        for (i, b) in out.iter().enumerate() {
+            if b.first_entry != next {
+                return Err(bad(format!(
+                    "basket {i} starts at entry {}, expected {next}",
+                    b.first_entry
+                )));
+            }
+            next = next
+                .checked_add(b.entries)
+                .ok_or_else(|| bad(format!("basket {i} overflows the entry count")))?;
+        }
+        if next != entries {
+            return Err(bad(format!(
+                "baskets hold {next} entries, the branch {entries}"
+            )));
+        }
+        Ok(out.into())
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Element {
+    pub(crate) class_name: String,
+    pub(crate) class_version: i32,
+    /// The member's index in the class's streamer info.
+    pub(crate) id: i32,
+    pub(crate) ftype: i32,
+    pub(crate) streamer_type: i32,
+}
+
+/// A leaf as streamed.
+#[derive(Debug)]
+pub(crate) struct RawLeaf {
+    pub(crate) class: String,
+    pub(crate) name: String,
+    pub(crate) title: String,
+    pub(crate) len: i32,
+    pub(crate) is_unsigned: bool,
+    pub(crate) has_count: bool,
+}
+
+enum Object {
+    Branch(Box<RawBranch>),
+    Leaf(RawLeaf),
+    Basket(Arc<EmbeddedBasket>),
+    Other,
+}
+
+enum Any {
+    Null,
+    Reference,
+    Object(Object),
+}
+
+impl Parser<'_> {
+    /// A TObjArray streamed as a member.
+    fn obj_array(&mut self) -> Result<Vec<Option<Object>>> {
+        let (end, n, _) = self.collection_header(false)?;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(match self.any()? {
+                Any::Object(o) => Some(o),
+                Any::Null | Any::Reference => None,
+            });
+        }
+        self.end(end)?;
+        Ok(out)
+    }
+
+    pub(crate) fn branch_array(&mut self) -> Result<Vec<RawBranch>> {
+        Ok(self
+            .obj_array()?
+            .into_iter()
+            .filter_map(|o| match o {
+                Some(Object::Branch(b)) => Some(*b),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// `TBufferFile::ReadObjectAny`: null, a reference, or a (new or known) class and an object.
+    fn any(&mut self) -> Result<Any> {
+        let (class, end) = match self.tagged()? {
+            Tagged::Null => return Ok(Any::Null),
+            Tagged::Reference => return Ok(Any::Reference),
+            Tagged::Object { class, end } => (class, end),
+        };
+        let object = match class.as_str() {
+            "TBranch" | "TBranchElement" | "TBranchObject" | "TBranchSTL" | "TBranchClones"
+            | "TBranchRef" => Object::Branch(Box::new(self.branch(&class)?)),
+            c if c.starts_with("TLeaf") => Object::Leaf(self.leaf(&class)?),
+            "TBasket" => match self.basket()? {
+                Some(b) => Object::Basket(Arc::new(b)),
+                None => Object::Other,
+            },
+            _ if end.is_some() => Object::Other,
+            other => {
+                return Err(self.c.error(format!(
+                    "cannot skip an object of class {other} without a byte count"
+                )));
+            }
+        };
+        self.end(end)?;
+        Ok(Any::Object(object))
+    }
+
+    fn branch(&mut self, class: &str) -> Result<RawBranch> {
+        let (end, version) = self.header()?;
+        let mut b = if class == "TBranch" {
+            self.branch_fields(version)?
+        } else {
+            let (base_end, base_version) = self.header()?;
+            let mut b = self.branch_fields(base_version)?;
+            self.end(base_end)?;
+            let class_name = self.c.string()?;
+            if class == "TBranchElement" {
+                if !(8..=10).contains(&version) {
+                    return Err(self.version_error(class, version, "8-10"));
+                }
+                let _parent = self.c.string()?;
+                let _clones = self.c.string()?;
+                let _checksum = self.c.u32()?;
+                let class_version = if version >= 10 {
+                    i32::from(self.c.i16()?)
+                } else {
+                    self.c.i32()?
+                };
+                let id = self.c.i32()?;
+                let ftype = self.c.i32()?;
+                let streamer_type = self.c.i32()?;
+                b.element = Some(Element {
+                    class_name,
+                    class_version,
+                    id,
+                    ftype,
+                    streamer_type,
+                });
+            } else {
+                b.element = Some(Element {
+                    class_name,
+                    class_version: -1,
+                    id: -1,
+                    ftype: -1,
+                    streamer_type: -2,
+                });
+            }
+            b
+        };
+        b.class = class.to_owned();
+        self.end(end)?;
+        Ok(b)
+    }
+
+    fn branch_fields(&mut self, version: i16) -> Result<RawBranch> {
+        if !(10..=13).contains(&version) {
+            return Err(self.version_error("TBranch", version, "10-13"));
+        }
+        let mut b = RawBranch::default();
+        (b.name, b.title) = self.named()?;
+        self.skip_object()?; // TAttFill
+        b.compress = self.c.i32()?;
+        let _basket_size = self.c.i32()?;
+        b.entry_offset_len = self.c.i32()?;
+        b.write_basket = self.c.count("fWriteBasket")?;
+        let _entry_number = self.c.i64()?;
+        if version >= 13 {
+            self.skip_object()?; // fIOFeatures
+        }
+        let _offset = self.c.i32()?;
+        let max_baskets = self.c.count("fMaxBaskets")?;
+        let _split_level = self.c.i32()?;
+        b.entries = self.c.i64()?;
+        if version >= 11 {
+            let _first_entry = self.c.i64()?;
+        }
+        b.tot_bytes = self.c.i64()?;
+        b.zip_bytes = self.c.i64()?;
+        b.branches = self.branch_array()?;
+        b.leaves = self
+            .obj_array()?
+            .into_iter()
+            .filter_map(|o| match o {
+                Some(Object::Leaf(l)) => Some(l),
+                _ => None,
+            })
+            .collect();
+        b.embedded = self
+            .obj_array()?
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, o)| match o {
+                Some(Object::Basket(basket)) => Some((i, basket)),
+                _ => None,
+            })
+            .collect();
+        if max_baskets > self.c.remaining() / 16 + 1 {
+            return Err(self.c.error(format!(
+                "fMaxBaskets {max_baskets} cannot fit in the record"
+            )));
+        }
+        b.basket_bytes = self.array(max_baskets, |c| c.i32())?;
+        b.basket_entry = self.array(max_baskets, |c| c.i64())?;
+        b.basket_seek = self.array(max_baskets, |c| c.i64())?;
+        b.file_name = self.c.string()?;
+        Ok(b)
+    }
+
+    /// A basic array member: a presence byte, then `n` values if present.
+    fn array<T>(
+        &mut self,
+        n: usize,
+        read: impl Fn(&mut Cursor<'_>) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        if self.c.u8()? == 0 {
+            return Ok(Vec::new());
+        }
+        (0..n).map(|_| read(&mut self.c)).collect()
+    }
+
+    fn leaf(&mut self, class: &str) -> Result<RawLeaf> {
+        let (end, _) = self.header()?;
+        let (base_end, version) = self.header()?;
+        if version != 2 {
+            return Err(self.version_error("TLeaf", version, "2"));
+        }
+        let (name, title) = self.named()?;
+        let len = self.c.i32()?;
+        let _len_type = self.c.i32()?;
+        let _offset = self.c.i32()?;
+        let _is_range = self.c.u8()?;
+        let is_unsigned = self.c.u8()? != 0;
+        let has_count = !matches!(self.any()?, Any::Null);
+        self.end(base_end)?;
+        self.end(end)?;
+        Ok(RawLeaf {
+            class: class.to_owned(),
+            name,
+            title,
+            len,
+            is_unsigned,
+            has_count,
+        })
+    }
+
+    /// A TBasket in a branch's basket array: its key header and, when its data was never written
+    /// to a key of its own, the data.
+    fn basket(&mut self) -> Result<Option<EmbeddedBasket>> {
+        let start = self.c.pos();
+        let nbytes = self.c.i32()?;
+        let _key_version = self.c.i16()?;
+        let _obj_len = self.c.i32()?;
+        let _datime = self.c.u32()?;
+        let key_len = usize::try_from(self.c.i16()?)
+            .map_err(|_| self.c.error("negative basket key length"))?;
+        let _cycle = self.c.i16()?;
+        if key_len < 38 {
+            return Err(self
+                .c
+                .error(format!("a basket key of {key_len} bytes is too short")));
+        }
+        self.c.seek(start + key_len - 19)?;
+        let fields = BasketFields::read(&mut self.c)?;
+        if usize::try_from(nbytes).is_ok_and(|n| n > key_len) {
+            // Written to its own key: found through fBasketSeek.
+            return Ok(None);
+        }
+        let entries = fields.entries;
+        let border = fields.border(key_len).map_err(|d| self.c.error(d))?;
+        // TBasket::Streamer: flag % 10 == 2 means the basket has no entry offsets.
+        let offsets = if fields.flag % 10 != 2 {
+            let _count = self.c.i32()?;
+            if entries > self.c.remaining() / 4 {
+                return Err(self
+                    .c
+                    .error(format!("{entries} entry offsets cannot fit in the record")));
+            }
+            let mut offsets = Vec::with_capacity(entries + 1);
+            for _ in 0..entries {
+                let o = self.c.i32()?;
+                let o = usize::try_from(o)
+                    .ok()
+                    .and_then(|o| o.checked_sub(key_len))
+                    .filter(|&o| o <= border);
+                offsets.push(
+                    o.ok_or_else(|| self.c.error("an entry offset points outside the basket"))?
+                        as u32,
+                );
+            }
+            offsets.push(border as u32);
+            if offsets.windows(2).any(|w| w[0] > w[1]) {
+                return Err(self.c.error("entry offsets are not increasing"));
+            }
+            Some(offsets)
+        } else {
+            None
+        };
+        self.c.skip(key_len)?; // a second copy of the key
+        let data = self.c.take(border)?.to_vec();
+        Ok(Some(EmbeddedBasket {
+            data,
+            offsets,
+            entries: entries as u64,
+        }))
+    }
+}
+
+/// The fields at the end of every basket's key header.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BasketFields {
+    pub(crate) entries: usize,
+    pub(crate) last: i32,
+    /// `TBasket`'s streamed flag: for baskets inside the tree record, `flag % 10 == 2` means no
+    /// entry offsets follow.
+    pub(crate) flag: u8,
+}
+
+impl BasketFields {
+    /// Reads `fVersion, fBufferSize, fNevBufSize, fNevBuf, fLast` and the flag byte.
+    pub(crate) fn read(c: &mut Cursor<'_>) -> Result<BasketFields> {
+        let _version = c.u16()?;
+        let _buffer_size = c.i32()?;
+        let _entry_size = c.i32()?;
+        let entries = c.count("fNevBuf")?;
+        let last = c.i32()?;
+        let flag = c.u8()?;
+        Ok(BasketFields {
+            entries,
+            last,
+            flag,
+        })
+    }
+
+    /// Bytes of entry data (before the entry offsets).
+    pub(crate) fn border(&self, key_len: usize) -> Result<usize, String> {
+        usize::try_from(self.last)
+            .ok()
+            .and_then(|l| l.checked_sub(key_len))
+            .ok_or_else(|| format!("fLast {} is inside the {key_len}-byte key", self.last))
+    }
+}
