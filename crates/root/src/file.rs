@@ -216,7 +216,7 @@ impl<R: ReadAt> RootFile<R> {
         let name = path.rsplit_once(';').map_or(path, |(p, _)| p).to_owned();
         let what = format!("TTree {name:?} (key at byte {})", key.seek_key);
         let record = self.read_object(&key, &what)?;
-        Tree::parse(&record, &key, name, self.streamers(), &what)
+        Tree::parse(&record, key.key_len, name, self.streamers(), &what)
     }
 
     /// The file's streamer infos, read on first use. A file whose streamer infos cannot be read

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use crate::branch::{Element, RawBranch, RawLeaf};
 use crate::error::{Error, Result};
-use crate::file::Key;
 use crate::objects::Parser;
 use crate::streamer::{FloatRange, StreamerElement, Streamers};
 
@@ -353,14 +352,15 @@ impl Tree {
         self.columns.iter().find(|c| c.name == name)
     }
 
+    /// Parses a TTree record (its key header was `key_len` bytes: class tags count it).
     pub(crate) fn parse(
         record: &[u8],
-        key: &Key,
+        key_len: u16,
         name: String,
         streamers: &Streamers,
         what: &str,
     ) -> Result<Tree> {
-        let mut p = Parser::new(record, key.key_len, what);
+        let mut p = Parser::new(record, key_len, what);
         let (end, version) = p.header()?;
         if !(16..=20).contains(&version) {
             return Err(p.version_error("TTree", version, "16-20"));
