@@ -959,6 +959,26 @@ fn real_world_layouts_convert_with_the_values_written() {
     converts_like("partial.root", "partial.root.json", &["b", "late", "back"]);
 }
 
+/// A file of one tree "T" with one u64 branch "x" of 10,000 entries: its bytes and the offset of
+/// its first basket record.
+fn one_branch_file(path: &Path, options: evtc_format::WriteOptions) -> (Vec<u8>, usize) {
+    use evtc_format::{BranchSpec, FileReader, FileWriter, ScalarType};
+    let mut w = FileWriter::create(path, options.sync(false)).expect("create");
+    let mut tree = w
+        .tree("T", vec![BranchSpec::scalar("x", ScalarType::U64)])
+        .expect("tree");
+    tree.fill_column(0, &(0..10_000u64).collect::<Vec<_>>())
+        .expect("fill");
+    tree.commit().expect("commit");
+    tree.finish().expect("finish");
+    w.finish().expect("finish");
+    let reader = FileReader::open(path).expect("open");
+    let tree = reader.tree("T").expect("T");
+    let index = tree.branch("x").expect("x").baskets().expect("index");
+    let offset = index.baskets[0].offset as usize;
+    (std::fs::read(path).expect("read"), offset)
+}
+
 /// Rewrites a record's body in `file` (at `offset`) with `edit`, then both record checksums.
 fn edit_record(file: &mut [u8], offset: usize, edit: impl FnOnce(&mut [u8])) {
     let body_len = u64::from_le_bytes(file[offset + 32..offset + 40].try_into().expect("8"));
@@ -973,7 +993,7 @@ fn edit_record(file: &mut [u8], offset: usize, edit: impl FnOnce(&mut [u8])) {
 #[cfg(target_os = "linux")]
 #[test]
 fn lying_sizes_and_bombs_are_refused_in_bounded_memory() {
-    use evtc_format::{BranchSpec, FileReader, FileWriter, ScalarType, WriteOptions};
+    use evtc_format::WriteOptions;
     const BOUND: u64 = 64 << 20;
     let dir = tempfile::tempdir().expect("tempdir");
     let refused = |args: &[&str], needle: &str| {
@@ -1019,25 +1039,7 @@ fn lying_sizes_and_bombs_are_refused_in_bounded_memory() {
 
     // An evtc basket whose first block claims 2^40 bytes, checksums recomputed.
     let honest = dir.path().join("honest.evtc");
-    let mut w = FileWriter::create(&honest, WriteOptions::default().sync(false)).expect("create");
-    let mut tree = w
-        .tree("T", vec![BranchSpec::scalar("x", ScalarType::U64)])
-        .expect("tree");
-    tree.fill_column(0, &(0..10_000u64).collect::<Vec<_>>())
-        .expect("fill");
-    tree.commit().expect("commit");
-    tree.finish().expect("finish");
-    w.finish().expect("finish");
-    let reader = FileReader::open(&honest).expect("open");
-    let basket = reader
-        .tree("T")
-        .expect("T")
-        .branch("x")
-        .expect("x")
-        .baskets()
-        .expect("index");
-    let offset = basket.baskets[0].offset as usize;
-    let mut bytes = std::fs::read(&honest).expect("read");
+    let (mut bytes, offset) = one_branch_file(&honest, WriteOptions::default());
     edit_record(&mut bytes, offset, |body| {
         body[4..12].copy_from_slice(&(1u64 << 40).to_le_bytes());
         let payload = u64::from_le_bytes(body[12..20].try_into().expect("8")) as usize;
@@ -1129,29 +1131,10 @@ fn put_varint(out: &mut Vec<u8>, mut value: u64) {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_lying_rac_seek_table_is_refused_in_bounded_memory() {
-    use evtc_format::{BranchSpec, FileReader, FileWriter, RacMode, ScalarType, WriteOptions};
+    use evtc_format::{RacMode, WriteOptions};
     let dir = tempfile::tempdir().expect("tempdir");
     let honest = dir.path().join("rac.evtc");
-    let options = WriteOptions::default().rac(RacMode::On).sync(false);
-    let mut w = FileWriter::create(&honest, options).expect("create");
-    let mut tree = w
-        .tree("T", vec![BranchSpec::scalar("x", ScalarType::U32)])
-        .expect("tree");
-    tree.fill_column(0, &(0..5000u32).collect::<Vec<_>>())
-        .expect("fill");
-    tree.commit().expect("commit");
-    tree.finish().expect("finish");
-    w.finish().expect("finish");
-    let reader = FileReader::open(&honest).expect("open");
-    let index = reader
-        .tree("T")
-        .expect("T")
-        .branch("x")
-        .expect("x")
-        .baskets()
-        .expect("index");
-    let offset = index.baskets[0].offset as usize;
-    let mut bytes = std::fs::read(&honest).expect("read");
+    let (mut bytes, offset) = one_branch_file(&honest, WriteOptions::default().rac(RacMode::On));
     // The record's body: RAC payload length P, then the payload: table length T, the table,
     // the units. Rewrite the table with its first unit claiming 2^40 uncompressed bytes.
     let body = offset + 48;
