@@ -389,10 +389,27 @@ impl<R: ReadAt> FileReader<R> {
         Ok((header, bytes))
     }
 
-    fn run<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+    /// `f` over `items` with their positions: on the file's own pool when it has one (more than
+    /// one thread asked), else on the calling thread, in order.
+    fn map_indexed<I, O, F>(&self, items: Vec<I>, f: F) -> Vec<O>
+    where
+        I: Send,
+        O: Send,
+        F: Fn(usize, I) -> O + Sync + Send,
+    {
         match &self.pool {
-            Some(pool) => pool.install(work),
-            None => work(),
+            Some(pool) if items.len() > 1 => pool.install(|| {
+                items
+                    .into_par_iter()
+                    .enumerate()
+                    .map(|(j, item)| f(j, item))
+                    .collect()
+            }),
+            _ => items
+                .into_iter()
+                .enumerate()
+                .map(|(j, item)| f(j, item))
+                .collect(),
         }
     }
 }
@@ -1074,19 +1091,13 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             slices.push(head);
             rest = tail;
         }
-        let counts: Vec<Result<Counts>> = self.file().run(|| {
-            slices
-                .into_par_iter()
-                .zip(selected.par_iter())
-                .enumerate()
-                .map(|(j, (slice, loc))| {
-                    // Baskets only partly inside the range decode only the RAC units they need.
-                    let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries) as usize;
-                    let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries) as usize;
-                    let wanted = (lo > 0 || hi < loc.entries as usize).then_some(lo..hi);
-                    self.decode_basket(first + j, loc, slice, raw, wanted)
-                })
-                .collect()
+        let jobs: Vec<_> = slices.into_iter().zip(selected).collect();
+        let counts = self.file().map_indexed(jobs, |j, (slice, loc)| {
+            // Baskets only partly inside the range decode only the RAC units they need.
+            let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries) as usize;
+            let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries) as usize;
+            let wanted = (lo > 0 || hi < loc.entries as usize).then_some(lo..hi);
+            self.decode_basket(first + j, loc, slice, raw, wanted)
         });
         let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
         let start = selected.first().map_or(range.start, |b| b.first_entry);
