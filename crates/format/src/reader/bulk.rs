@@ -1,0 +1,534 @@
+//! Bulk reads: whole branches and entry ranges, decoded basket by basket (in parallel on the
+//! file's pool), into [`Jagged`] arrays and plain vectors.
+
+use std::ops::Range;
+
+use evtc_codecs::{Algorithm, BlockHeader};
+
+use super::{BasketKind, BranchReader, Counts, RECORD_BUFFER, ReaderDictionary, decode_body};
+use crate::error::{Error, Location, Result};
+use crate::io::ReadAt;
+use crate::meta::{BasketLoc, Boundaries, DataType, ScalarType};
+use crate::record::{RECORD_HEADER_LEN, RecordHeader, RecordKind};
+use crate::types::{Scalar, decode_counts};
+
+/// Variable-length data in the Arrow layout: entry `i` is `values[offsets[i]..offsets[i + 1]]`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Jagged<T> {
+    /// `entries + 1` offsets into `values`, starting at 0.
+    pub offsets: Vec<u64>,
+    /// All values, back to back.
+    pub values: Vec<T>,
+}
+
+impl<T> Jagged<T> {
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values of entry `i`.
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    pub fn entry(&self, i: usize) -> &[T] {
+        &self.values[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
+impl<'a, R: ReadAt> BranchReader<'a, R> {
+    /// Decodes basket `i` into `values` (exactly `loc.elements` long) and returns its per-entry
+    /// counts when the basket stores them.
+    ///
+    /// With `raw`, `T` is `u8` and `values` receives the values' little-endian bytes
+    /// (`loc.elements * size` of them). With `wanted` (basket-local entries), a RAC basket decodes
+    /// only the units that hold those entries; the other values stay zero.
+    pub(super) fn decode_basket<T: Scalar>(
+        &self,
+        i: usize,
+        loc: &BasketLoc,
+        values: &mut [T],
+        raw: bool,
+        wanted: Option<Range<usize>>,
+    ) -> Result<Counts> {
+        if self.read_stored_in_place(i, loc, values)? {
+            return Ok(None);
+        }
+        let file = self.file();
+        let location = self.location(Some(i), loc.offset);
+        let buffer = RECORD_BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
+        let (header, body) = file.read_record_into(
+            loc.offset,
+            loc.record_len,
+            RecordKind::Basket,
+            &location,
+            file.records_end,
+            buffer,
+        )?;
+        let counts =
+            self.decode_basket_body(loc, values, raw, (header, &body), location, wanted)?;
+        RECORD_BUFFER.with(|b| *b.borrow_mut() = body.0);
+        Ok(counts)
+    }
+
+    /// The fast path of a basket that is one stored block (codec `none`, no preconditioner,
+    /// fixed-size little-endian values): its payload is read straight into `values`, with the
+    /// record's checksums verified as usual. Returns false when the general path must decode it
+    /// (including every malformed case, which that path reports).
+    pub(super) fn read_stored_in_place<T: Scalar>(
+        &self,
+        i: usize,
+        loc: &BasketLoc,
+        values: &mut [T],
+    ) -> Result<bool> {
+        let meta = self.meta();
+        let file = self.file();
+        let stored = !meta.rac
+            && Algorithm::from_id(meta.codec).ok() == Some(Algorithm::None)
+            && meta.precondition == 0
+            && meta.boundaries == Boundaries::Fixed;
+        let Some(out) = T::as_bytes_mut(values).filter(|_| stored) else {
+            return Ok(false);
+        };
+        const HEAD: usize = RECORD_HEADER_LEN + BlockHeader::LEN;
+        if loc.record_len != (HEAD + out.len()) as u64
+            || loc
+                .offset
+                .checked_add(loc.record_len)
+                .is_none_or(|e| e > file.records_end)
+        {
+            return Ok(false);
+        }
+        let location = self.location(Some(i), loc.offset);
+        let mut head = [0u8; HEAD];
+        file.source
+            .read_exact_at(loc.offset, &mut head)
+            .and_then(|()| file.source.read_exact_at(loc.offset + HEAD as u64, out))
+            .map_err(|e| Error::io(file.source.path(), e))?;
+        let (record, envelope) = head.split_at(RECORD_HEADER_LEN);
+        let header = RecordHeader::decode(record.try_into().expect("header bytes"), &location)?;
+        if header.kind != RecordKind::Basket
+            || header.body_len != loc.record_len - RECORD_HEADER_LEN as u64
+        {
+            return Err(Error::corrupt(
+                location,
+                "basket record header does not match the basket index",
+            ));
+        }
+        if file.options.verify_checksums {
+            let computed = evtc_codecs::Crc32::new()
+                .update(envelope)
+                .update(out)
+                .finish();
+            if computed != header.body_crc {
+                return Err(Error::Checksum {
+                    what: "record body",
+                    location,
+                    stored: header.body_crc,
+                    computed,
+                });
+            }
+        }
+        self.check_basket_header(loc, &header, &location)?;
+        let block = BlockHeader::parse(envelope).map_err(|e| Error::Codec {
+            location: location.clone(),
+            source: Box::new(e),
+        })?;
+        if block.codec.algorithm() != Algorithm::None
+            || block.precondition.id() != 0
+            || block.uncompressed_len != out.len() as u64
+            || block.payload_len != out.len() as u64
+        {
+            return Err(Error::corrupt(
+                location,
+                "stored block does not match the branch",
+            ));
+        }
+        Ok(true)
+    }
+
+    /// Checks a basket record's header against the branch and the basket index.
+    pub(super) fn check_basket_header(
+        &self,
+        loc: &BasketLoc,
+        header: &RecordHeader,
+        location: &Location,
+    ) -> Result<()> {
+        if header.tree as usize != self.tree.tree
+            || header.branch as usize != self.branch
+            || header.first_entry != loc.first_entry
+            || header.entries != loc.entries
+        {
+            return Err(Error::corrupt(
+                location.clone(),
+                "basket header does not match the basket index",
+            ));
+        }
+        if header.basket_kind != u8::from(self.meta().rac) {
+            return Err(Error::corrupt(
+                location.clone(),
+                format!("unexpected basket kind {}", header.basket_kind),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn decode_basket_body<T: Scalar>(
+        &self,
+        loc: &BasketLoc,
+        values: &mut [T],
+        raw: bool,
+        (header, body): (RecordHeader, &[u8]),
+        location: Location,
+        wanted: Option<Range<usize>>,
+    ) -> Result<Counts> {
+        self.check_basket_header(loc, &header, &location)?;
+        let dictionary = if header.basket_kind == 1 {
+            self.dictionary()?
+        } else {
+            None
+        };
+        let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
+        decode_body(
+            self.meta(),
+            loc.entries as usize,
+            body,
+            values,
+            raw,
+            &location,
+            if header.basket_kind == 1 {
+                BasketKind::Rac(dictionary.as_ref(), wanted)
+            } else {
+                BasketKind::Blocks
+            },
+        )
+    }
+
+    /// Decodes the baskets covering `range` into one buffer. Returns the values from the first
+    /// basket's first entry, each basket's counts (if stored), and the first basket's first entry.
+    /// With `raw`, `T` is `u8` and the buffer holds the values' bytes.
+    pub(super) fn decode_range<T: Scalar>(
+        &self,
+        range: &Range<u64>,
+        raw: bool,
+    ) -> Result<(Vec<T>, Vec<Counts>, u64, u64)> {
+        let mut values = Vec::new();
+        let (counts, start, end) = self.decode_range_into(range, raw, &mut values)?;
+        Ok((values, counts, start, end))
+    }
+
+    /// As [`BranchReader::decode_range`], into `values` (its allocation reused when large enough).
+    pub(super) fn decode_range_into<T: Scalar>(
+        &self,
+        range: &Range<u64>,
+        raw: bool,
+        values: &mut Vec<T>,
+    ) -> Result<(Vec<Counts>, u64, u64)> {
+        let unit = if raw {
+            self.meta().dtype.scalar().size() as u64
+        } else {
+            1
+        };
+        let index = self.baskets()?;
+        let baskets = &index.baskets;
+        let first = baskets.partition_point(|b| b.first_entry + b.entries <= range.start);
+        let last = if range.is_empty() {
+            first
+        } else {
+            baskets.partition_point(|b| b.first_entry < range.end)
+        };
+        let selected = &baskets[first..last];
+        let total: u64 = selected.iter().map(|b| b.elements * unit).sum();
+        let total = usize::try_from(total)
+            .map_err(|_| Error::corrupt(self.location(None, 0), "branch too large for memory"))?;
+        // Probe that the allocation can succeed (a corrupt index must give an error, not an
+        // abort), then allocate zeroed memory: `vec!` of a zero value asks the allocator for
+        // zeroed pages, which the OS zeroes lazily, so the decoding threads fault them in as they
+        // write instead of one thread filling the whole output first.
+        if values.capacity() >= total {
+            values.clear();
+            values.resize(total, T::default());
+        } else {
+            Vec::<T>::new().try_reserve_exact(total).map_err(|_| {
+                Error::corrupt(
+                    self.location(None, 0),
+                    format!("cannot allocate {total} values"),
+                )
+            })?;
+            *values = vec![T::default(); total];
+        }
+        let mut slices = Vec::with_capacity(selected.len());
+        let mut rest = values.as_mut_slice();
+        for b in selected {
+            let (head, tail) = rest.split_at_mut((b.elements * unit) as usize);
+            slices.push(head);
+            rest = tail;
+        }
+        let jobs: Vec<_> = slices.into_iter().zip(selected).collect();
+        let counts = self.file().map_indexed(jobs, |j, (slice, loc)| {
+            // Baskets only partly inside the range decode only the RAC units they need.
+            let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries) as usize;
+            let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries) as usize;
+            let wanted = (lo > 0 || hi < loc.entries as usize).then_some(lo..hi);
+            self.decode_basket(first + j, loc, slice, raw, wanted)
+        });
+        let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
+        let start = selected.first().map_or(range.start, |b| b.first_entry);
+        let end = selected
+            .last()
+            .map_or(range.start, |b| b.first_entry + b.entries);
+        Ok((counts, start, end))
+    }
+
+    /// Reads every value of a scalar or fixed-size branch (fixed arrays flattened, entry-major).
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] if the branch does not hold `T` or is variable-length; I/O and
+    /// corruption errors.
+    pub fn read<T: Scalar>(&self) -> Result<Vec<T>> {
+        self.read_range(0..self.tree.entries())
+    }
+
+    /// Decodes every basket of the branch into its own type, as a bulk read does (checking sizes,
+    /// entry boundaries and values), and returns the number of values. `evtc verify --deep` runs
+    /// it on every branch.
+    ///
+    /// # Errors
+    /// As for [`BranchReader::read`] and [`BranchReader::read_jagged`].
+    pub fn decode_all(&self) -> Result<u64> {
+        let variable = self.meta().dtype.is_variable();
+        macro_rules! read {
+            ($t:ty) => {
+                if variable {
+                    self.read_jagged::<$t>()?.values.len()
+                } else {
+                    self.read::<$t>()?.len()
+                }
+            };
+        }
+        let n = match self.meta().dtype.scalar() {
+            ScalarType::Bool => read!(bool),
+            ScalarType::I8 => read!(i8),
+            ScalarType::U8 => read!(u8),
+            ScalarType::I16 => read!(i16),
+            ScalarType::U16 => read!(u16),
+            ScalarType::I32 => read!(i32),
+            ScalarType::U32 => read!(u32),
+            ScalarType::I64 => read!(i64),
+            ScalarType::U64 => read!(u64),
+            ScalarType::F32 => read!(f32),
+            ScalarType::F64 => read!(f64),
+        };
+        Ok(n as u64)
+    }
+
+    /// Reads every value of a scalar or fixed-size branch into `out` (cleared first), reusing its
+    /// allocation: reading many branches or files in a loop through one buffer spares the
+    /// operating system zeroing and mapping a fresh allocation each time.
+    ///
+    /// # Errors
+    /// As for [`BranchReader::read`].
+    pub fn read_into<T: Scalar>(&self, out: &mut Vec<T>) -> Result<()> {
+        self.type_check::<T>(
+            || T::TYPE.to_string(),
+            self.meta().dtype.fixed_len().is_some(),
+        )?;
+        let range = 0..self.tree.entries();
+        let (_, start, end) = self.decode_range_into::<T>(&range, false, out)?;
+        if (start, end) != (range.start, range.end) {
+            return Err(Error::corrupt(
+                self.location(None, 0),
+                format!(
+                    "baskets cover entries {start}..{end}, the tree has {}",
+                    range.end
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads the values of entries `range` of a scalar or fixed-size branch. In random-access
+    /// (RAC) baskets that the range covers only in part, only the units holding the range are
+    /// decompressed (also for [`BranchReader::read_jagged_range`]).
+    ///
+    /// # Errors
+    /// As for [`BranchReader::read`]; [`Error::EntryOutOfRange`].
+    pub fn read_range<T: Scalar>(&self, range: Range<u64>) -> Result<Vec<T>> {
+        let len = self.meta().dtype.fixed_len();
+        self.type_check::<T>(|| T::TYPE.to_string(), len.is_some())?;
+        self.tree.check_range(&range)?;
+        let len = len.expect("checked") as u64;
+        let (mut values, _, start, end) = self.decode_range::<T>(&range, false)?;
+        values.truncate(((range.end.min(end) - start) * len) as usize);
+        values.drain(..((range.start - start.min(range.start)) * len) as usize);
+        Ok(values)
+    }
+
+    /// Per-entry value counts of entries `range` of a variable-length branch.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] for fixed-size branches; I/O and corruption errors.
+    pub fn read_counts(&self, range: Range<u64>) -> Result<Vec<u64>> {
+        let meta = self.meta();
+        if !meta.dtype.is_variable() {
+            return Err(Error::TypeMismatch {
+                tree: self.tree.name().to_owned(),
+                branch: meta.name.clone(),
+                requested: "a variable-length type".into(),
+                actual: meta.dtype,
+            });
+        }
+        self.tree.check_range(&range)?;
+        if meta.boundaries == Boundaries::None {
+            return self.counter()?.read_as_counts(range);
+        }
+        let (_, counts, start, end) = self.jagged_parts::<u8>(&range, true)?;
+        let skip = (range.start.max(start) - start) as usize;
+        let take = (range.end.min(end).max(range.start) - range.start.max(start)) as usize;
+        Ok(counts[skip..skip + take].to_vec())
+    }
+
+    pub(super) fn counter(&self) -> Result<BranchReader<'a, R>> {
+        let name = self
+            .meta()
+            .counter
+            .as_deref()
+            .expect("validated: none boundaries have a counter");
+        self.tree.branch(name)
+    }
+
+    /// Reads an integer scalar branch as counts.
+    pub(super) fn read_as_counts(&self, range: Range<u64>) -> Result<Vec<u64>> {
+        let t = self.meta().dtype.scalar();
+        let (bytes, _, start, end) = self.decode_range::<u8>(&range, true)?;
+        let size = t.size();
+        let from = ((range.start - start.min(range.start)) as usize) * size;
+        let to = ((range.end.min(end) - start) as usize) * size;
+        let mut counts = Vec::with_capacity(to.saturating_sub(from) / size);
+        decode_counts(t, &bytes[from..to], &mut counts).map_err(|at| {
+            Error::corrupt(
+                self.location(None, 0),
+                format!("counter value {} is negative", range.start + at as u64),
+            )
+        })?;
+        Ok(counts)
+    }
+
+    /// Reads every entry of a variable-length branch (jagged arrays, byte strings, UTF-8 strings
+    /// as `u8`) in the Arrow layout.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] for fixed-size branches or another element type; I/O and corruption errors.
+    pub fn read_jagged<T: Scalar>(&self) -> Result<Jagged<T>> {
+        self.read_jagged_range(0..self.tree.entries())
+    }
+
+    /// Reads entries `range` of a variable-length branch.
+    ///
+    /// # Errors
+    /// As for [`BranchReader::read_jagged`]; [`Error::EntryOutOfRange`].
+    pub fn read_jagged_range<T: Scalar>(&self, range: Range<u64>) -> Result<Jagged<T>> {
+        self.type_check::<T>(|| format!("{}[]", T::TYPE), self.meta().dtype.is_variable())?;
+        self.tree.check_range(&range)?;
+        self.read_jagged_range_typed(range)
+    }
+
+    /// Decodes the baskets covering `range` and the per-entry counts of all their entries.
+    pub(super) fn jagged_parts<T: Scalar>(
+        &self,
+        range: &Range<u64>,
+        raw: bool,
+    ) -> Result<(Vec<T>, Vec<u64>, u64, u64)> {
+        let (values, counts, start, end) = self.decode_range::<T>(range, raw)?;
+        let n_values = if raw {
+            values.len() / self.meta().dtype.scalar().size()
+        } else {
+            values.len()
+        };
+        let counts: Vec<u64> = if self.meta().boundaries == Boundaries::None {
+            let counts = self.counter()?.read_as_counts(start..end)?;
+            let sum: u64 = counts.iter().sum();
+            if sum != n_values as u64 {
+                return Err(Error::corrupt(
+                    self.location(None, 0),
+                    format!(
+                        "counter {:?} adds up to {sum} values for entries {start}..{end}, the baskets hold {}",
+                        self.meta().counter.as_deref().unwrap_or(""),
+                        n_values
+                    ),
+                ));
+            }
+            counts
+        } else {
+            counts
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(u64::from)
+                .collect()
+        };
+        if counts.len() as u64 != end - start {
+            return Err(Error::corrupt(
+                self.location(None, 0),
+                format!("{} entry counts for entries {start}..{end}", counts.len()),
+            ));
+        }
+        Ok((values, counts, start, end))
+    }
+
+    pub(super) fn read_jagged_range_typed<T: Scalar>(
+        &self,
+        range: Range<u64>,
+    ) -> Result<Jagged<T>> {
+        let (mut values, counts, start, end) = self.jagged_parts::<T>(&range, false)?;
+        let skip = (range.start.max(start) - start) as usize;
+        let take = (range.end.min(end).max(range.start) - range.start.max(start)) as usize;
+        let first_value: u64 = counts[..skip].iter().sum();
+        let mut offsets = Vec::with_capacity(take + 1);
+        let mut at = 0u64;
+        offsets.push(0);
+        for &c in &counts[skip..skip + take] {
+            at += c;
+            offsets.push(at);
+        }
+        values.truncate((first_value + at) as usize);
+        values.drain(..first_value as usize);
+        Ok(Jagged { offsets, values })
+    }
+
+    /// Reads every entry of a UTF-8 or byte-string branch as strings (bytes that are not UTF-8 are
+    /// replaced, for byte-string branches).
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] for other branches; corruption errors, including invalid UTF-8 in a
+    /// UTF-8 branch.
+    pub fn read_strings(&self) -> Result<Vec<String>> {
+        let dtype = self.meta().dtype;
+        if !matches!(dtype, DataType::Utf8 | DataType::Bytes) {
+            return Err(Error::TypeMismatch {
+                tree: self.tree.name().to_owned(),
+                branch: self.meta().name.clone(),
+                requested: "string".into(),
+                actual: dtype,
+            });
+        }
+        let raw = self.read_jagged_range_typed::<u8>(0..self.tree.entries())?;
+        (0..raw.len())
+            .map(|i| match std::str::from_utf8(raw.entry(i)) {
+                Ok(s) => Ok(s.to_owned()),
+                Err(_) if dtype == DataType::Bytes => {
+                    Ok(String::from_utf8_lossy(raw.entry(i)).into_owned())
+                }
+                Err(_) => Err(Error::corrupt(
+                    self.location(None, 0),
+                    format!("entry {i} is not valid UTF-8"),
+                )),
+            })
+            .collect()
+    }
+}

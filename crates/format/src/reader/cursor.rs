@@ -1,0 +1,554 @@
+//! Entry-by-entry reads: [`BranchCursor`], with its basket and RAC-unit caches.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use evtc_rac::{RacDecoder, SeekTable};
+
+use super::{
+    BlockError, BranchReader, ReaderDictionary, check_entry_sizes_flag, decode_block_into,
+    entry_count,
+};
+use crate::error::{Error, Result};
+use crate::io::ReadAt;
+use crate::meta::{BasketIndex, BasketLoc, Boundaries, DataType, ScalarType};
+use crate::record::{RECORD_HEADER_LEN, RecordHeader, RecordKind};
+use crate::types::Scalar;
+
+impl<'a, R: ReadAt> BranchReader<'a, R> {
+    /// A cursor for entry-by-entry reads of this branch (ROOT's `GetEntry`), which keeps the last
+    /// decoded basket so that sequential reads decompress each basket once.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] if the branch does not hold `T`.
+    pub fn cursor<T: Scalar>(&self) -> Result<BranchCursor<'a, R, T>> {
+        self.type_check::<T>(|| T::TYPE.to_string(), true)?;
+        Ok(BranchCursor {
+            branch: self.clone(),
+            index: None,
+            basket: None,
+            values: Vec::new(),
+            offsets: Vec::new(),
+            rac: None,
+            decoder: RacDecoder::new(),
+            scratch: Vec::new(),
+            stored: Vec::new(),
+            counter: None,
+            offsets_base: 0,
+            tables: HashMap::new(),
+        })
+    }
+}
+
+/// Entry-by-entry reads of one branch with a one-basket cache.
+///
+/// ```no_run
+/// # use evtc_format::FileReader;
+/// let file = FileReader::open("events.evtc")?;
+/// let tree = file.tree("Events")?;
+/// let mut pt = tree.branch("Muon_pt")?.cursor::<f32>()?;
+/// for entry in 0..tree.entries() {
+///     let muons: &[f32] = pt.get(entry)?;
+///     # let _ = muons;
+/// }
+/// # Ok::<(), evtc_format::Error>(())
+/// ```
+pub struct BranchCursor<'a, R: ReadAt, T> {
+    pub(super) branch: BranchReader<'a, R>,
+    pub(super) index: Option<Arc<BasketIndex>>,
+    pub(super) basket: Option<usize>,
+    pub(super) values: Vec<T>,
+    /// Offsets into `values` of the cached basket's entries (`entries + 1`); for RAC baskets,
+    /// element offsets of the basket's entries.
+    pub(super) offsets: Vec<u64>,
+    /// The seek table of the current RAC basket and the unit held in `values`.
+    pub(super) rac: Option<RacState>,
+    pub(super) decoder: RacDecoder,
+    pub(super) scratch: Vec<u8>,
+    /// The stored bytes of the last unit read.
+    pub(super) stored: Vec<u8>,
+    /// A cursor over the counter branch, for boundaries that come from it.
+    pub(super) counter: Option<Box<CountCursor<'a, R>>>,
+    /// The basket-local entry that `offsets[0]` belongs to (RAC branches with a counter keep the
+    /// offsets of one unit's entries only).
+    pub(super) offsets_base: u64,
+    /// Parsed seek tables of RAC baskets visited.
+    pub(super) tables: HashMap<usize, Arc<BasketTable>>,
+}
+
+/// Reads a counter branch entry by entry, with the counter's own basket or unit cache.
+pub(super) enum CountCursor<'a, R: ReadAt> {
+    I8(BranchCursor<'a, R, i8>),
+    U8(BranchCursor<'a, R, u8>),
+    I16(BranchCursor<'a, R, i16>),
+    U16(BranchCursor<'a, R, u16>),
+    I32(BranchCursor<'a, R, i32>),
+    U32(BranchCursor<'a, R, u32>),
+    I64(BranchCursor<'a, R, i64>),
+    U64(BranchCursor<'a, R, u64>),
+}
+
+impl<'a, R: ReadAt> CountCursor<'a, R> {
+    pub(super) fn new(counter: &BranchReader<'a, R>) -> Result<CountCursor<'a, R>> {
+        Ok(match counter.meta().dtype {
+            DataType::Scalar(ScalarType::I8) => CountCursor::I8(counter.cursor()?),
+            DataType::Scalar(ScalarType::U8) => CountCursor::U8(counter.cursor()?),
+            DataType::Scalar(ScalarType::I16) => CountCursor::I16(counter.cursor()?),
+            DataType::Scalar(ScalarType::U16) => CountCursor::U16(counter.cursor()?),
+            DataType::Scalar(ScalarType::I32) => CountCursor::I32(counter.cursor()?),
+            DataType::Scalar(ScalarType::U32) => CountCursor::U32(counter.cursor()?),
+            DataType::Scalar(ScalarType::I64) => CountCursor::I64(counter.cursor()?),
+            DataType::Scalar(ScalarType::U64) => CountCursor::U64(counter.cursor()?),
+            other => {
+                return Err(Error::corrupt(
+                    counter.location(None, 0),
+                    format!("a counter branch of type {other} is not an integer scalar"),
+                ));
+            }
+        })
+    }
+
+    /// Appends the counter's values for `entries` to `out` as running element offsets.
+    pub(super) fn offsets(&mut self, entries: Range<u64>, out: &mut Vec<u64>) -> Result<()> {
+        macro_rules! run {
+            ($c:expr) => {{
+                let mut at = out.last().copied().unwrap_or(0);
+                let mut e = entries.start;
+                while e < entries.end {
+                    let run = $c.get_run(e, entries.end)?;
+                    if run.is_empty() {
+                        break;
+                    }
+                    let len = run.len() as u64;
+                    let mut negative = false;
+                    for &v in run {
+                        let n = u64::try_from(v).unwrap_or_else(|_| {
+                            negative = true;
+                            0
+                        });
+                        at += n;
+                        out.push(at);
+                    }
+                    if negative {
+                        return Err(Error::corrupt(
+                            $c.branch.location(None, 0),
+                            format!("a counter value in entries {e}..{} is negative", e + len),
+                        ));
+                    }
+                    e += len;
+                }
+                Ok(())
+            }};
+        }
+        match self {
+            CountCursor::I8(c) => run!(c),
+            CountCursor::U8(c) => run!(c),
+            CountCursor::I16(c) => run!(c),
+            CountCursor::U16(c) => run!(c),
+            CountCursor::I32(c) => run!(c),
+            CountCursor::U32(c) => run!(c),
+            CountCursor::I64(c) => run!(c),
+            CountCursor::U64(c) => run!(c),
+        }
+    }
+}
+
+impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
+    /// The values of a scalar branch for entries `entry..` up to `end` or the end of the cached
+    /// basket (or RAC unit), whichever comes first; at least one value.
+    pub(super) fn get_run(&mut self, entry: u64, end: u64) -> Result<&[T]> {
+        self.get(entry)?;
+        let (Some(index), Some(b)) = (&self.index, self.basket) else {
+            return Ok(&[]);
+        };
+        let loc = index.baskets[b];
+        let local = entry - loc.first_entry;
+        let mut stop = end.min(loc.first_entry + loc.entries) - loc.first_entry;
+        let mut base = 0;
+        if let Some(RacState {
+            table,
+            unit: Some(u),
+            ..
+        }) = &self.rac
+        {
+            let unit = table.units()[*u];
+            stop = stop.min(unit.first_entry + unit.entries);
+            base = unit.first_entry;
+        }
+        Ok(self
+            .values
+            .get((local - base) as usize..(stop - base) as usize)
+            .unwrap_or(&[]))
+    }
+}
+
+impl<'a, R: ReadAt, T> BranchCursor<'a, R, T> {
+    /// Appends running element offsets for `entries` (absolute) from the counter branch.
+    pub(super) fn counter_offsets(&mut self, entries: Range<u64>) -> Result<()> {
+        let counter = match &mut self.counter {
+            Some(c) => c,
+            None => self
+                .counter
+                .insert(Box::new(CountCursor::new(&self.branch.counter()?)?)),
+        };
+        counter.offsets(entries, &mut self.offsets)
+    }
+}
+
+/// Seek tables a cursor keeps, by basket: random reads that come back to a basket skip reading
+/// and parsing its table. Bounded: the cache is emptied when it holds this many.
+pub(super) const MAX_CACHED_TABLES: usize = 4096;
+
+/// A RAC basket's parsed seek table and where its parts are.
+pub(super) struct BasketTable {
+    table: SeekTable,
+    /// File offset of the RAC payload.
+    payload_at: u64,
+    /// Bytes of the RAC payload.
+    rac_len: u64,
+    /// File offset of the units region.
+    units_at: u64,
+}
+
+impl std::ops::Deref for BasketTable {
+    type Target = SeekTable;
+
+    fn deref(&self) -> &SeekTable {
+        &self.table
+    }
+}
+
+/// What a cursor keeps of the RAC basket it is in.
+pub(super) struct RacState {
+    table: Arc<BasketTable>,
+    /// File offset of the units region.
+    units_at: u64,
+    /// The unit decoded into `values`, if any.
+    unit: Option<usize>,
+}
+
+impl<R: ReadAt, T> std::fmt::Debug for BranchCursor<'_, R, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BranchCursor")
+            .field("branch", &self.branch.meta().name)
+            .field("basket", &self.basket)
+            .finish()
+    }
+}
+
+impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
+    /// The values of `entry`: one for scalars, `n` for fixed arrays, any number for variable-length
+    /// branches.
+    ///
+    /// # Errors
+    /// [`Error::EntryOutOfRange`]; I/O and corruption errors.
+    pub fn get(&mut self, entry: u64) -> Result<&[T]> {
+        let tree = &self.branch.tree;
+        tree.check_range(&(entry..entry + 1))?;
+        let index = match &self.index {
+            Some(index) => index.clone(),
+            None => self.index.insert(self.branch.baskets()?).clone(),
+        };
+        let b = index
+            .baskets
+            .partition_point(|b| b.first_entry + b.entries <= entry);
+        let loc = index.baskets[b];
+        if self.branch.meta().rac {
+            return self.get_rac(b, &loc, entry);
+        }
+        if self.basket != Some(b) {
+            self.basket = None;
+            self.values.clear();
+            self.values.resize(loc.elements as usize, T::default());
+            let counts = self
+                .branch
+                .decode_basket(b, &loc, &mut self.values, false, None)?;
+            let meta = self.branch.meta();
+            self.offsets.clear();
+            self.offsets.push(0);
+            match meta.dtype.fixed_len() {
+                // Fixed-size entries need no offsets: entry i holds values i*len..(i+1)*len.
+                Some(_) => self.offsets.clear(),
+                None => {
+                    match counts {
+                        Some(c) => {
+                            let mut at = 0;
+                            for c in c {
+                                at += u64::from(c);
+                                self.offsets.push(at);
+                            }
+                        }
+                        None => {
+                            self.counter_offsets(loc.first_entry..loc.first_entry + loc.entries)?
+                        }
+                    }
+                    let at = *self.offsets.last().unwrap_or(&0);
+                    if at != loc.elements {
+                        return Err(Error::corrupt(
+                            self.branch.location(Some(b), loc.offset),
+                            "counter and basket disagree",
+                        ));
+                    }
+                }
+            }
+            self.offsets_base = 0;
+            self.basket = Some(b);
+        }
+        let local = (entry - loc.first_entry) as usize;
+        Ok(match self.branch.meta().dtype.fixed_len() {
+            Some(len) => &self.values[local * len..(local + 1) * len],
+            None => &self.values[self.offsets[local] as usize..self.offsets[local + 1] as usize],
+        })
+    }
+}
+
+impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
+    /// Entry reads of RAC baskets: positional reads of the record header and seek table once per
+    /// basket, then of the one unit holding the entry.
+    pub(super) fn get_rac(&mut self, b: usize, loc: &BasketLoc, entry: u64) -> Result<&[T]> {
+        let branch = self.branch.clone();
+        let meta = branch.meta();
+        let file = branch.file();
+        let location = || branch.location(Some(b), loc.offset);
+        let size = meta.dtype.scalar().size();
+        // Positional reads within the basket's record, into `buf` (resized to `len`).
+        let read_into = |offset: u64, len: usize, buf: &mut Vec<u8>| -> Result<()> {
+            if offset
+                .checked_add(len as u64)
+                .is_none_or(|end| end > loc.offset + loc.record_len)
+            {
+                return Err(Error::corrupt(
+                    location(),
+                    "random-access basket structure runs past its record",
+                ));
+            }
+            buf.resize(len, 0);
+            file.source
+                .read_exact_at(offset, buf)
+                .map_err(|e| Error::io(file.source.path(), e))
+        };
+        let read = |offset: u64, len: usize| -> Result<Vec<u8>> {
+            let mut buf = Vec::new();
+            read_into(offset, len, &mut buf)?;
+            Ok(buf)
+        };
+        if self.basket != Some(b) {
+            self.basket = None;
+            self.rac = None;
+            let cached = self.tables.get(&b).cloned();
+            let basket_table = match cached {
+                Some(t) => t,
+                None => {
+                    let head = read(loc.offset, RECORD_HEADER_LEN + 12)?;
+                    let header = RecordHeader::decode(
+                        head[..RECORD_HEADER_LEN].try_into().expect("48 bytes"),
+                        &location(),
+                    )?;
+                    if header.kind != RecordKind::Basket
+                        || header.basket_kind != 1
+                        || header.tree as usize != branch.tree.tree
+                        || header.branch as usize != branch.branch
+                        || header.first_entry != loc.first_entry
+                        || header.entries != loc.entries
+                        || header.body_len + RECORD_HEADER_LEN as u64 != loc.record_len
+                    {
+                        return Err(Error::corrupt(
+                            location(),
+                            "random-access basket header does not match the basket index",
+                        ));
+                    }
+                    let rac_len = u64::from_le_bytes(
+                        head[RECORD_HEADER_LEN..RECORD_HEADER_LEN + 8]
+                            .try_into()
+                            .expect("8 bytes"),
+                    );
+                    let table_len = SeekTable::table_len(&head[RECORD_HEADER_LEN + 8..])
+                        .map_err(|e| Error::corrupt(location(), e.to_string()))?
+                        as u64;
+                    let payload_at = loc.offset + RECORD_HEADER_LEN as u64 + 8;
+                    let units_len = rac_len
+                        .checked_sub(4 + table_len)
+                        .filter(|_| rac_len.checked_add(8).is_some_and(|n| n <= header.body_len))
+                        .ok_or_else(|| {
+                            Error::corrupt(location(), "seek table longer than the payload")
+                        })?;
+                    let table_bytes = read(payload_at + 4, table_len as usize)?;
+                    let table = SeekTable::parse_table(&table_bytes, units_len)
+                        .map_err(|e| Error::corrupt(location(), e.to_string()))?;
+                    if table.entries() != loc.entries
+                        || table.raw_len() != loc.elements.saturating_mul(size as u64)
+                    {
+                        return Err(Error::corrupt(
+                            location(),
+                            "seek table does not match the basket index",
+                        ));
+                    }
+                    check_entry_sizes_flag(meta, &table, &location())?;
+                    let t = Arc::new(BasketTable {
+                        table,
+                        payload_at,
+                        rac_len,
+                        units_at: payload_at + 4 + table_len,
+                    });
+                    if self.tables.len() >= MAX_CACHED_TABLES {
+                        self.tables.clear();
+                    }
+                    self.tables.insert(b, t.clone());
+                    t
+                }
+            };
+            let (payload_at, rac_len) = (basket_table.payload_at, basket_table.rac_len);
+            // Element offsets of the basket's entries; with entry sizes in the units or a counter,
+            // of one unit's entries at a time (below), so that a read touches one unit (and with
+            // a counter, one unit of the counter too).
+            self.offsets.clear();
+            self.offsets.push(0);
+            self.offsets_base = 0;
+            match meta.dtype.fixed_len() {
+                // Fixed-size entries need no offsets: entry i holds values i*len..(i+1)*len.
+                Some(_) => self.offsets.clear(),
+                None if meta.boundaries != Boundaries::Counts || basket_table.has_entry_sizes() => {
+                    self.offsets.clear()
+                }
+                None => {
+                    let counts: Vec<u64> = match meta.boundaries {
+                        Boundaries::Counts => {
+                            let at = payload_at + rac_len;
+                            let block = read(at, (loc.offset + loc.record_len - at) as usize)?;
+                            let mut counts = vec![0u32; loc.entries as usize];
+                            decode_block_into(&block, counts.len() * 4, &mut counts).map_err(
+                                |e| match e {
+                                    BlockError::Codec(source) => Error::Codec {
+                                        location: location(),
+                                        source: Box::new(source),
+                                    },
+                                    BlockError::Invalid(_) => {
+                                        Error::corrupt(location(), "invalid counts")
+                                    }
+                                },
+                            )?;
+                            counts.into_iter().map(u64::from).collect()
+                        }
+                        _ => unreachable!("counter boundaries are read per unit"),
+                    };
+                    let mut at = 0;
+                    for c in counts {
+                        at += c;
+                        self.offsets.push(at);
+                    }
+                    if at != loc.elements {
+                        return Err(Error::corrupt(location(), "counts and basket disagree"));
+                    }
+                }
+            }
+            self.rac = Some(RacState {
+                units_at: basket_table.units_at,
+                table: basket_table,
+                unit: None,
+            });
+            self.basket = Some(b);
+        }
+        let local = entry - loc.first_entry;
+        let (u, unit) = {
+            let table = &self.rac.as_ref().expect("set above").table;
+            let u = table
+                .unit_of_entry(local)
+                .ok_or_else(|| Error::corrupt(location(), "entry not in the seek table"))?;
+            (u, table.units()[u])
+        };
+        if meta.dtype.fixed_len().is_none()
+            && meta.boundaries != Boundaries::Counts
+            && (self.offsets.is_empty() || self.offsets_base != unit.first_entry)
+        {
+            self.offsets.clear();
+            self.offsets.push(unit.raw_offset / size as u64);
+            self.offsets_base = unit.first_entry;
+            let first = loc.first_entry + unit.first_entry;
+            if let Err(e) = self.counter_offsets(first..first + unit.entries) {
+                self.offsets.clear();
+                return Err(e);
+            }
+            if self.offsets.last().copied() != Some((unit.raw_offset + unit.raw_len) / size as u64)
+            {
+                self.offsets.clear();
+                return Err(Error::corrupt(location(), "counter and unit disagree"));
+            }
+        }
+        let state = self.rac.as_mut().expect("set above");
+        if state.unit != Some(u) {
+            state.unit = None;
+            let stored = &mut self.stored;
+            read_into(
+                state.units_at + unit.offset,
+                unit.stored_len as usize,
+                stored,
+            )?;
+            let dictionary = branch.dictionary()?;
+            let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
+            self.scratch.resize(unit.raw_len as usize, 0);
+            self.decoder
+                .decode_stored_unit(
+                    &state.table,
+                    u,
+                    stored,
+                    dictionary.as_ref(),
+                    &mut self.scratch,
+                    file.options.verify_checksums,
+                )
+                .map_err(|e| Error::corrupt(location(), e.to_string()))?;
+            if self.scratch.len() % size != 0 {
+                return Err(Error::corrupt(
+                    location(),
+                    "a unit does not hold whole values",
+                ));
+            }
+            self.values.clear();
+            self.values.resize(self.scratch.len() / size, T::default());
+            T::decode(&self.scratch, &mut self.values)
+                .map_err(|at| Error::corrupt(location(), format!("value {at} is invalid")))?;
+            if meta.dtype.fixed_len().is_none() && state.table.has_entry_sizes() {
+                // Element offsets of the unit's entries, from the sizes it stores.
+                let start = unit.raw_offset / size as u64;
+                self.offsets.clear();
+                self.offsets.push(start);
+                self.offsets_base = unit.first_entry;
+                state
+                    .table
+                    .entry_sizes(u, stored, &mut self.offsets)
+                    .map_err(|e| Error::corrupt(location(), e.to_string()))?;
+                let mut at = start;
+                for offset in &mut self.offsets[1..] {
+                    let Some(count) = entry_count(*offset, size) else {
+                        self.offsets.clear();
+                        return Err(Error::corrupt(
+                            location(),
+                            "an entry size is not a whole number of values",
+                        ));
+                    };
+                    at += u64::from(count);
+                    *offset = at;
+                }
+            }
+            state.unit = Some(u);
+        }
+        let first_value = unit.raw_offset / size as u64;
+        let (from, to) = match meta.dtype.fixed_len() {
+            Some(len) => (local * len as u64, (local + 1) * len as u64),
+            None => {
+                let at = (local - self.offsets_base) as usize;
+                match (self.offsets.get(at), self.offsets.get(at + 1)) {
+                    (Some(&from), Some(&to)) => (from, to),
+                    _ => return Err(Error::corrupt(location(), "entry outside the offsets")),
+                }
+            }
+        };
+        let (from, to) = (from.checked_sub(first_value), to.checked_sub(first_value));
+        match (from, to) {
+            (Some(from), Some(to)) if to as usize <= self.values.len() => {
+                Ok(&self.values[from as usize..to as usize])
+            }
+            _ => Err(Error::corrupt(location(), "entry falls outside its unit")),
+        }
+    }
+}

@@ -1,0 +1,529 @@
+//! Reading evtc files: [`FileReader`] (opening and validating a file, reading its records) here;
+//! [`TreeReader`] and [`BranchReader`] in `tree`, bulk reads in `bulk`, [`BranchCursor`] in
+//! `cursor`, [`RowReader`] in `rows`, basket decoding in `decode`.
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use evtc_codecs::{Algorithm, BlockDecoder, DecoderDictionary, Lz4Dictionary};
+use evtc_rac::DecodeDictionary;
+use rayon::prelude::*;
+
+use crate::error::{Error, Location, Result};
+use crate::io::{LocalFile, ReadAt};
+use crate::meta::{BasketIndex, Boundaries, DataType, EXT_RAC_ENTRY_SIZES, FileMeta, TreeMeta};
+use crate::record::{
+    self, FILE_HEADER_LEN, RECORD_HEADER_LEN, RecordHeader, RecordKind, TRAILER_LEN, Trailer,
+};
+use crate::schema::DEFAULT_MAX_BASKET_BYTES;
+
+mod bulk;
+mod cursor;
+mod decode;
+mod rows;
+mod tree;
+
+pub use bulk::Jagged;
+pub use cursor::BranchCursor;
+pub(crate) use decode::{decode_body, split_rac};
+pub use rows::{RowReader, Value};
+pub use tree::{BranchReader, TreeReader};
+
+use decode::{BlockError, Counts, check_entry_sizes_flag, decode_block_into, entry_count};
+
+/// The most a record of `algorithm` can expand when decoded (uncompressed bytes per stored byte),
+/// from each codec's format: LZ4 needs a byte per 255 bytes of match (256x), deflate at least 2
+/// bits per 258-byte match (1032x), zstd at least 4 bytes per 128 KiB block (an RLE block,
+/// 32768x), xz's LZMA2 at least 11 bytes (chunk header, range coder flush) per 2 MiB chunk
+/// (under 2^18x; xz itself reaches 6,850x on zeros). Stored blocks, shuffles and seek tables
+/// expand less; 1 MiB of slack covers headers and per-entry counts of tiny records.
+fn max_expansion(algorithm: u8) -> u64 {
+    match Algorithm::from_id(algorithm) {
+        Ok(Algorithm::None) => 1,
+        Ok(Algorithm::Lz4 | Algorithm::Lz4Hc) => 256,
+        Ok(Algorithm::Zlib) => 1032,
+        Ok(Algorithm::Zstd) => 32768,
+        Ok(Algorithm::Lzma) | Err(_) => 1 << 18,
+    }
+}
+
+/// Reader settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOptions {
+    verify_checksums: bool,
+    threads: usize,
+    max_basket_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions {
+            verify_checksums: true,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            max_basket_bytes: DEFAULT_MAX_BASKET_BYTES,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Whether to verify record checksums (default: yes). Structure is always checked.
+    pub fn verify_checksums(mut self, verify: bool) -> ReadOptions {
+        self.verify_checksums = verify;
+        self
+    }
+
+    /// Threads that decompress baskets in bulk reads (default: all cores; 1 reads on the calling thread).
+    pub fn threads(mut self, threads: usize) -> ReadOptions {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// The largest uncompressed basket (values and per-entry counts) to decode (default
+    /// [`DEFAULT_MAX_BASKET_BYTES`], 256 MiB): a branch whose index claims a larger basket is
+    /// refused with [`Error::BasketTooLarge`] before anything is allocated for it, so a lying
+    /// index or a decompression bomb cannot take more memory than this per basket.
+    pub fn max_basket_bytes(mut self, bytes: u64) -> ReadOptions {
+        self.max_basket_bytes = bytes.max(1);
+        self
+    }
+}
+
+/// An open evtc file.
+///
+/// Opening reads the trailer and the footer only; a branch's basket index is read the first time
+/// the branch is read, and its baskets only when their entries are.
+///
+/// ```no_run
+/// use evtc_format::FileReader;
+/// let file = FileReader::open("events.evtc")?;
+/// for tree in file.trees() {
+///     println!("{}: {} entries, {} branches", tree.name, tree.entries, tree.branches.len());
+/// }
+/// let events = file.tree("Events")?;
+/// let n_muon: Vec<u32> = events.branch("nMuon")?.read()?;
+/// let muon_pt = events.branch("Muon_pt")?.read_jagged::<f32>()?;
+/// # Ok::<(), evtc_format::Error>(())
+/// ```
+pub struct FileReader<R: ReadAt = LocalFile> {
+    source: R,
+    meta: FileMeta,
+    options: ReadOptions,
+    /// End of the record region (the footer's offset).
+    records_end: u64,
+    indexes: Vec<Vec<OnceLock<Arc<BasketIndex>>>>,
+    dictionaries: Vec<Vec<OnceLock<Arc<ReaderDictionary>>>>,
+    pool: Option<rayon::ThreadPool>,
+}
+
+/// A branch's RAC dictionary, read on first use.
+enum ReaderDictionary {
+    Zstd(DecoderDictionary),
+    Lz4(Lz4Dictionary),
+}
+
+impl ReaderDictionary {
+    fn as_decode(&self) -> DecodeDictionary<'_> {
+        match self {
+            ReaderDictionary::Zstd(d) => DecodeDictionary::Zstd(d),
+            ReaderDictionary::Lz4(d) => DecodeDictionary::Lz4Prefix(d),
+        }
+    }
+}
+
+impl<R: ReadAt> std::fmt::Debug for FileReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileReader")
+            .field("path", &self.source.path())
+            .field("trees", &self.meta.trees.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl FileReader<LocalFile> {
+    /// Opens the file at `path` with default options.
+    ///
+    /// # Errors
+    /// [`Error::Io`], [`Error::NotEvtc`], [`Error::UnsupportedVersion`], or a corruption error.
+    pub fn open(path: impl AsRef<Path>) -> Result<FileReader<LocalFile>> {
+        FileReader::open_with(path, ReadOptions::default())
+    }
+
+    /// Opens the file at `path`.
+    ///
+    /// # Errors
+    /// As for [`FileReader::open`].
+    pub fn open_with(
+        path: impl AsRef<Path>,
+        options: ReadOptions,
+    ) -> Result<FileReader<LocalFile>> {
+        let path = path.as_ref();
+        let source = LocalFile::open(path).map_err(|e| Error::io(Some(path), e))?;
+        FileReader::from_source(source, options)
+    }
+}
+
+thread_local! {
+    static DECODER: RefCell<BlockDecoder> = RefCell::new(BlockDecoder::new().verify_checksums(false));
+    /// Basket records are read into this buffer, reused so that only its growth is zero-filled.
+    static RECORD_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+impl<R: ReadAt> FileReader<R> {
+    /// Opens an evtc file held by any [`ReadAt`] source (a buffer, a custom backend).
+    ///
+    /// # Errors
+    /// As for [`FileReader::open`].
+    pub fn from_source(source: R, options: ReadOptions) -> Result<FileReader<R>> {
+        let file_len = source.len();
+        if file_len < FILE_HEADER_LEN + TRAILER_LEN {
+            return Err(Error::NotEvtc(format!(
+                "{file_len} bytes is too short for an evtc file"
+            )));
+        }
+        let mut header = [0u8; FILE_HEADER_LEN as usize];
+        source
+            .read_exact_at(0, &mut header)
+            .map_err(|e| Error::io(source.path(), e))?;
+        record::check_file_header(&header)?;
+        let trailer_at = file_len - TRAILER_LEN;
+        let mut trailer = [0u8; TRAILER_LEN as usize];
+        source
+            .read_exact_at(trailer_at, &mut trailer)
+            .map_err(|e| Error::io(source.path(), e))?;
+        let trailer = Trailer::decode(&trailer, trailer_at)?;
+        let location = Location::at(trailer.footer_offset);
+        if trailer.footer_offset < FILE_HEADER_LEN
+            || trailer.footer_offset.checked_add(trailer.footer_len) != Some(trailer_at)
+        {
+            return Err(Error::corrupt(
+                location,
+                format!(
+                    "the trailer puts the footer at {}..+{}, which is not the end of the records (file length {file_len})",
+                    trailer.footer_offset, trailer.footer_len
+                ),
+            ));
+        }
+        let pool = if options.threads > 1 {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(options.threads)
+                .build()
+                .ok()
+        } else {
+            None
+        };
+        let mut reader = FileReader {
+            source,
+            meta: FileMeta {
+                major: 0,
+                minor: 0,
+                writer: String::new(),
+                trees: Vec::new(),
+                extensions: Vec::new(),
+            },
+            options,
+            records_end: trailer.footer_offset,
+            indexes: Vec::new(),
+            dictionaries: Vec::new(),
+            pool,
+        };
+        let (_, body) = reader.read_record(
+            trailer.footer_offset,
+            trailer.footer_len,
+            RecordKind::Footer,
+            &location,
+            file_len,
+        )?;
+        let meta: FileMeta = postcard::from_bytes(&body).map_err(|e| {
+            Error::corrupt(location.clone(), format!("the footer does not decode: {e}"))
+        })?;
+        validate_meta(&meta, reader.records_end)?;
+        reader.indexes = meta
+            .trees
+            .iter()
+            .map(|t| t.branches.iter().map(|_| OnceLock::new()).collect())
+            .collect();
+        reader.dictionaries = meta
+            .trees
+            .iter()
+            .map(|t| t.branches.iter().map(|_| OnceLock::new()).collect())
+            .collect();
+        reader.meta = meta;
+        Ok(reader)
+    }
+
+    /// The footer: every tree and branch with types, settings and sizes.
+    pub fn meta(&self) -> &FileMeta {
+        &self.meta
+    }
+
+    /// The trees.
+    pub fn trees(&self) -> &[TreeMeta] {
+        &self.meta.trees
+    }
+
+    /// The tree named `name`.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchTree`].
+    pub fn tree(&self, name: &str) -> Result<TreeReader<'_, R>> {
+        let tree = self
+            .meta
+            .trees
+            .iter()
+            .position(|t| t.name == name)
+            .ok_or_else(|| Error::NoSuchTree {
+                name: name.to_owned(),
+                available: self
+                    .meta
+                    .trees
+                    .iter()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        Ok(TreeReader { file: self, tree })
+    }
+
+    /// Reads the record at `offset..offset + len`, checks its header (kind, lengths, CRCs) and
+    /// returns the header and body.
+    fn read_record(
+        &self,
+        offset: u64,
+        len: u64,
+        kind: RecordKind,
+        location: &Location,
+        end: u64,
+    ) -> Result<(RecordHeader, Body)> {
+        self.read_record_into(offset, len, kind, location, end, Vec::new())
+    }
+
+    /// As [`FileReader::read_record`], reading into `buffer` (reused: only growth is zero-filled).
+    fn read_record_into(
+        &self,
+        offset: u64,
+        len: u64,
+        kind: RecordKind,
+        location: &Location,
+        end: u64,
+        buffer: Vec<u8>,
+    ) -> Result<(RecordHeader, Body)> {
+        if len < RECORD_HEADER_LEN as u64 || offset.checked_add(len).is_none_or(|e| e > end) {
+            return Err(Error::Truncated {
+                what: "record",
+                location: location.clone(),
+                needed: offset.saturating_add(len.max(RECORD_HEADER_LEN as u64)),
+                file_len: end,
+            });
+        }
+        let len_usize = usize::try_from(len)
+            .map_err(|_| Error::corrupt(location.clone(), "record too large for memory"))?;
+        let mut bytes = buffer;
+        if bytes.len() >= len_usize {
+            bytes.truncate(len_usize);
+        } else {
+            bytes
+                .try_reserve_exact(len_usize - bytes.len())
+                .map_err(|_| {
+                    Error::corrupt(
+                        location.clone(),
+                        format!("cannot allocate {len} bytes for a record"),
+                    )
+                })?;
+            bytes.resize(len_usize, 0);
+        }
+        self.source
+            .read_exact_at(offset, &mut bytes)
+            .map_err(|e| Error::io(self.source.path(), e))?;
+        let head: &[u8; RECORD_HEADER_LEN] = bytes[..RECORD_HEADER_LEN]
+            .try_into()
+            .expect("length checked");
+        let header = RecordHeader::decode(head, location)?;
+        if header.kind != kind {
+            return Err(Error::corrupt(
+                location.clone(),
+                format!("expected a {kind:?} record, found {:?}", header.kind),
+            ));
+        }
+        if header.body_len != len - RECORD_HEADER_LEN as u64 {
+            return Err(Error::corrupt(
+                location.clone(),
+                format!(
+                    "record body is {} bytes but {} were expected",
+                    header.body_len,
+                    len - RECORD_HEADER_LEN as u64
+                ),
+            ));
+        }
+        let bytes = Body(bytes);
+        if self.options.verify_checksums {
+            let computed = evtc_codecs::crc32(&bytes);
+            if computed != header.body_crc {
+                return Err(Error::Checksum {
+                    what: "record body",
+                    location: location.clone(),
+                    stored: header.body_crc,
+                    computed,
+                });
+            }
+        }
+        Ok((header, bytes))
+    }
+
+    /// `f` over `items` with their positions: on the file's own pool when it has one (more than
+    /// one thread asked), else on the calling thread, in order.
+    fn map_indexed<I, O, F>(&self, items: Vec<I>, f: F) -> Vec<O>
+    where
+        I: Send,
+        O: Send,
+        F: Fn(usize, I) -> O + Sync + Send,
+    {
+        match &self.pool {
+            Some(pool) if items.len() > 1 => pool.install(|| {
+                items
+                    .into_par_iter()
+                    .enumerate()
+                    .map(|(j, item)| f(j, item))
+                    .collect()
+            }),
+            _ => items
+                .into_iter()
+                .enumerate()
+                .map(|(j, item)| f(j, item))
+                .collect(),
+        }
+    }
+}
+
+/// How a basket body is laid out.
+#[derive(Clone)]
+pub(crate) enum BasketKind<'d> {
+    /// Basket kind 0: compressed blocks.
+    Blocks,
+    /// Basket kind 1: a RAC payload, with the branch's dictionary if it has one, and the
+    /// basket-local entries wanted (all when `None`).
+    Rac(Option<&'d DecodeDictionary<'d>>, Option<Range<usize>>),
+}
+
+/// A record read whole; derefs to its body.
+struct Body(Vec<u8>);
+
+impl std::ops::Deref for Body {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.0[RECORD_HEADER_LEN..]
+    }
+}
+
+/// Checks the footer's internal consistency (docs/format.md 4.1).
+fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
+    if meta.major != record::MAJOR {
+        return Err(Error::UnsupportedVersion {
+            major: meta.major,
+            minor: meta.minor,
+            supported: record::MAJOR,
+        });
+    }
+    for ext in meta
+        .extensions
+        .iter()
+        .chain(meta.trees.iter().flat_map(|t| &t.extensions))
+    {
+        if ext.required {
+            return Err(Error::RequiredExtension {
+                key: ext.key.clone(),
+            });
+        }
+    }
+    for tree in &meta.trees {
+        let location = |branch: Option<&str>| Location {
+            tree: Some(tree.name.clone()),
+            branch: branch.map(str::to_owned),
+            basket: None,
+            offset: records_end,
+        };
+        let ends = &tree.cluster_ends;
+        if ends.windows(2).any(|w| w[0] >= w[1])
+            || ends.last().copied().unwrap_or(0) != tree.entries
+            || ends.first() == Some(&0)
+        {
+            return Err(Error::corrupt(
+                location(None),
+                "cluster boundaries are not increasing up to the entry count",
+            ));
+        }
+        let mut positions: std::collections::HashMap<&str, usize> =
+            std::collections::HashMap::with_capacity(tree.branches.len());
+        for (i, b) in tree.branches.iter().enumerate() {
+            if let Some(ext) = b
+                .extensions
+                .iter()
+                .find(|e| e.required && e.key != EXT_RAC_ENTRY_SIZES)
+            {
+                return Err(Error::RequiredExtension {
+                    key: ext.key.clone(),
+                });
+            }
+            if b.rac_entry_sizes() && !(b.rac && b.boundaries == Boundaries::Counts) {
+                return Err(Error::corrupt(
+                    location(Some(&b.name)),
+                    "only RAC branches with boundaries counts store entry sizes in their units",
+                ));
+            }
+            if positions.insert(&b.name, i).is_some() {
+                return Err(Error::corrupt(
+                    location(Some(&b.name)),
+                    "two branches have this name",
+                ));
+            }
+            if b.entries != tree.entries {
+                return Err(Error::corrupt(
+                    location(Some(&b.name)),
+                    format!(
+                        "branch has {} entries, its tree {}",
+                        b.entries, tree.entries
+                    ),
+                ));
+            }
+            if b.index_offset < FILE_HEADER_LEN
+                || b.index_offset
+                    .checked_add(b.index_len)
+                    .is_none_or(|e| e > records_end)
+            {
+                return Err(Error::corrupt(
+                    location(Some(&b.name)),
+                    "basket index lies outside the records",
+                ));
+            }
+            let fixed = !b.dtype.is_variable();
+            let ok = match b.boundaries {
+                Boundaries::Fixed => fixed,
+                // Random-access baskets store counts, never offsets (docs/format.md 3.3).
+                Boundaries::Offsets => !fixed && !b.rac,
+                Boundaries::Counts => !fixed,
+                Boundaries::None => !fixed && b.counter.is_some(),
+            };
+            if !ok || matches!(b.dtype, DataType::FixedArray(_, 0)) {
+                return Err(Error::corrupt(
+                    location(Some(&b.name)),
+                    format!("type {} with boundaries {}", b.dtype, b.boundaries),
+                ));
+            }
+            if let Some(counter) = &b.counter {
+                let c = positions
+                    .get(counter.as_str())
+                    .filter(|&&at| at < i)
+                    .map(|&at| &tree.branches[at]);
+                if !matches!(c.map(|c| c.dtype), Some(DataType::Scalar(t)) if t.is_integer()) {
+                    return Err(Error::corrupt(
+                        location(Some(&b.name)),
+                        format!("counter {counter:?} is not an integer branch before it"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}

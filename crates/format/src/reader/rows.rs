@@ -1,0 +1,184 @@
+//! Row reads over several branches: [`RowReader`] and its [`Value`]s.
+
+use super::{BranchCursor, TreeReader};
+use crate::error::{Error, Result};
+use crate::io::{LocalFile, ReadAt};
+use crate::meta::{DataType, ScalarType};
+use crate::types::Scalar;
+
+/// One value of a row read with [`TreeReader::rows`]: a scalar, a list (fixed-size and
+/// variable-length arrays), or a string.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// `bool`.
+    Bool(bool),
+    /// `i8`.
+    I8(i8),
+    /// `u8`.
+    U8(u8),
+    /// `i16`.
+    I16(i16),
+    /// `u16`.
+    U16(u16),
+    /// `i32`.
+    I32(i32),
+    /// `u32`.
+    U32(u32),
+    /// `i64`.
+    I64(i64),
+    /// `u64`.
+    U64(u64),
+    /// `f32`.
+    F32(f32),
+    /// `f64`.
+    F64(f64),
+    /// The values of an array entry.
+    List(Vec<Value>),
+    /// A UTF-8 string entry.
+    Str(String),
+    /// A byte-string entry.
+    Bytes(Vec<u8>),
+}
+
+macro_rules! value_from {
+    ($($t:ty => $v:ident),*) => {$(
+        impl From<$t> for Value {
+            fn from(x: $t) -> Value {
+                Value::$v(x)
+            }
+        }
+    )*};
+}
+value_from!(bool => Bool, i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32, i64 => I64, u64 => U64, f32 => F32, f64 => F64);
+
+/// A typed cursor behind a dynamic row column.
+pub(super) enum AnyCursor<'a, R: ReadAt> {
+    Bool(BranchCursor<'a, R, bool>),
+    I8(BranchCursor<'a, R, i8>),
+    U8(BranchCursor<'a, R, u8>),
+    I16(BranchCursor<'a, R, i16>),
+    U16(BranchCursor<'a, R, u16>),
+    I32(BranchCursor<'a, R, i32>),
+    U32(BranchCursor<'a, R, u32>),
+    I64(BranchCursor<'a, R, i64>),
+    U64(BranchCursor<'a, R, u64>),
+    F32(BranchCursor<'a, R, f32>),
+    F64(BranchCursor<'a, R, f64>),
+}
+
+pub(super) fn to_value<T: Scalar + Into<Value>>(dtype: DataType, values: &[T]) -> Value {
+    match dtype {
+        DataType::Scalar(_) => values
+            .first()
+            .map_or(Value::List(Vec::new()), |&v| v.into()),
+        _ => Value::List(values.iter().map(|&v| v.into()).collect()),
+    }
+}
+
+/// Entry reads over a set of branches, one [`Value`] per branch and entry, with a basket cache per
+/// branch (sequential reads decompress each basket once). Made by [`TreeReader::rows`].
+pub struct RowReader<'a, R: ReadAt = LocalFile> {
+    columns: Vec<(DataType, AnyCursor<'a, R>)>,
+    next: u64,
+    entries: u64,
+}
+
+impl<R: ReadAt> std::fmt::Debug for RowReader<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RowReader")
+            .field("columns", &self.columns.len())
+            .field("next", &self.next)
+            .finish()
+    }
+}
+
+impl<'a, R: ReadAt> TreeReader<'a, R> {
+    /// Row reads of the named branches, in the order given.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchBranch`].
+    pub fn rows(&self, names: &[&str]) -> Result<RowReader<'a, R>> {
+        let mut columns = Vec::with_capacity(names.len());
+        for name in names {
+            let branch = self.branch(name)?;
+            let dtype = branch.meta().dtype;
+            let cursor = match dtype.scalar() {
+                ScalarType::Bool => AnyCursor::Bool(branch.cursor()?),
+                ScalarType::I8 => AnyCursor::I8(branch.cursor()?),
+                ScalarType::U8 => AnyCursor::U8(branch.cursor()?),
+                ScalarType::I16 => AnyCursor::I16(branch.cursor()?),
+                ScalarType::U16 => AnyCursor::U16(branch.cursor()?),
+                ScalarType::I32 => AnyCursor::I32(branch.cursor()?),
+                ScalarType::U32 => AnyCursor::U32(branch.cursor()?),
+                ScalarType::I64 => AnyCursor::I64(branch.cursor()?),
+                ScalarType::U64 => AnyCursor::U64(branch.cursor()?),
+                ScalarType::F32 => AnyCursor::F32(branch.cursor()?),
+                ScalarType::F64 => AnyCursor::F64(branch.cursor()?),
+            };
+            columns.push((dtype, cursor));
+        }
+        Ok(RowReader {
+            columns,
+            next: 0,
+            entries: self.entries(),
+        })
+    }
+}
+
+impl<R: ReadAt> RowReader<'_, R> {
+    /// The values of `entry`, one per branch.
+    ///
+    /// # Errors
+    /// [`Error::EntryOutOfRange`]; I/O and corruption errors; invalid UTF-8 in a UTF-8 branch.
+    pub fn get(&mut self, entry: u64) -> Result<Vec<Value>> {
+        let mut row = Vec::with_capacity(self.columns.len());
+        for (dtype, cursor) in &mut self.columns {
+            let dtype = *dtype;
+            let value = match cursor {
+                AnyCursor::U8(c) => {
+                    let location = c.branch.location(None, 0);
+                    let bytes = c.get(entry)?;
+                    match dtype {
+                        DataType::Utf8 => Value::Str(
+                            std::str::from_utf8(bytes)
+                                .map_err(|_| {
+                                    Error::corrupt(
+                                        location,
+                                        format!("entry {entry} is not valid UTF-8"),
+                                    )
+                                })?
+                                .to_owned(),
+                        ),
+                        DataType::Bytes => Value::Bytes(bytes.to_vec()),
+                        _ => to_value(dtype, bytes),
+                    }
+                }
+                AnyCursor::Bool(c) => to_value(dtype, c.get(entry)?),
+                AnyCursor::I8(c) => to_value(dtype, c.get(entry)?),
+                AnyCursor::I16(c) => to_value(dtype, c.get(entry)?),
+                AnyCursor::U16(c) => to_value(dtype, c.get(entry)?),
+                AnyCursor::I32(c) => to_value(dtype, c.get(entry)?),
+                AnyCursor::U32(c) => to_value(dtype, c.get(entry)?),
+                AnyCursor::I64(c) => to_value(dtype, c.get(entry)?),
+                AnyCursor::U64(c) => to_value(dtype, c.get(entry)?),
+                AnyCursor::F32(c) => to_value(dtype, c.get(entry)?),
+                AnyCursor::F64(c) => to_value(dtype, c.get(entry)?),
+            };
+            row.push(value);
+        }
+        Ok(row)
+    }
+}
+
+impl<R: ReadAt> Iterator for RowReader<'_, R> {
+    type Item = Result<Vec<Value>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.entries {
+            return None;
+        }
+        let entry = self.next;
+        self.next += 1;
+        Some(self.get(entry))
+    }
+}

@@ -1,0 +1,335 @@
+//! The tree and branch metadata API: [`TreeReader`], [`BranchReader`], basket indexes and
+//! their validation, RAC dictionaries.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use evtc_codecs::{Algorithm, DecoderDictionary, Lz4Dictionary};
+
+use super::{Body, FileReader, ReaderDictionary, max_expansion};
+use crate::error::{Error, Location, Result};
+use crate::io::{LocalFile, ReadAt};
+use crate::meta::{BasketIndex, BranchMeta, TreeMeta};
+use crate::record::{FILE_HEADER_LEN, RecordKind};
+use crate::types::Scalar;
+
+/// One tree of an open file.
+pub struct TreeReader<'a, R: ReadAt = LocalFile> {
+    pub(super) file: &'a FileReader<R>,
+    pub(super) tree: usize,
+}
+
+impl<R: ReadAt> Clone for TreeReader<'_, R> {
+    fn clone(&self) -> Self {
+        TreeReader {
+            file: self.file,
+            tree: self.tree,
+        }
+    }
+}
+
+impl<R: ReadAt> std::fmt::Debug for TreeReader<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeReader")
+            .field("name", &self.meta().name)
+            .finish()
+    }
+}
+
+impl<'a, R: ReadAt> TreeReader<'a, R> {
+    /// The tree's metadata.
+    pub fn meta(&self) -> &'a TreeMeta {
+        &self.file.meta.trees[self.tree]
+    }
+
+    /// The tree name.
+    pub fn name(&self) -> &'a str {
+        &self.meta().name
+    }
+
+    /// Number of entries.
+    pub fn entries(&self) -> u64 {
+        self.meta().entries
+    }
+
+    /// The branches, with types and sizes.
+    pub fn branches(&self) -> &'a [BranchMeta] {
+        &self.meta().branches
+    }
+
+    /// The branch named `name`.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchBranch`].
+    pub fn branch(&self, name: &str) -> Result<BranchReader<'a, R>> {
+        let branch = self
+            .branches()
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| Error::NoSuchBranch {
+                tree: self.name().to_owned(),
+                name: name.to_owned(),
+            })?;
+        Ok(BranchReader {
+            tree: self.clone(),
+            branch,
+        })
+    }
+
+    pub(super) fn check_range(&self, range: &Range<u64>) -> Result<()> {
+        if range.start > range.end || range.end > self.entries() {
+            return Err(Error::EntryOutOfRange {
+                tree: self.name().to_owned(),
+                start: range.start,
+                end: range.end,
+                entries: self.entries(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One branch of a tree: bulk, range and entry reads.
+pub struct BranchReader<'a, R: ReadAt = LocalFile> {
+    pub(super) tree: TreeReader<'a, R>,
+    pub(super) branch: usize,
+}
+
+impl<R: ReadAt> Clone for BranchReader<'_, R> {
+    fn clone(&self) -> Self {
+        BranchReader {
+            tree: self.tree.clone(),
+            branch: self.branch,
+        }
+    }
+}
+
+impl<R: ReadAt> std::fmt::Debug for BranchReader<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BranchReader")
+            .field("name", &self.meta().name)
+            .finish()
+    }
+}
+
+/// One decoded basket's per-entry counts, where the basket stores them.
+impl<'a, R: ReadAt> BranchReader<'a, R> {
+    /// The branch's metadata.
+    pub fn meta(&self) -> &'a BranchMeta {
+        &self.tree.meta().branches[self.branch]
+    }
+
+    /// The tree this branch belongs to.
+    pub fn tree(&self) -> &TreeReader<'a, R> {
+        &self.tree
+    }
+
+    pub(super) fn file(&self) -> &'a FileReader<R> {
+        self.tree.file
+    }
+
+    pub(super) fn location(&self, basket: Option<usize>, offset: u64) -> Location {
+        Location {
+            tree: Some(self.tree.name().to_owned()),
+            branch: Some(self.meta().name.clone()),
+            basket,
+            offset,
+        }
+    }
+
+    pub(super) fn type_check<T: Scalar>(
+        &self,
+        requested: impl FnOnce() -> String,
+        ok: bool,
+    ) -> Result<()> {
+        if ok && self.meta().dtype.scalar() == T::TYPE {
+            return Ok(());
+        }
+        Err(Error::TypeMismatch {
+            tree: self.tree.name().to_owned(),
+            branch: self.meta().name.clone(),
+            requested: requested(),
+            actual: self.meta().dtype,
+        })
+    }
+
+    /// The branch's basket index (read from the file on first use, then cached).
+    ///
+    /// # Errors
+    /// I/O and corruption errors.
+    pub fn baskets(&self) -> Result<Arc<BasketIndex>> {
+        let cell = &self.file().indexes[self.tree.tree][self.branch];
+        if let Some(index) = cell.get() {
+            return Ok(index.clone());
+        }
+        let meta = self.meta();
+        let (location, body) =
+            self.read_branch_record(meta.index_offset, meta.index_len, RecordKind::BranchIndex)?;
+        let index: BasketIndex = postcard::from_bytes(&body).map_err(|e| {
+            Error::corrupt(
+                location.clone(),
+                format!("basket index does not decode: {e}"),
+            )
+        })?;
+        self.validate_index(&index)?;
+        Ok(cell.get_or_init(|| Arc::new(index)).clone())
+    }
+
+    /// Reads every basket record of the branch and checks its header and body checksums and that
+    /// it belongs to this branch, without decompressing anything (`evtc verify`). Returns the
+    /// number of baskets checked.
+    ///
+    /// # Errors
+    /// The first truncated, misplaced or checksum-failing record, with its location.
+    pub fn check_baskets(&self) -> Result<usize> {
+        let index = self.baskets()?;
+        self.dictionary()?;
+        let file = self.file();
+        let mut buffer = Vec::new();
+        for (i, b) in index.baskets.iter().enumerate() {
+            let location = self.location(Some(i), b.offset);
+            let (header, body) = file.read_record_into(
+                b.offset,
+                b.record_len,
+                RecordKind::Basket,
+                &location,
+                file.records_end,
+                std::mem::take(&mut buffer),
+            )?;
+            if header.tree as usize != self.tree.tree || header.branch as usize != self.branch {
+                return Err(Error::corrupt(
+                    location,
+                    "the basket record belongs to another branch",
+                ));
+            }
+            buffer = body.0;
+        }
+        Ok(index.baskets.len())
+    }
+
+    /// Reads a record that belongs to this branch (its index or dictionary) and checks that it does.
+    pub(super) fn read_branch_record(
+        &self,
+        offset: u64,
+        len: u64,
+        kind: RecordKind,
+    ) -> Result<(Location, Body)> {
+        let file = self.file();
+        let location = self.location(None, offset);
+        let (header, body) = file.read_record(offset, len, kind, &location, file.records_end)?;
+        if header.tree as usize != self.tree.tree || header.branch as usize != self.branch {
+            return Err(Error::corrupt(
+                location,
+                format!("the {kind:?} record belongs to another branch"),
+            ));
+        }
+        Ok((location, body))
+    }
+
+    /// The branch's RAC dictionary, if it has one (read on first use).
+    pub(super) fn dictionary(&self) -> Result<Option<Arc<ReaderDictionary>>> {
+        let meta = self.meta();
+        if meta.dictionary_len == 0 {
+            return Ok(None);
+        }
+        let cell = &self.file().dictionaries[self.tree.tree][self.branch];
+        if let Some(d) = cell.get() {
+            return Ok(Some(d.clone()));
+        }
+        let (location, bytes) = self.read_branch_record(
+            meta.dictionary_offset,
+            meta.dictionary_len,
+            RecordKind::Dictionary,
+        )?;
+        let dictionary = if Algorithm::from_id(meta.codec).ok() == Some(Algorithm::Zstd) {
+            ReaderDictionary::Zstd(DecoderDictionary::new(&bytes).map_err(|e| Error::Codec {
+                location: location.clone(),
+                source: Box::new(e),
+            })?)
+        } else {
+            ReaderDictionary::Lz4(Lz4Dictionary::new(&bytes))
+        };
+        Ok(Some(cell.get_or_init(|| Arc::new(dictionary)).clone()))
+    }
+
+    pub(super) fn validate_index(&self, index: &BasketIndex) -> Result<()> {
+        let meta = self.meta();
+        let clusters = &self.tree.meta().cluster_ends;
+        let size = meta.dtype.scalar().size() as u64;
+        let mut next = 0u64;
+        for (i, loc) in index.baskets.iter().enumerate() {
+            let location = self.location(Some(i), loc.offset);
+            let bad = |reason: String| Err(Error::corrupt(location.clone(), reason));
+            if loc.first_entry != next || loc.entries == 0 {
+                return bad(format!(
+                    "basket covers entries {}..+{} but {next} comes next",
+                    loc.first_entry, loc.entries
+                ));
+            }
+            let end = loc
+                .first_entry
+                .checked_add(loc.entries)
+                .filter(|&e| e <= meta.entries);
+            let Some(end) = end else {
+                return bad("basket runs past the branch's entries".into());
+            };
+            let cluster = clusters.partition_point(|&c| c <= loc.first_entry);
+            if clusters.get(cluster).is_none_or(|&c| end > c) {
+                return bad("basket crosses a cluster boundary".into());
+            }
+            if loc.offset < FILE_HEADER_LEN
+                || loc
+                    .offset
+                    .checked_add(loc.record_len)
+                    .is_none_or(|e| e > self.file().records_end)
+            {
+                return bad("basket lies outside the records".into());
+            }
+            if let Some(len) = meta.dtype.fixed_len() {
+                if Some(loc.elements) != loc.entries.checked_mul(len as u64) {
+                    return bad(format!(
+                        "{} values for {} entries of {len}",
+                        loc.elements, loc.entries
+                    ));
+                }
+            }
+            // Values and per-entry counts are what a decode allocates: bound both by the record.
+            let raw = loc
+                .elements
+                .saturating_mul(size)
+                .max(loc.entries.saturating_mul(4));
+            let limit = self.file().options.max_basket_bytes;
+            if raw > limit {
+                return Err(Error::BasketTooLarge {
+                    what: location.to_string(),
+                    bytes: raw,
+                    limit,
+                    hint: "raise ReadOptions::max_basket_bytes (evtc: --max-basket-size) if the \
+                           file is trusted",
+                });
+            }
+            if raw
+                > loc
+                    .record_len
+                    .saturating_mul(max_expansion(meta.codec))
+                    .saturating_add(1 << 20)
+            {
+                return bad(format!(
+                    "basket claims {raw} bytes of values in a {}-byte record",
+                    loc.record_len
+                ));
+            }
+            next = end;
+        }
+        if next != meta.entries {
+            return Err(Error::corrupt(
+                self.location(None, meta.index_offset),
+                format!(
+                    "baskets cover {next} entries, the branch has {}",
+                    meta.entries
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
