@@ -133,7 +133,7 @@ fn read_evtc(tree: &TreeReader<'_, Source>, name: &str, range: Range<u64>) -> Py
                     .map_err(errors::format)?;
                 Column {
                     values: Values::$variant(jagged.values),
-                    offsets: Some(jagged.offsets),
+                    offsets: Some(jagged.offsets.to_vec()),
                     inner: None,
                 }
             } else {

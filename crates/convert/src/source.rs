@@ -329,7 +329,7 @@ fn read_evtc(tree: &TreeReader<'_>, info: &ColumnInfo, range: Range<u64>) -> Res
                 let jagged = branch.read_jagged_range::<$t>(range)?;
                 ColumnData {
                     values: Values::$variant(jagged.values),
-                    offsets: jagged.offsets,
+                    offsets: jagged.offsets.to_vec(),
                     inner_offsets: Vec::new(),
                 }
             } else {

@@ -48,7 +48,7 @@ use crate::types::{Scalar, decode_counts};
 ///
 /// let reader = FileReader::open(&path)?;
 /// let pt = reader.tree("Events")?.branch("Muon_pt")?.read_jagged::<f32>()?;
-/// assert_eq!(pt.offsets, [0, 2, 2, 3]);
+/// assert_eq!(*pt.offsets, [0, 2, 2, 3]);
 /// assert_eq!(pt.values, [31.5, 12.25, 40.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

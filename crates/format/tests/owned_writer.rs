@@ -36,7 +36,7 @@ fn owned_tree_writers_write_trees_one_after_another() {
     let events = reader.tree("Events").unwrap();
     assert_eq!(events.entries(), 4);
     let x = events.branch("x").unwrap().read_jagged::<f32>().unwrap();
-    assert_eq!(x.offsets, [0, 2, 2, 3, 4]);
+    assert_eq!(*x.offsets, [0, 2, 2, 3, 4]);
     assert_eq!(x.values, [1.0, 2.0, 3.0, 4.0]);
     let run = reader.tree("Runs").unwrap().branch("run").unwrap();
     assert_eq!(run.read::<i64>().unwrap(), [7]);

@@ -319,7 +319,7 @@ fn check_column<T: Scalar>(
                 offsets.push(offsets.last().unwrap() + u64::from(c));
             }
             let all = branch.read_jagged::<T>().unwrap();
-            prop_assert_eq!(&all.offsets, &offsets, "offsets {}", name);
+            prop_assert_eq!(&*all.offsets, &offsets[..], "offsets {}", name);
             prop_assert_eq!(&all.values, expected, "values {}", name);
             let part = branch.read_jagged_range::<T>(mid.clone()).unwrap();
             for (i, e) in mid.clone().enumerate() {

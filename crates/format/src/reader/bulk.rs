@@ -2,6 +2,7 @@
 //! file's pool), into [`Jagged`] arrays and plain vectors.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use evtc_codecs::{Algorithm, BlockHeader};
 
@@ -15,8 +16,9 @@ use crate::types::{Scalar, decode_counts};
 /// Variable-length data in the Arrow layout: entry `i` is `values[offsets[i]..offsets[i + 1]]`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Jagged<T> {
-    /// `entries + 1` offsets into `values`, starting at 0.
-    pub offsets: Vec<u64>,
+    /// `entries + 1` offsets into `values`, starting at 0. Shared: the jagged branches of one
+    /// counter (a NanoAOD collection) read over the same entries share one offsets buffer.
+    pub offsets: Arc<[u64]>,
     /// All values, back to back.
     pub values: Vec<T>,
 }
@@ -251,7 +253,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         // zeroed pages, which the OS zeroes lazily, so the decoding threads fault them in as they
         // write instead of one thread filling the whole output first.
         if values.capacity() >= total {
-            values.clear();
+            // Every value is overwritten below (or, in RAC baskets read in part, dropped by the
+            // caller), so only a growth needs initialising.
+            values.truncate(total);
             values.resize(total, T::default());
         } else {
             Vec::<T>::new().try_reserve_exact(total).map_err(|_| {
@@ -387,10 +391,13 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         if meta.boundaries == Boundaries::None {
             return self.counter()?.read_as_counts(range);
         }
-        let (_, counts, start, end) = self.jagged_parts::<u8>(&range, true)?;
+        let (offsets, start, end) = self.jagged_parts::<u8>(&range, true, &mut Vec::new())?;
         let skip = (range.start.max(start) - start) as usize;
         let take = (range.end.min(end).max(range.start) - range.start.max(start)) as usize;
-        Ok(counts[skip..skip + take].to_vec())
+        Ok(offsets[skip..=skip + take]
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .collect())
     }
 
     pub(super) fn counter(&self) -> Result<BranchReader<'a, R>> {
@@ -428,31 +435,57 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         self.read_jagged_range(0..self.tree.entries())
     }
 
+    /// As [`BranchReader::read_jagged`], into `out`, reusing its allocations.
+    ///
+    /// # Errors
+    /// As for [`BranchReader::read_jagged`].
+    pub fn read_jagged_into<T: Scalar>(&self, out: &mut Jagged<T>) -> Result<()> {
+        self.read_jagged_range_into(0..self.tree.entries(), out)
+    }
+
     /// Reads entries `range` of a variable-length branch.
     ///
     /// # Errors
     /// As for [`BranchReader::read_jagged`]; [`Error::EntryOutOfRange`].
     pub fn read_jagged_range<T: Scalar>(&self, range: Range<u64>) -> Result<Jagged<T>> {
-        self.type_check::<T>(|| format!("{}[]", T::TYPE), self.meta().dtype.is_variable())?;
-        self.tree.check_range(&range)?;
-        self.read_jagged_range_typed(range)
+        let mut out = Jagged::default();
+        self.read_jagged_range_into(range, &mut out)?;
+        Ok(out)
     }
 
-    /// Decodes the baskets covering `range` and the per-entry counts of all their entries.
+    /// As [`BranchReader::read_jagged_range`], into `out`, reusing its allocations: reading many
+    /// branches or files in a loop through one [`Jagged`] spares the operating system zeroing and
+    /// mapping fresh memory each time.
+    ///
+    /// # Errors
+    /// As for [`BranchReader::read_jagged_range`].
+    pub fn read_jagged_range_into<T: Scalar>(
+        &self,
+        range: Range<u64>,
+        out: &mut Jagged<T>,
+    ) -> Result<()> {
+        self.type_check::<T>(|| format!("{}[]", T::TYPE), self.meta().dtype.is_variable())?;
+        self.tree.check_range(&range)?;
+        self.read_jagged_range_typed(range, out)
+    }
+
+    /// Decodes the baskets covering `range` into `values` and returns the entry offsets of all
+    /// their entries (`end - start + 1`, from 0) with the first and end entry decoded.
     pub(super) fn jagged_parts<T: Scalar>(
         &self,
         range: &Range<u64>,
         raw: bool,
-    ) -> Result<(Vec<T>, Vec<u64>, u64, u64)> {
-        let (values, counts, start, end) = self.decode_range::<T>(range, raw)?;
+        values: &mut Vec<T>,
+    ) -> Result<(Arc<[u64]>, u64, u64)> {
+        let (counts, start, end) = self.decode_range_into::<T>(range, raw, values)?;
         let n_values = if raw {
             values.len() / self.meta().dtype.scalar().size()
         } else {
             values.len()
         };
-        let counts: Vec<u64> = if self.meta().boundaries == Boundaries::None {
-            let counts = self.counter()?.read_as_counts(start..end)?;
-            let sum: u64 = counts.iter().sum();
+        let offsets = if self.meta().boundaries == Boundaries::None {
+            let offsets = self.counter()?.counter_offsets(start..end)?;
+            let sum = offsets.last().copied().unwrap_or(0);
             if sum != n_values as u64 {
                 return Err(Error::corrupt(
                     self.location(None, 0),
@@ -463,42 +496,72 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                     ),
                 ));
             }
-            counts
+            offsets
         } else {
-            counts
-                .into_iter()
-                .flatten()
-                .flatten()
-                .map(u64::from)
-                .collect()
+            let mut offsets = Vec::with_capacity(usize::try_from(end - start + 1).unwrap_or(0));
+            let mut at = 0u64;
+            offsets.push(0);
+            for c in counts.into_iter().flatten().flatten() {
+                at += u64::from(c);
+                offsets.push(at);
+            }
+            Arc::from(offsets)
         };
-        if counts.len() as u64 != end - start {
+        if offsets.len() as u64 != end - start + 1 {
             return Err(Error::corrupt(
                 self.location(None, 0),
-                format!("{} entry counts for entries {start}..{end}", counts.len()),
+                format!(
+                    "{} entry counts for entries {start}..{end}",
+                    offsets.len() - 1
+                ),
             ));
         }
-        Ok((values, counts, start, end))
+        Ok((offsets, start, end))
     }
 
+    /// The entry offsets (from 0) that this counter branch gives entries `range`, decoded once per
+    /// range and kept in the file's small cache, so that the jagged branches sharing a counter
+    /// (NanoAOD's `Jet_pt`, `Jet_eta`, ... over `nJet`) do not each decode it again.
+    pub(super) fn counter_offsets(&self, range: Range<u64>) -> Result<Arc<[u64]>> {
+        let key = (self.tree.tree, self.branch, range.start, range.end);
+        if let Some(offsets) = self.file().counter_cache.get(key) {
+            return Ok(offsets);
+        }
+        let counts = self.read_as_counts(range)?;
+        let mut offsets = Vec::with_capacity(counts.len() + 1);
+        let mut at = 0u64;
+        offsets.push(0);
+        for c in counts {
+            at = at
+                .checked_add(c)
+                .ok_or_else(|| Error::corrupt(self.location(None, 0), "counter values overflow"))?;
+            offsets.push(at);
+        }
+        let offsets: Arc<[u64]> = Arc::from(offsets);
+        self.file().counter_cache.put(key, offsets.clone());
+        Ok(offsets)
+    }
+
+    /// As [`BranchReader::read_jagged_range`], into `out` (its allocations reused when large
+    /// enough).
     pub(super) fn read_jagged_range_typed<T: Scalar>(
         &self,
         range: Range<u64>,
-    ) -> Result<Jagged<T>> {
-        let (mut values, counts, start, end) = self.jagged_parts::<T>(&range, false)?;
+        out: &mut Jagged<T>,
+    ) -> Result<()> {
+        let (offsets, start, end) = self.jagged_parts::<T>(&range, false, &mut out.values)?;
         let skip = (range.start.max(start) - start) as usize;
         let take = (range.end.min(end).max(range.start) - range.start.max(start)) as usize;
-        let first_value: u64 = counts[..skip].iter().sum();
-        let mut offsets = Vec::with_capacity(take + 1);
-        let mut at = 0u64;
-        offsets.push(0);
-        for &c in &counts[skip..skip + take] {
-            at += c;
-            offsets.push(at);
-        }
-        values.truncate((first_value + at) as usize);
-        values.drain(..first_value as usize);
-        Ok(Jagged { offsets, values })
+        let window = &offsets[skip..=skip + take];
+        let (first_value, last_value) = (window[0], window[take]);
+        out.values.truncate(last_value as usize);
+        out.values.drain(..first_value as usize);
+        out.offsets = if window.len() == offsets.len() {
+            offsets
+        } else {
+            window.iter().map(|&o| o - first_value).collect()
+        };
+        Ok(())
     }
 
     /// Reads every entry of a UTF-8 or byte-string branch as strings (bytes that are not UTF-8 are
@@ -517,7 +580,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 actual: dtype,
             });
         }
-        let raw = self.read_jagged_range_typed::<u8>(0..self.tree.entries())?;
+        let mut raw = Jagged::default();
+        self.read_jagged_range_typed::<u8>(0..self.tree.entries(), &mut raw)?;
         (0..raw.len())
             .map(|i| match std::str::from_utf8(raw.entry(i)) {
                 Ok(s) => Ok(s.to_owned()),

@@ -3,9 +3,10 @@
 //! `cursor`, [`RowReader`] in `rows`, basket decoding in `decode`.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use evtc_codecs::{Algorithm, BlockDecoder, DecoderDictionary, Lz4Dictionary};
 use evtc_rac::DecodeDictionary;
@@ -115,6 +116,54 @@ pub struct FileReader<R: ReadAt = LocalFile> {
     indexes: Vec<Vec<OnceLock<Arc<BasketIndex>>>>,
     dictionaries: Vec<Vec<OnceLock<Arc<ReaderDictionary>>>>,
     pool: Option<rayon::ThreadPool>,
+    counter_cache: CounterCache,
+}
+
+/// Which counter-branch read a [`CounterCache`] entry holds: tree, branch, first and end entry.
+type CounterKey = (usize, usize, u64, u64);
+
+/// The entry offsets of counter branches from recent bulk reads, so that the jagged branches
+/// sharing a counter decode it once. Bounded by bytes ([`CounterCache::MAX_BYTES`]), the oldest
+/// read evicted first.
+#[derive(Default)]
+struct CounterCache(Mutex<VecDeque<(CounterKey, Arc<[u64]>)>>);
+
+impl CounterCache {
+    /// The most bytes of offsets kept (16 Mi entries).
+    const MAX_BYTES: usize = 128 << 20;
+
+    fn get(&self, key: CounterKey) -> Option<Arc<[u64]>> {
+        let cache = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone())
+    }
+
+    fn put(&self, key: CounterKey, offsets: Arc<[u64]>) {
+        let bytes = |v: &Arc<[u64]>| std::mem::size_of_val(&**v);
+        if bytes(&offsets) > Self::MAX_BYTES {
+            return;
+        }
+        let mut cache = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cache.iter().any(|(k, _)| *k == key) {
+            return;
+        }
+        let mut held: usize = cache.iter().map(|(_, v)| bytes(v)).sum();
+        while held + bytes(&offsets) > Self::MAX_BYTES {
+            let Some((_, old)) = cache.pop_front() else {
+                break;
+            };
+            held -= bytes(&old);
+        }
+        cache.push_back((key, offsets));
+    }
 }
 
 /// A branch's RAC dictionary, read on first use.
@@ -227,6 +276,7 @@ impl<R: ReadAt> FileReader<R> {
             indexes: Vec::new(),
             dictionaries: Vec::new(),
             pool,
+            counter_cache: CounterCache::default(),
         };
         let (_, body) = reader.read_record(
             trailer.footer_offset,
