@@ -68,6 +68,7 @@ pub use meta::{
 };
 pub use reader::{
     BranchCursor, BranchReader, FileReader, Jagged, ReadOptions, RowReader, TreeReader, Value,
+    ValueRef,
 };
 pub use recover::{RecoveredTree, Recovery, Scan, recover, recover_into, scan_records};
 pub use schema::{

@@ -3,8 +3,8 @@
 
 use evtc_codecs::Codec;
 use evtc_format::{
-    Boundaries, BranchSpec, ClusterSize, DataType, FileReader, FileWriter, RacMode, ReadOptions,
-    Scalar, ScalarType, TreeWriter, Value, WriteOptions,
+    Boundaries, BranchSpec, ClusterSize, DataType, FileReader, FileWriter, Jagged, RacMode,
+    ReadOptions, Scalar, ScalarType, TreeWriter, Value, ValueRef, WriteOptions,
 };
 use proptest::prelude::*;
 
@@ -321,6 +321,13 @@ fn check_column<T: Scalar>(
             let all = branch.read_jagged::<T>().unwrap();
             prop_assert_eq!(&*all.offsets, &offsets[..], "offsets {}", name);
             prop_assert_eq!(&all.values, expected, "values {}", name);
+            // Into a reused Jagged: a part first, then the whole branch.
+            let mut reused = Jagged::default();
+            branch
+                .read_jagged_range_into::<T>(mid.clone(), &mut reused)
+                .unwrap();
+            branch.read_jagged_into::<T>(&mut reused).unwrap();
+            prop_assert_eq!(&reused, &all, "read_jagged_into {}", name);
             let part = branch.read_jagged_range::<T>(mid.clone()).unwrap();
             for (i, e) in mid.clone().enumerate() {
                 prop_assert_eq!(
@@ -388,7 +395,40 @@ proptest! {
                 seen += 1;
             }
             prop_assert_eq!(seen, case.entries);
+            // Borrowed rows equal the owned ones, read backwards then forwards.
+            let mut rows = tree.rows(&names).unwrap();
+            for e in (0..case.entries as u64).rev().chain(0..case.entries as u64) {
+                let owned = rows.get(e).unwrap();
+                let mut borrowed = Vec::new();
+                rows.visit(e, |i, v| borrowed.push(owned_value(v, case.columns[i].spec.dtype()))).unwrap();
+                prop_assert_eq!(&borrowed, &owned, "visit of row {}", e);
+            }
         }
+    }
+}
+
+/// The owned [`Value`] of what [`RowReader::visit`] lends.
+fn owned_value(v: ValueRef<'_>, dtype: DataType) -> Value {
+    fn list<T: Copy + Into<Value>>(values: &[T], dtype: DataType) -> Value {
+        match dtype {
+            DataType::Scalar(_) => values[0].into(),
+            _ => Value::List(values.iter().map(|&x| x.into()).collect()),
+        }
+    }
+    match v {
+        ValueRef::Bool(x) => list(x, dtype),
+        ValueRef::I8(x) => list(x, dtype),
+        ValueRef::U8(x) => list(x, dtype),
+        ValueRef::I16(x) => list(x, dtype),
+        ValueRef::U16(x) => list(x, dtype),
+        ValueRef::I32(x) => list(x, dtype),
+        ValueRef::U32(x) => list(x, dtype),
+        ValueRef::I64(x) => list(x, dtype),
+        ValueRef::U64(x) => list(x, dtype),
+        ValueRef::F32(x) => list(x, dtype),
+        ValueRef::F64(x) => list(x, dtype),
+        ValueRef::Str(x) => Value::Str(x.to_owned()),
+        ValueRef::Bytes(x) => Value::Bytes(x.to_vec()),
     }
 }
 

@@ -37,6 +37,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             counter: None,
             offsets_base: 0,
             tables: HashMap::new(),
+            held: 0..0,
+            fixed: self.meta().dtype.fixed_len(),
         })
     }
 }
@@ -75,6 +77,11 @@ pub struct BranchCursor<'a, R: ReadAt, T> {
     pub(super) offsets_base: u64,
     /// Parsed seek tables of RAC baskets visited.
     pub(super) tables: HashMap<usize, Arc<BasketTable>>,
+    /// The entries of the ordinary (not RAC) basket whose values `values` holds; empty when none.
+    /// An entry inside is read with no other work.
+    pub(super) held: Range<u64>,
+    /// Values per entry of a fixed-size branch.
+    pub(super) fixed: Option<usize>,
 }
 
 /// Reads a counter branch entry by entry, with the counter's own basket or unit cache.
@@ -243,7 +250,26 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
     ///
     /// # Errors
     /// [`Error::EntryOutOfRange`]; I/O and corruption errors.
+    #[inline]
     pub fn get(&mut self, entry: u64) -> Result<&[T]> {
+        if self.held.contains(&entry) {
+            return Ok(self.held_entry(entry));
+        }
+        self.get_uncached(entry)
+    }
+
+    /// The values of `entry`, which `held` covers.
+    #[inline]
+    fn held_entry(&self, entry: u64) -> &[T] {
+        let local = (entry - self.held.start) as usize;
+        match self.fixed {
+            Some(len) => &self.values[local * len..(local + 1) * len],
+            None => &self.values[self.offsets[local] as usize..self.offsets[local + 1] as usize],
+        }
+    }
+
+    /// [`BranchCursor::get`] of an entry outside the basket held: finds, reads and decodes it.
+    fn get_uncached(&mut self, entry: u64) -> Result<&[T]> {
         let tree = &self.branch.tree;
         tree.check_range(&(entry..entry + 1))?;
         let index = match &self.index {
@@ -259,6 +285,7 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
         }
         if self.basket != Some(b) {
             self.basket = None;
+            self.held = 0..0;
             self.values.clear();
             self.values.resize(loc.elements as usize, T::default());
             let counts = self
@@ -294,12 +321,9 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
             }
             self.offsets_base = 0;
             self.basket = Some(b);
+            self.held = loc.first_entry..loc.first_entry + loc.entries;
         }
-        let local = (entry - loc.first_entry) as usize;
-        Ok(match self.branch.meta().dtype.fixed_len() {
-            Some(len) => &self.values[local * len..(local + 1) * len],
-            None => &self.values[self.offsets[local] as usize..self.offsets[local + 1] as usize],
-        })
+        Ok(self.held_entry(entry))
     }
 }
 
@@ -335,6 +359,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         };
         if self.basket != Some(b) {
             self.basket = None;
+            self.held = 0..0;
             self.rac = None;
             let cached = self.tables.get(&b).cloned();
             let basket_table = match cached {

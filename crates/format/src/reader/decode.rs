@@ -1,5 +1,6 @@
 //! Decoding one basket body (blocks or a RAC payload) into values and per-entry counts.
 
+use std::cell::RefCell;
 use std::ops::Range;
 
 use evtc_codecs::BlockHeader;
@@ -321,9 +322,16 @@ pub(super) fn decode_block_into<T: Scalar>(
             .map(|_| ())
             .map_err(BlockError::Codec);
     }
-    let mut scratch = vec![0u8; len];
-    DECODER
-        .with(|d| d.borrow_mut().decode_into(block, &mut scratch))
-        .map_err(BlockError::Codec)?;
-    T::decode(&scratch, out).map_err(BlockError::Invalid)
+    thread_local! {
+        /// Bytes of values whose memory layout is not their encoding (`bool`), reused.
+        static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        scratch.resize(len, 0);
+        DECODER
+            .with(|d| d.borrow_mut().decode_into(block, &mut scratch[..len]))
+            .map_err(BlockError::Codec)?;
+        T::decode(&scratch[..len], out).map_err(BlockError::Invalid)
+    })
 }

@@ -29,7 +29,7 @@ mod tree;
 pub use bulk::Jagged;
 pub use cursor::BranchCursor;
 pub(crate) use decode::{decode_body, split_rac};
-pub use rows::{RowReader, Value};
+pub use rows::{RowReader, Value, ValueRef};
 pub use tree::{BranchReader, TreeReader};
 
 use decode::{BlockError, Counts, check_entry_sizes_flag, decode_block_into, entry_count};

@@ -1,4 +1,5 @@
-//! Row reads over several branches: [`RowReader`] and its [`Value`]s.
+//! Row reads over several branches: [`RowReader`], its owned [`Value`]s and borrowed
+//! [`ValueRef`]s.
 
 use super::{BranchCursor, TreeReader};
 use crate::error::{Error, Result};
@@ -38,6 +39,39 @@ pub enum Value {
     Str(String),
     /// A byte-string entry.
     Bytes(Vec<u8>),
+}
+
+/// The values of one branch at one entry as [`RowReader::visit`] lends them, borrowed from the
+/// cursor's decoded basket: a scalar branch gives a one-value slice, an array branch its entry's
+/// values, a string branch the string.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ValueRef<'r> {
+    /// `bool` values.
+    Bool(&'r [bool]),
+    /// `i8` values.
+    I8(&'r [i8]),
+    /// `u8` values (of a branch that is not a string).
+    U8(&'r [u8]),
+    /// `i16` values.
+    I16(&'r [i16]),
+    /// `u16` values.
+    U16(&'r [u16]),
+    /// `i32` values.
+    I32(&'r [i32]),
+    /// `u32` values.
+    U32(&'r [u32]),
+    /// `i64` values.
+    I64(&'r [i64]),
+    /// `u64` values.
+    U64(&'r [u64]),
+    /// `f32` values.
+    F32(&'r [f32]),
+    /// `f64` values.
+    F64(&'r [f64]),
+    /// A UTF-8 string entry.
+    Str(&'r str),
+    /// A byte-string entry.
+    Bytes(&'r [u8]),
 }
 
 macro_rules! value_from {
@@ -167,6 +201,65 @@ impl<R: ReadAt> RowReader<'_, R> {
             row.push(value);
         }
         Ok(row)
+    }
+}
+
+impl<R: ReadAt> RowReader<'_, R> {
+    /// Calls `f` with each branch's position and values at `entry`, borrowed from the cursors'
+    /// decoded baskets: the entry loop of a C++-style analysis, with no allocation per entry.
+    ///
+    /// ```no_run
+    /// # use evtc_format::{FileReader, ValueRef};
+    /// let file = FileReader::open("events.evtc")?;
+    /// let tree = file.tree("Events")?;
+    /// let mut rows = tree.rows(&["nMuon", "Muon_pt"])?;
+    /// let mut sum = 0.0;
+    /// for entry in 0..tree.entries() {
+    ///     rows.visit(entry, |_, values| {
+    ///         if let ValueRef::F32(pt) = values {
+    ///             sum += pt.iter().sum::<f32>();
+    ///         }
+    ///     })?;
+    /// }
+    /// # Ok::<(), evtc_format::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As for [`RowReader::get`]; `f` has been called for the branches before the failing one.
+    pub fn visit(&mut self, entry: u64, mut f: impl FnMut(usize, ValueRef<'_>)) -> Result<()> {
+        for (i, (dtype, cursor)) in self.columns.iter_mut().enumerate() {
+            let values = match cursor {
+                AnyCursor::U8(c) => {
+                    let location = || c.branch.location(None, 0);
+                    match *dtype {
+                        DataType::Utf8 => {
+                            let location = location();
+                            let bytes = c.get(entry)?;
+                            ValueRef::Str(std::str::from_utf8(bytes).map_err(|_| {
+                                Error::corrupt(
+                                    location,
+                                    format!("entry {entry} is not valid UTF-8"),
+                                )
+                            })?)
+                        }
+                        DataType::Bytes => ValueRef::Bytes(c.get(entry)?),
+                        _ => ValueRef::U8(c.get(entry)?),
+                    }
+                }
+                AnyCursor::Bool(c) => ValueRef::Bool(c.get(entry)?),
+                AnyCursor::I8(c) => ValueRef::I8(c.get(entry)?),
+                AnyCursor::I16(c) => ValueRef::I16(c.get(entry)?),
+                AnyCursor::U16(c) => ValueRef::U16(c.get(entry)?),
+                AnyCursor::I32(c) => ValueRef::I32(c.get(entry)?),
+                AnyCursor::U32(c) => ValueRef::U32(c.get(entry)?),
+                AnyCursor::I64(c) => ValueRef::I64(c.get(entry)?),
+                AnyCursor::U64(c) => ValueRef::U64(c.get(entry)?),
+                AnyCursor::F32(c) => ValueRef::F32(c.get(entry)?),
+                AnyCursor::F64(c) => ValueRef::F64(c.get(entry)?),
+            };
+            f(i, values);
+        }
+        Ok(())
     }
 }
 
