@@ -16,7 +16,7 @@ pub enum Algorithm {
     None = 0,
     /// zlib (RFC 1950) through `flate2` with the zlib-rs backend.
     Zlib = 1,
-    /// LZMA2 in the xz container, through liblzma (`xz2`).
+    /// LZMA2 in the xz container, through liblzma (xz 5.8, built from source by the `liblzma` crate).
     Lzma = 2,
     /// LZ4 block format, fast mode: compressed by `lz4_flex`, decoded by liblz4.
     Lz4 = 3,

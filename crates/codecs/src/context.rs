@@ -230,7 +230,7 @@ fn lzma_compress(codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     // every decoder; a block never needs more than its own size, so cap it there (liblzma's
     // minimum is 4 KiB). The stream is an ordinary xz stream either way.
     let mut options =
-        xz2::stream::LzmaOptions::new_preset(level).map_err(|e| compress_error(codec, e))?;
+        liblzma::stream::LzmaOptions::new_preset(level).map_err(|e| compress_error(codec, e))?;
     const PRESET_DICT: [u32; 10] = [
         256 << 10,
         1 << 20,
@@ -246,9 +246,9 @@ fn lzma_compress(codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let preset_dict = PRESET_DICT[(level as usize).min(9)];
     let needed = u32::try_from(input.len().max(4096).next_power_of_two()).unwrap_or(u32::MAX);
     options.dict_size(needed.min(preset_dict));
-    let mut filters = xz2::stream::Filters::new();
+    let mut filters = liblzma::stream::Filters::new();
     filters.lzma2(&options);
-    let mut stream = xz2::stream::Stream::new_stream_encoder(&filters, xz2::stream::Check::None)
+    let mut stream = liblzma::stream::Stream::new_stream_encoder(&filters, liblzma::stream::Check::None)
         .map_err(|e| compress_error(codec, e))?;
     out.reserve(input.len() + input.len() / 32 + 128);
     loop {
@@ -256,9 +256,9 @@ fn lzma_compress(codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
             .unwrap_or(usize::MAX)
             .min(input.len());
         let status = stream
-            .process_vec(&input[consumed..], out, xz2::stream::Action::Finish)
+            .process_vec(&input[consumed..], out, liblzma::stream::Action::Finish)
             .map_err(|e| compress_error(codec, e))?;
-        if status == xz2::stream::Status::StreamEnd {
+        if status == liblzma::stream::Status::StreamEnd {
             return Ok(());
         }
         out.reserve(out.capacity().max(4096));
@@ -465,21 +465,21 @@ fn zstd_decode(
 
 fn lzma_decompress(input: &[u8], out: &mut [u8]) -> Result<()> {
     let algorithm = Algorithm::Lzma;
-    let mut stream = xz2::stream::Stream::new_stream_decoder(LZMA_MEMLIMIT, 0)
+    let mut stream = liblzma::stream::Stream::new_stream_decoder(LZMA_MEMLIMIT, 0)
         .map_err(|e| corrupt(algorithm, e))?;
     let status = stream
-        .process(input, out, xz2::stream::Action::Finish)
+        .process(input, out, liblzma::stream::Action::Finish)
         .map_err(|e| corrupt(algorithm, e))?;
     let produced = usize::try_from(stream.total_out()).unwrap_or(usize::MAX);
     let consumed = usize::try_from(stream.total_in()).unwrap_or(usize::MAX);
     match status {
-        xz2::stream::Status::StreamEnd if produced == out.len() && consumed == input.len() => {
+        liblzma::stream::Status::StreamEnd if produced == out.len() && consumed == input.len() => {
             Ok(())
         }
-        xz2::stream::Status::StreamEnd if produced != out.len() => {
+        liblzma::stream::Status::StreamEnd if produced != out.len() => {
             Err(size_mismatch(algorithm, out.len(), produced))
         }
-        xz2::stream::Status::StreamEnd => Err(corrupt(
+        liblzma::stream::Status::StreamEnd => Err(corrupt(
             algorithm,
             format!(
                 "{} bytes after the end of the stream",

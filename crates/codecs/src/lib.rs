@@ -20,7 +20,7 @@
 //! |---|---|---|
 //! | `none` | - | stored |
 //! | `zlib:1`-`zlib:9` | `flate2` with zlib-rs | ROOT's historic default `101` |
-//! | `lzma:1`-`lzma:9` | liblzma (`xz2`) | smallest, slowest |
+//! | `lzma:1`-`lzma:9` | liblzma (xz 5.8, `liblzma` crate) | smallest, slowest |
 //! | `lz4` | `lz4_flex` to compress, liblz4 to decode | fastest |
 //! | `lz4hc:1`-`lz4hc:12` | liblz4 (`lz4`) | LZ4 format, better ratio |
 //!
