@@ -716,6 +716,11 @@ struct SealedInfo {
     raw_bytes: u64,
 }
 
+/// Sealed baskets are compressed (in parallel, with threads) and written in batches of about this
+/// many full baskets' bytes. A constant, not a multiple of the thread count: the batches decide
+/// the records' order, and the same input must give the same bytes with any number of threads.
+const BATCH_BASKETS: usize = 16;
+
 /// Batches allowed to compress at once: one compressing while the next fills keeps every thread
 /// busy; more would only hold more memory.
 const MAX_IN_FLIGHT: usize = 2;
@@ -983,7 +988,7 @@ impl<'f> TreeWriter<'f> {
                 self.seal_full_baskets(b);
             }
         }
-        if self.pending_raw >= 4 * self.file.options.threads * self.file.options.basket_size {
+        if self.pending_raw >= BATCH_BASKETS * self.file.options.basket_size {
             self.write_pending()?;
         }
         Ok(new)
@@ -1190,6 +1195,15 @@ impl<'f> TreeWriter<'f> {
         }
         let pending = std::mem::take(&mut self.pending);
         self.pending_raw = 0;
+        if pending
+            .iter()
+            .any(|s| self.branches[s.branch].rac_on.is_none())
+        {
+            // Deciding a layout writes records (dictionaries, then the settled schema) straight
+            // to the file: the batches still in flight go first, so that the records' order, and
+            // so the file's bytes, do not depend on the number of threads.
+            self.drain()?;
+        }
         for sealed in &pending {
             if self.branches[sealed.branch].rac_on.is_none() {
                 self.decide_layout(sealed)?;

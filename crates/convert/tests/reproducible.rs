@@ -1,0 +1,64 @@
+//! The same input and options give byte-identical files whatever the number of threads.
+
+use std::path::{Path, PathBuf};
+
+use evtc_convert::{ConvertOptions, convert};
+use evtc_format::{ClusterSize, RacMode, WriteOptions};
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/nano_sample.root")
+}
+
+/// Converts `input` with 1, 2 and 4 threads and checks the three outputs are the same bytes.
+fn same_bytes_for_any_threads(input: &Path, write: WriteOptions) {
+    let dir = tempfile::tempdir().unwrap();
+    let outputs: Vec<Vec<u8>> = [1, 2, 4]
+        .into_iter()
+        .map(|threads| {
+            let out = dir.path().join(format!("t{threads}.evtc"));
+            let options = ConvertOptions {
+                write: write.clone().threads(threads).sync(false),
+                threads,
+                ..ConvertOptions::default()
+            };
+            convert(input, &out, &options, &mut |_| ()).unwrap();
+            std::fs::read(&out).unwrap()
+        })
+        .collect();
+    for (threads, bytes) in [2, 4].into_iter().zip(&outputs[1..]) {
+        assert!(
+            *bytes == outputs[0],
+            "{}: {threads} threads wrote {} bytes, 1 thread {} (or the same length, other bytes)",
+            input.display(),
+            bytes.len(),
+            outputs[0].len()
+        );
+    }
+}
+
+#[test]
+fn root_conversions_do_not_depend_on_threads() {
+    same_bytes_for_any_threads(&sample(), WriteOptions::default());
+    // RAC writes dictionaries as branches settle; small baskets make many batches.
+    let rac = WriteOptions::default()
+        .rac(RacMode::On)
+        .basket_size(16 << 10)
+        .cluster_size(ClusterSize::Entries(3000));
+    same_bytes_for_any_threads(&sample(), rac);
+}
+
+#[test]
+fn evtc_recompression_does_not_depend_on_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first.evtc");
+    let options = ConvertOptions {
+        write: WriteOptions::default().sync(false),
+        ..ConvertOptions::default()
+    };
+    convert(&sample(), &first, &options, &mut |_| ()).unwrap();
+    let lz4 = WriteOptions::default()
+        .codec("lz4".parse().unwrap())
+        .basket_size(8 << 10)
+        .cluster_size(ClusterSize::Entries(1000));
+    same_bytes_for_any_threads(&first, lz4);
+}
