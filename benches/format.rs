@@ -37,6 +37,7 @@ fn raw_bytes(columns: &[Column]) -> usize {
 fn scalar_type(values: &Values) -> ScalarType {
     match values {
         Values::Bool(_) => ScalarType::Bool,
+        Values::U8(_) => ScalarType::U8,
         Values::I32(_) => ScalarType::I32,
         Values::U32(_) => ScalarType::U32,
         Values::U64(_) => ScalarType::U64,
@@ -88,6 +89,7 @@ fn write(path: &Path, columns: &[Column], options: WriteOptions, boundaries: Opt
             match &c.counter {
                 None => match &c.values {
                     Values::Bool(v) => tree.fill_column(b, &v[start..end]),
+                    Values::U8(v) => tree.fill_column(b, &v[start..end]),
                     Values::I32(v) => tree.fill_column(b, &v[start..end]),
                     Values::U32(v) => tree.fill_column(b, &v[start..end]),
                     Values::U64(v) => tree.fill_column(b, &v[start..end]),
@@ -101,6 +103,7 @@ fn write(path: &Path, columns: &[Column], options: WriteOptions, boundaries: Opt
                     value_at[b] += n;
                     match &c.values {
                         Values::Bool(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
+                        Values::U8(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
                         Values::I32(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
                         Values::U32(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
                         Values::U64(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
@@ -125,11 +128,13 @@ fn bulk_read(path: &Path, threads: usize) -> usize {
         let reader = tree.branch(&b.name).expect("branch");
         bytes += match (b.dtype, b.dtype.scalar()) {
             (DataType::Scalar(_), ScalarType::Bool) => reader.read::<bool>().expect("read").len(),
+            (DataType::Scalar(_), ScalarType::U8) => reader.read::<u8>().expect("read").len(),
             (DataType::Scalar(_), ScalarType::I32) => 4 * reader.read::<i32>().expect("read").len(),
             (DataType::Scalar(_), ScalarType::U32) => 4 * reader.read::<u32>().expect("read").len(),
             (DataType::Scalar(_), ScalarType::U64) => 8 * reader.read::<u64>().expect("read").len(),
             (DataType::Scalar(_), ScalarType::F32) => 4 * reader.read::<f32>().expect("read").len(),
             (_, ScalarType::Bool) => reader.read_jagged::<bool>().expect("read").values.len(),
+            (_, ScalarType::U8) => reader.read_jagged::<u8>().expect("read").values.len(),
             (_, ScalarType::I32) => 4 * reader.read_jagged::<i32>().expect("read").values.len(),
             (_, ScalarType::F32) => 4 * reader.read_jagged::<f32>().expect("read").values.len(),
             other => panic!("unexpected branch type {other:?}"),
@@ -146,6 +151,7 @@ fn entry_loop(path: &Path) -> usize {
     // One cursor per branch, all advanced together, as an event loop does.
     enum Cursor<'a> {
         Bool(evtc::format::BranchCursor<'a, evtc::format::LocalFile, bool>),
+        U8(evtc::format::BranchCursor<'a, evtc::format::LocalFile, u8>),
         I32(evtc::format::BranchCursor<'a, evtc::format::LocalFile, i32>),
         U32(evtc::format::BranchCursor<'a, evtc::format::LocalFile, u32>),
         U64(evtc::format::BranchCursor<'a, evtc::format::LocalFile, u64>),
@@ -158,6 +164,7 @@ fn entry_loop(path: &Path) -> usize {
             let r = tree.branch(&b.name).expect("branch");
             match b.dtype.scalar() {
                 ScalarType::Bool => Cursor::Bool(r.cursor().expect("cursor")),
+                ScalarType::U8 => Cursor::U8(r.cursor().expect("cursor")),
                 ScalarType::I32 => Cursor::I32(r.cursor().expect("cursor")),
                 ScalarType::U32 => Cursor::U32(r.cursor().expect("cursor")),
                 ScalarType::U64 => Cursor::U64(r.cursor().expect("cursor")),
@@ -170,6 +177,7 @@ fn entry_loop(path: &Path) -> usize {
         for c in &mut cursors {
             bytes += match c {
                 Cursor::Bool(c) => c.get(entry).expect("get").len(),
+                Cursor::U8(c) => c.get(entry).expect("get").len(),
                 Cursor::I32(c) => 4 * c.get(entry).expect("get").len(),
                 Cursor::U32(c) => 4 * c.get(entry).expect("get").len(),
                 Cursor::U64(c) => 8 * c.get(entry).expect("get").len(),

@@ -83,7 +83,7 @@ fn main() {
     );
     let _ = writeln!(
         md,
-        "Machine: {}. Command: `cargo bench --bench root_read`. A NanoAOD-like tree of {events} events (28 branches, made by `make_fixtures.py --nano`), every branch read into columns, single thread, hot page cache. evtc-root: criterion median; uproot {}: median of 5 `tree.arrays()` calls (`benches/peers/uproot_read.py`), in the same run. MB/s of values (flattened contents).\n",
+        "Machine: {}. Command: `cargo bench --bench root_read`. A NanoAOD-like tree of {events} events (114 branches, made by `make_fixtures.py --nano`), every branch read into columns, single thread, hot page cache. evtc-root: criterion median; uproot {}: median of 5 `tree.arrays()` calls (`benches/peers/uproot_read.py`), in the same run. MB/s of values (flattened contents).\n",
         support::machine(),
         Command::new(support::python())
             .args(["-c", "import uproot; print(uproot.__version__)"])

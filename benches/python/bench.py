@@ -109,7 +109,7 @@ def bench_full_read(events: int, repeat: int) -> list[str]:
             f"| **{t_r / t_e:.1f}x** | {t_er * 1e3:.0f} ({t_r / t_er:.1f}x) |"
         )
     return [
-        f"## Read every branch into Awkward arrays ({events:,} events, 28 branches, {raw:.1f} MB of values)",
+        f"## Read every branch into Awkward arrays ({events:,} events, 114 branches, {raw:.1f} MB of values)",
         "",
         "`evtc.open(f, threads=1)[\"Events\"].arrays()` against "
         "`uproot.open(f, array_cache=None, object_cache=None)[\"Events\"].arrays()`, open included, "

@@ -10,7 +10,7 @@ use evtc_format::{BranchSpec, FileWriter, ScalarType, TreeWriter, WriteOptions};
 /// Arguments of `evtc generate`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// `nano` (a NanoAOD-like Events tree, 77 branches), `rac` (the RAC study's TFloat and TSmall
+    /// `nano` (a NanoAOD-like Events tree, 114 branches), `rac` (the RAC study's TFloat and TSmall
     /// trees) or `ints` (sorted positions and Poisson counts).
     #[arg(long, value_parser = ["nano", "rac", "ints"])]
     kind: String,
@@ -96,6 +96,7 @@ fn nano_tree(file: &mut FileWriter, events: usize, seed: u64) -> anyhow::Result<
         .map(|c| {
             let t = match c.values {
                 Values::Bool(_) => ScalarType::Bool,
+                Values::U8(_) => ScalarType::U8,
                 Values::I32(_) => ScalarType::I32,
                 Values::U32(_) => ScalarType::U32,
                 Values::U64(_) => ScalarType::U64,
@@ -149,6 +150,7 @@ fn fill(
     }
     match values {
         Values::Bool(v) => fill!(v),
+        Values::U8(v) => fill!(v),
         Values::I32(v) => fill!(v),
         Values::U32(v) => fill!(v),
         Values::U64(v) => fill!(v),
