@@ -248,8 +248,9 @@ fn lzma_compress(codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     options.dict_size(needed.min(preset_dict));
     let mut filters = liblzma::stream::Filters::new();
     filters.lzma2(&options);
-    let mut stream = liblzma::stream::Stream::new_stream_encoder(&filters, liblzma::stream::Check::None)
-        .map_err(|e| compress_error(codec, e))?;
+    let mut stream =
+        liblzma::stream::Stream::new_stream_encoder(&filters, liblzma::stream::Check::None)
+            .map_err(|e| compress_error(codec, e))?;
     out.reserve(input.len() + input.len() / 32 + 128);
     loop {
         let consumed = usize::try_from(stream.total_in())

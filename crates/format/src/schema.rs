@@ -106,14 +106,18 @@ impl BranchSpec {
     }
 }
 
-/// The preconditioner evtc picks for values of type `t`:
+/// The preconditioner evtc starts from for values of type `t`:
 ///
-/// - `f32`, `f64`: byte shuffle (exponent and high mantissa bytes compress together), which the
-///   writer replaces with bitshuffle when that makes the branch's first basket (or its RAC units)
-///   smaller;
+/// - `f32`, `f64`: byte shuffle (exponent and high mantissa bytes compress together);
 /// - `bool`: bitshuffle of width 1 (seven of eight bit-planes are zero);
 /// - 2-, 4- and 8-byte integers: bitshuffle at their width (small values leave high planes empty);
 /// - `i8`, `u8`, strings: none.
+///
+/// A branch whose preconditioner is left to the writer ([`BranchSpec::precondition`] not called)
+/// starts from this one; at its first basket the writer encodes up to 256 KiB of it with each
+/// preconditioner that fits the type (none and bitshuffle for one-byte values; none, shuffle,
+/// bitshuffle and delta for wider ones) and keeps the smallest, the default unless another is
+/// at least 1% smaller. RAC branches of floats choose between the two shuffles on their units.
 pub fn auto_precondition(t: ScalarType) -> Precondition {
     let width = match t.size() {
         2 => Width::W2,

@@ -638,13 +638,14 @@ fn rac_range_reads_match_full_reads() {
     }
 }
 
-/// Float branches left to the writer keep whichever of byte shuffle and bitshuffle makes the first
-/// basket (or its RAC units) smaller: the same size as the better explicit choice, and their
-/// values read back.
+/// Float branches left to the writer keep the preconditioner that makes the first basket smallest
+/// (of none, shuffle, bitshuffle and delta; of the two shuffles in RAC units): within 1% of the
+/// best explicit choice, and their values read back.
 #[test]
-fn float_branches_keep_the_smaller_preconditioner() {
+fn float_branches_keep_the_smallest_preconditioner() {
     use evtc_codecs::{Precondition, Width};
-    // Under 64 KiB of values: the writer measures ordinary baskets on their first 64 KiB.
+    // Under 64 KiB of values: the writer measures ordinary baskets on their first 256 KiB, RAC
+    // ones on up to 4 MiB.
     let jets = evtc_datagen::nano::jets(2_500, 3);
     let tfloat = evtc_datagen::rac::tfloat(2_500, 3);
     let tfloat_counts = vec![6u32; 2_500];
@@ -686,7 +687,82 @@ fn float_branches_keep_the_smaller_preconditioner() {
             let shuffle = write(Some(Precondition::Shuffle(Width::W4)));
             let bitshuffle = write(Some(Precondition::BitShuffle(Width::W4)));
             let auto = write(None);
-            assert_eq!(auto, shuffle.min(bitshuffle), "{name} {codec} {rac:?}");
+            if rac == RacMode::On {
+                // RAC units of floats choose between the two shuffles.
+                assert_eq!(auto, shuffle.min(bitshuffle), "{name} {codec} {rac:?}");
+                continue;
+            }
+            // Ordinary baskets try every preconditioner on the first basket (all of it here) and
+            // keep the smallest, the type's default (shuffle) unless another beats it by 1%.
+            let none = write(Some(Precondition::None));
+            let delta = write(Some(Precondition::Delta(Width::W4)));
+            let best = [none, shuffle, bitshuffle, delta]
+                .into_iter()
+                .min()
+                .unwrap();
+            assert!(
+                auto.0 * 100 <= best.0 * 101,
+                "{name} {codec}: auto {auto:?}, best {best:?}"
+            );
+            assert!(
+                [none, shuffle, bitshuffle, delta].contains(&auto),
+                "{name} {codec}: auto {auto:?} is none of the fixed choices"
+            );
+        }
+    }
+}
+
+/// Integer branches left to the writer: sorted positions keep delta (with zstd), each
+/// within 1% of the best explicit choice.
+#[test]
+fn integer_branches_keep_the_smallest_preconditioner() {
+    use evtc_codecs::{Precondition, Width};
+    let positions = evtc_datagen::ints::sorted_positions(50_000, 5);
+    let counts: Vec<i32> = evtc_datagen::ints::poisson_counts(50_000, 4.0, 5)
+        .into_iter()
+        .map(|c| c as i32)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    for codec in ["zstd:5", "lz4", "lzma:6"] {
+        for (name, values) in [("positions", &positions), ("counts", &counts)] {
+            let write = |precondition: Option<Precondition>| {
+                let path = dir
+                    .path()
+                    .join(format!("{name}-{codec}-{precondition:?}.evtc"));
+                let options = WriteOptions::default()
+                    .codec(codec.parse::<Codec>().unwrap())
+                    .basket_size(1 << 20);
+                let mut spec = BranchSpec::scalar("v", ScalarType::I32);
+                if let Some(p) = precondition {
+                    spec = spec.precondition(p);
+                }
+                let mut file = FileWriter::create(&path, options).unwrap();
+                let mut tree = file.tree("T", vec![spec]).unwrap();
+                tree.fill_column(0, values).unwrap();
+                tree.commit().unwrap();
+                tree.finish().unwrap();
+                file.finish().unwrap();
+                let file = FileReader::open(&path).unwrap();
+                let branch = file.tree("T").unwrap().branch("v").unwrap();
+                assert_eq!(branch.read::<i32>().unwrap(), *values);
+                (branch.meta().stored_bytes, branch.meta().precondition)
+            };
+            let fixed = [
+                Precondition::None,
+                Precondition::Shuffle(Width::W4),
+                Precondition::BitShuffle(Width::W4),
+                Precondition::Delta(Width::W4),
+            ]
+            .map(|p| write(Some(p)));
+            let best = fixed.iter().copied().min().unwrap();
+            let auto = write(None);
+            assert!(
+                auto.0 * 100 <= best.0 * 101,
+                "{name} {codec}: auto {auto:?}, best {best:?}"
+            );
+            if name == "positions" && codec == "zstd:5" {
+                assert_eq!(auto.1, Precondition::Delta(Width::W4).id(), "{codec}");
+            }
         }
     }
 }
