@@ -56,3 +56,19 @@ double evtc_tbranch_random(const char* path, const char* branch, const char* cou
     if (bytes <= 0) return -1;
     return seconds_since(start) / reads * 1e6;
 }
+
+// Writes the floats of RAW (little-endian f32, `per_entry` per entry) as a TTree "Events" with one
+// fixed-size array branch "x[per_entry]/F", compression `setting`, into OUT: the RAC study's trees
+// (TFloat, TSmall) written by ROOT from the evtc generator's values.
+void evtc_write_floats(const char* raw, const char* out, int setting, int per_entry) {
+    FILE* in = fopen(raw, "rb");
+    if (!in) return;
+    TFile f(out, "RECREATE", "", setting);
+    TTree t("Events", "RAC study");
+    std::vector<float> x(per_entry);
+    t.Branch("x", x.data(), ("x[" + std::to_string(per_entry) + "]/F").c_str());
+    while (fread(x.data(), sizeof(float), per_entry, in) == (size_t)per_entry) t.Fill();
+    fclose(in);
+    t.Write();
+    f.Close();
+}

@@ -2,9 +2,12 @@
 """ROOT 6.40's side of `cargo bench --bench peers` (see benches/peers.rs); prints JSON.
 
   root_side.py rntuple TTREE_FILE OUT     write the tree as an RNTuple (RDataFrame Snapshot, zstd:5)
+  root_side.py fromraw RAW OUT SETTING N   write little-endian floats, N per entry, as a TTree
+                                          with one array branch x[N]/F (the RAC study's trees)
   root_side.py time [--repeat N] FILE...  time the TTree loop (or RNTuple loop for files whose
-                                          name contains "rntuple") and random TBranch::GetEntry
-                                          reads of Jet_pt; median of N runs, in seconds and us
+                                          name contains "rntuple") and, for trees with Jet_pt,
+                                          random TBranch::GetEntry reads of it; median of N runs,
+                                          in seconds and us
 """
 
 import json
@@ -24,6 +27,14 @@ def load():
         sys.exit("ACLiC could not compile root_loops.C")
 
 
+def has_branch(path, name):
+    f = ROOT.TFile.Open(path)
+    try:
+        return bool(f.Get("Events").GetBranch(name))
+    finally:
+        f.Close()
+
+
 def main():
     if sys.argv[1] == "rntuple":
         options = ROOT.RDF.RSnapshotOptions()
@@ -31,6 +42,11 @@ def main():
         options.fCompressionAlgorithm = ROOT.RCompressionSetting.EAlgorithm.kZSTD
         options.fCompressionLevel = 5
         ROOT.RDataFrame("Events", sys.argv[2]).Snapshot("Events", sys.argv[3], "", options)
+        return
+    if sys.argv[1] == "fromraw":
+        load()
+        raw, out, setting, per_entry = sys.argv[2:6]
+        ROOT.evtc_write_floats(raw, out, int(setting), int(per_entry))
         return
     args = sys.argv[2:]
     repeat = 3
@@ -43,7 +59,7 @@ def main():
         loop = ROOT.evtc_rntuple_loop if rntuple else ROOT.evtc_ttree_loop
         loop(path)  # warm-up: page cache, dictionaries
         result = {"loop_s": statistics.median(loop(path) for _ in range(repeat))}
-        if not rntuple:
+        if not rntuple and has_branch(path, "Jet_pt"):
             ROOT.evtc_tbranch_random(path, "Jet_pt", "nJet", 100)
             result["random_us"] = statistics.median(
                 ROOT.evtc_tbranch_random(path, "Jet_pt", "nJet", 1000) for _ in range(repeat)
