@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use evtc_codecs::{Algorithm, BlockHeader};
 
-use super::{BasketKind, BranchReader, Counts, RECORD_BUFFER, ReaderDictionary, decode_body};
+use super::{
+    BasketKind, BranchReader, Counts, RECORD_BUFFER, ReaderDictionary, decode_body,
+    push_running_sums,
+};
 use crate::error::{Error, Location, Result};
 use crate::io::ReadAt;
 use crate::meta::{BasketLoc, Boundaries, DataType, ScalarType};
@@ -499,12 +502,12 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             offsets
         } else {
             let mut offsets = Vec::with_capacity(usize::try_from(end - start + 1).unwrap_or(0));
-            let mut at = 0u64;
             offsets.push(0);
-            for c in counts.into_iter().flatten().flatten() {
-                at += u64::from(c);
-                offsets.push(at);
-            }
+            // u32 counts of at most `end - start` entries: their sums fit in a u64.
+            push_running_sums(
+                &mut offsets,
+                counts.into_iter().flatten().flatten().map(u64::from),
+            );
             Arc::from(offsets)
         };
         if offsets.len() as u64 != end - start + 1 {
@@ -529,13 +532,12 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         }
         let counts = self.read_as_counts(range)?;
         let mut offsets = Vec::with_capacity(counts.len() + 1);
-        let mut at = 0u64;
         offsets.push(0);
-        for c in counts {
-            at = at
-                .checked_add(c)
-                .ok_or_else(|| Error::corrupt(self.location(None, 0), "counter values overflow"))?;
-            offsets.push(at);
+        if !push_running_sums(&mut offsets, counts) {
+            return Err(Error::corrupt(
+                self.location(None, 0),
+                "counter values overflow",
+            ));
         }
         let offsets: Arc<[u64]> = Arc::from(offsets);
         self.file().counter_cache.put(key, offsets.clone());

@@ -8,7 +8,7 @@ use evtc_rac::{RacDecoder, SeekTable};
 
 use super::{
     BlockError, BranchReader, ReaderDictionary, check_entry_sizes_flag, decode_block_into,
-    entry_count,
+    entry_count, push_running_sums,
 };
 use crate::error::{Error, Result};
 use crate::io::ReadAt;
@@ -120,7 +120,6 @@ impl<'a, R: ReadAt> CountCursor<'a, R> {
     pub(super) fn offsets(&mut self, entries: Range<u64>, out: &mut Vec<u64>) -> Result<()> {
         macro_rules! run {
             ($c:expr) => {{
-                let mut at = out.last().copied().unwrap_or(0);
                 let mut e = entries.start;
                 while e < entries.end {
                     let run = $c.get_run(e, entries.end)?;
@@ -129,18 +128,22 @@ impl<'a, R: ReadAt> CountCursor<'a, R> {
                     }
                     let len = run.len() as u64;
                     let mut negative = false;
-                    for &v in run {
-                        let n = u64::try_from(v).unwrap_or_else(|_| {
+                    let counts = run.iter().map(|&v| {
+                        u64::try_from(v).unwrap_or_else(|_| {
                             negative = true;
                             0
-                        });
-                        at += n;
-                        out.push(at);
-                    }
-                    if negative {
+                        })
+                    });
+                    let summed = push_running_sums(out, counts);
+                    if negative || !summed {
+                        let what = if negative {
+                            "is negative"
+                        } else {
+                            "overflows the sum"
+                        };
                         return Err(Error::corrupt(
                             $c.branch.location(None, 0),
-                            format!("a counter value in entries {e}..{} is negative", e + len),
+                            format!("a counter value in entries {e}..{} {what}", e + len),
                         ));
                     }
                     e += len;
@@ -299,12 +302,9 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
                 Some(_) => self.offsets.clear(),
                 None => {
                     match counts {
+                        // u32 counts of one basket's entries: their sums fit in a u64.
                         Some(c) => {
-                            let mut at = 0;
-                            for c in c {
-                                at += u64::from(c);
-                                self.offsets.push(at);
-                            }
+                            push_running_sums(&mut self.offsets, c.into_iter().map(u64::from));
                         }
                         None => {
                             self.counter_offsets(loc.first_entry..loc.first_entry + loc.entries)?
@@ -457,12 +457,8 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                         }
                         _ => unreachable!("counter boundaries are read per unit"),
                     };
-                    let mut at = 0;
-                    for c in counts {
-                        at += c;
-                        self.offsets.push(at);
-                    }
-                    if at != loc.elements {
+                    push_running_sums(&mut self.offsets, counts);
+                    if self.offsets.last() != Some(&loc.elements) {
                         return Err(Error::corrupt(location(), "counts and basket disagree"));
                     }
                 }

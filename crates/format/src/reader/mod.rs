@@ -119,6 +119,21 @@ pub struct FileReader<R: ReadAt = LocalFile> {
     counter_cache: CounterCache,
 }
 
+/// Appends to `offsets` the running sums of `counts`, continuing from its last value (0 when
+/// empty). Returns false, having pushed only part, if a sum overflows (counter values read from
+/// disk may be anything).
+fn push_running_sums(offsets: &mut Vec<u64>, counts: impl IntoIterator<Item = u64>) -> bool {
+    let mut at = offsets.last().copied().unwrap_or(0);
+    for c in counts {
+        let Some(next) = at.checked_add(c) else {
+            return false;
+        };
+        at = next;
+        offsets.push(at);
+    }
+    true
+}
+
 /// Which counter-branch read a [`CounterCache`] entry holds: tree, branch, first and end entry.
 type CounterKey = (usize, usize, u64, u64);
 
@@ -576,4 +591,19 @@ fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_running_sums;
+
+    #[test]
+    fn running_sums_continue_and_refuse_overflow() {
+        let mut offsets = vec![0, 5];
+        assert!(push_running_sums(&mut offsets, [1, 0, 2]));
+        assert_eq!(offsets, [0, 5, 6, 6, 8]);
+        let mut offsets = vec![0];
+        assert!(!push_running_sums(&mut offsets, [u64::MAX, 1, 3]));
+        assert_eq!(offsets, [0, u64::MAX]);
+    }
 }
