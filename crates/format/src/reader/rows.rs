@@ -5,7 +5,6 @@ use super::{BranchCursor, TreeReader};
 use crate::error::{Error, Result};
 use crate::io::{LocalFile, ReadAt};
 use crate::meta::{DataType, ScalarType};
-use crate::types::Scalar;
 
 /// One value of a row read with [`TreeReader::rows`]: a scalar, a list (fixed-size and
 /// variable-length arrays), or a string.
@@ -100,12 +99,34 @@ pub(super) enum AnyCursor<'a, R: ReadAt> {
     F64(BranchCursor<'a, R, f64>),
 }
 
-pub(super) fn to_value<T: Scalar + Into<Value>>(dtype: DataType, values: &[T]) -> Value {
+fn owned<T: Copy + Into<Value>>(dtype: DataType, values: &[T]) -> Value {
     match dtype {
         DataType::Scalar(_) => values
             .first()
             .map_or(Value::List(Vec::new()), |&v| v.into()),
         _ => Value::List(values.iter().map(|&v| v.into()).collect()),
+    }
+}
+
+impl ValueRef<'_> {
+    /// The owned [`Value`] of these values of a branch of type `dtype`: a scalar for scalar
+    /// branches, a list for arrays, a string for strings.
+    pub fn to_value(self, dtype: DataType) -> Value {
+        match self {
+            ValueRef::Bool(x) => owned(dtype, x),
+            ValueRef::I8(x) => owned(dtype, x),
+            ValueRef::U8(x) => owned(dtype, x),
+            ValueRef::I16(x) => owned(dtype, x),
+            ValueRef::U16(x) => owned(dtype, x),
+            ValueRef::I32(x) => owned(dtype, x),
+            ValueRef::U32(x) => owned(dtype, x),
+            ValueRef::I64(x) => owned(dtype, x),
+            ValueRef::U64(x) => owned(dtype, x),
+            ValueRef::F32(x) => owned(dtype, x),
+            ValueRef::F64(x) => owned(dtype, x),
+            ValueRef::Str(x) => Value::Str(x.to_owned()),
+            ValueRef::Bytes(x) => Value::Bytes(x.to_vec()),
+        }
     }
 }
 
@@ -166,45 +187,12 @@ impl<R: ReadAt> RowReader<'_, R> {
     /// [`Error::EntryOutOfRange`]; I/O and corruption errors; invalid UTF-8 in a UTF-8 branch.
     pub fn get(&mut self, entry: u64) -> Result<Vec<Value>> {
         let mut row = Vec::with_capacity(self.columns.len());
-        for (dtype, cursor) in &mut self.columns {
-            let dtype = *dtype;
-            let value = match cursor {
-                AnyCursor::U8(c) => {
-                    let location = c.branch.location(None, 0);
-                    let bytes = c.get(entry)?;
-                    match dtype {
-                        DataType::Utf8 => Value::Str(
-                            std::str::from_utf8(bytes)
-                                .map_err(|_| {
-                                    Error::corrupt(
-                                        location,
-                                        format!("entry {entry} is not valid UTF-8"),
-                                    )
-                                })?
-                                .to_owned(),
-                        ),
-                        DataType::Bytes => Value::Bytes(bytes.to_vec()),
-                        _ => to_value(dtype, bytes),
-                    }
-                }
-                AnyCursor::Bool(c) => to_value(dtype, c.get(entry)?),
-                AnyCursor::I8(c) => to_value(dtype, c.get(entry)?),
-                AnyCursor::I16(c) => to_value(dtype, c.get(entry)?),
-                AnyCursor::U16(c) => to_value(dtype, c.get(entry)?),
-                AnyCursor::I32(c) => to_value(dtype, c.get(entry)?),
-                AnyCursor::U32(c) => to_value(dtype, c.get(entry)?),
-                AnyCursor::I64(c) => to_value(dtype, c.get(entry)?),
-                AnyCursor::U64(c) => to_value(dtype, c.get(entry)?),
-                AnyCursor::F32(c) => to_value(dtype, c.get(entry)?),
-                AnyCursor::F64(c) => to_value(dtype, c.get(entry)?),
-            };
-            row.push(value);
-        }
+        visit_columns(&mut self.columns, entry, |_, dtype, values| {
+            row.push(values.to_value(dtype));
+        })?;
         Ok(row)
     }
-}
 
-impl<R: ReadAt> RowReader<'_, R> {
     /// Calls `f` with each branch's position and values at `entry`, borrowed from the cursors'
     /// decoded baskets: the entry loop of a C++-style analysis, with no allocation per entry.
     ///
@@ -227,40 +215,47 @@ impl<R: ReadAt> RowReader<'_, R> {
     /// # Errors
     /// As for [`RowReader::get`]; `f` has been called for the branches before the failing one.
     pub fn visit(&mut self, entry: u64, mut f: impl FnMut(usize, ValueRef<'_>)) -> Result<()> {
-        for (i, (dtype, cursor)) in self.columns.iter_mut().enumerate() {
-            let values = match cursor {
-                AnyCursor::U8(c) => {
-                    let location = || c.branch.location(None, 0);
-                    match *dtype {
-                        DataType::Utf8 => {
-                            let location = location();
-                            let bytes = c.get(entry)?;
-                            ValueRef::Str(std::str::from_utf8(bytes).map_err(|_| {
-                                Error::corrupt(
-                                    location,
-                                    format!("entry {entry} is not valid UTF-8"),
-                                )
-                            })?)
-                        }
-                        DataType::Bytes => ValueRef::Bytes(c.get(entry)?),
-                        _ => ValueRef::U8(c.get(entry)?),
-                    }
-                }
-                AnyCursor::Bool(c) => ValueRef::Bool(c.get(entry)?),
-                AnyCursor::I8(c) => ValueRef::I8(c.get(entry)?),
-                AnyCursor::I16(c) => ValueRef::I16(c.get(entry)?),
-                AnyCursor::U16(c) => ValueRef::U16(c.get(entry)?),
-                AnyCursor::I32(c) => ValueRef::I32(c.get(entry)?),
-                AnyCursor::U32(c) => ValueRef::U32(c.get(entry)?),
-                AnyCursor::I64(c) => ValueRef::I64(c.get(entry)?),
-                AnyCursor::U64(c) => ValueRef::U64(c.get(entry)?),
-                AnyCursor::F32(c) => ValueRef::F32(c.get(entry)?),
-                AnyCursor::F64(c) => ValueRef::F64(c.get(entry)?),
-            };
-            f(i, values);
-        }
-        Ok(())
+        visit_columns(&mut self.columns, entry, |i, _, values| f(i, values))
     }
+}
+
+/// Reads `entry` of every column and calls `f` with its position, type and values.
+fn visit_columns<R: ReadAt>(
+    columns: &mut [(DataType, AnyCursor<'_, R>)],
+    entry: u64,
+    mut f: impl FnMut(usize, DataType, ValueRef<'_>),
+) -> Result<()> {
+    for (i, (dtype, cursor)) in columns.iter_mut().enumerate() {
+        let values = match cursor {
+            AnyCursor::U8(c) => match *dtype {
+                DataType::Utf8 => {
+                    // A copy of the reader (references and indices) names the branch on error.
+                    let branch = c.branch.clone();
+                    let bytes = c.get(entry)?;
+                    ValueRef::Str(std::str::from_utf8(bytes).map_err(|_| {
+                        Error::corrupt(
+                            branch.location(None, 0),
+                            format!("entry {entry} is not valid UTF-8"),
+                        )
+                    })?)
+                }
+                DataType::Bytes => ValueRef::Bytes(c.get(entry)?),
+                _ => ValueRef::U8(c.get(entry)?),
+            },
+            AnyCursor::Bool(c) => ValueRef::Bool(c.get(entry)?),
+            AnyCursor::I8(c) => ValueRef::I8(c.get(entry)?),
+            AnyCursor::I16(c) => ValueRef::I16(c.get(entry)?),
+            AnyCursor::U16(c) => ValueRef::U16(c.get(entry)?),
+            AnyCursor::I32(c) => ValueRef::I32(c.get(entry)?),
+            AnyCursor::U32(c) => ValueRef::U32(c.get(entry)?),
+            AnyCursor::I64(c) => ValueRef::I64(c.get(entry)?),
+            AnyCursor::U64(c) => ValueRef::U64(c.get(entry)?),
+            AnyCursor::F32(c) => ValueRef::F32(c.get(entry)?),
+            AnyCursor::F64(c) => ValueRef::F64(c.get(entry)?),
+        };
+        f(i, *dtype, values);
+    }
+    Ok(())
 }
 
 impl<R: ReadAt> Iterator for RowReader<'_, R> {
