@@ -233,15 +233,7 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
             let codec = Algorithm::from_id(b.codec)
                 .and_then(|a| Codec::new(a, i32::from(b.level)))
                 .map_or_else(|_| format!("id {}", b.codec), |c| c.to_string());
-            // A branch's width is its values' size, also for `none` (whose blocks carry width 1).
             let precondition = Precondition::from_parts(b.precondition, b.width)
-                .or_else(|e| {
-                    if b.precondition == 0 {
-                        Ok(Precondition::None)
-                    } else {
-                        Err(e)
-                    }
-                })
                 .map_or_else(|_| format!("id {}", b.precondition), |p| p.to_string());
             let basket_list = if baskets {
                 let index = tree.branch(&b.name)?.baskets()?;

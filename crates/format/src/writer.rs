@@ -406,6 +406,7 @@ impl BranchState {
     fn set_precondition(&mut self, precondition: Precondition) {
         self.precondition = precondition;
         self.meta.precondition = precondition.id();
+        self.meta.width = precondition.width() as u8;
     }
 
     /// Per-entry counts of the buffered entries.
