@@ -734,9 +734,13 @@ struct SealedInfo {
 }
 
 /// Sealed baskets are compressed (in parallel, with threads) and written in batches of about this
-/// many full baskets' bytes. A constant, not a multiple of the thread count: the batches decide
-/// the records' order, and the same input must give the same bytes with any number of threads.
+/// many full baskets' bytes, at most [`BATCH_MAX_BYTES`]. Constants, not a multiple of the thread
+/// count: the batches decide the records' order, and the same input must give the same bytes with
+/// any number of threads.
 const BATCH_BASKETS: usize = 16;
+
+/// The most bytes of sealed baskets a batch waits for (large baskets make batches of fewer).
+const BATCH_MAX_BYTES: usize = 64 << 20;
 
 /// Batches allowed to compress at once: one compressing while the next fills keeps every thread
 /// busy; more would only hold more memory.
@@ -1005,7 +1009,10 @@ impl<'f> TreeWriter<'f> {
                 self.seal_full_baskets(b);
             }
         }
-        if self.pending_raw >= BATCH_BASKETS * self.file.options.basket_size {
+        let batch = BATCH_BASKETS
+            .saturating_mul(self.file.options.basket_size)
+            .min(BATCH_MAX_BYTES);
+        if self.pending_raw >= batch {
             self.write_pending()?;
         }
         Ok(new)
