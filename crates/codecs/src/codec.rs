@@ -117,6 +117,27 @@ impl Codec {
         level: 5,
     };
 
+    /// The codecs that trials and `evtc bench` try by default: every algorithm at the levels
+    /// the ROOT I/O studies compare (none, lz4, lz4hc:9, zlib:1/6, zstd:1/5/9/19, lzma:1/9).
+    pub const TRIAL_SET: [Codec; 11] = [
+        Codec::NONE,
+        Codec::LZ4,
+        Codec::at(Algorithm::Lz4Hc, 9),
+        Codec::at(Algorithm::Zlib, 1),
+        Codec::at(Algorithm::Zlib, 6),
+        Codec::at(Algorithm::Zstd, 1),
+        Codec::DEFAULT,
+        Codec::at(Algorithm::Zstd, 9),
+        Codec::at(Algorithm::Zstd, 19),
+        Codec::at(Algorithm::Lzma, 1),
+        Codec::at(Algorithm::Lzma, 9),
+    ];
+
+    /// A codec from constants known to be in range (for [`Codec::TRIAL_SET`]).
+    const fn at(algorithm: Algorithm, level: i8) -> Codec {
+        Codec { algorithm, level }
+    }
+
     /// A codec from an algorithm and level; the level is ignored (must be 0) for `none` and `lz4`.
     ///
     /// # Errors

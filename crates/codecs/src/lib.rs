@@ -12,6 +12,8 @@
 //!   [`Compressor`] / [`Decompressor`], or the thread-local [`compress`] / [`decompress`].
 //! - Many tiny blocks with shared content: train a zstd dictionary with [`train_dictionary`] and use
 //!   [`EncoderDictionary`] / [`DecoderDictionary`].
+//! - Which setting fits some data: [`Trial`] encodes a sample under candidate [`Setting`]s
+//!   ([`Setting::candidates`]) and measures size and speeds.
 //! - Preconditioners alone: [`Precondition::apply`] / [`Precondition::undo`], or a specific
 //!   [`Kernel`] (scalar, SSE2, AVX2).
 //!
@@ -57,7 +59,9 @@ mod context;
 mod dict;
 mod error;
 mod lz4c;
+mod precision;
 pub mod precondition;
+mod trial;
 mod unit;
 
 pub use block::{BlockDecoder, BlockEncoder, BlockHeader};
@@ -66,5 +70,9 @@ pub use codec::{Algorithm, Codec, ZSTD_MIN_LEVEL};
 pub use context::{Compressor, Decompressor, compress, decompress};
 pub use dict::{DecoderDictionary, EncoderDictionary, Lz4Dictionary, train_dictionary};
 pub use error::{Error, Result};
+pub use precision::{
+    round_mantissa_f32, round_mantissa_f64, round_mantissas_f32, round_mantissas_f64,
+};
 pub use precondition::{Isa, Kernel, Precondition, Width};
+pub use trial::{Measured, Setting, Trial};
 pub use unit::UnitCompressor;

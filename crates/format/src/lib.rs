@@ -63,8 +63,8 @@ mod writer;
 pub use error::{Error, Location, Result};
 pub use io::{LocalFile, ReadAt};
 pub use meta::{
-    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_RAC_ENTRY_SIZES, Extension,
-    FileMeta, ScalarType, TreeMeta, TreeSchema,
+    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS,
+    EXT_RAC_ENTRY_SIZES, Extension, FileMeta, ScalarType, TreeMeta, TreeSchema,
 };
 pub use reader::{
     BranchCursor, BranchReader, FileReader, Jagged, ReadOptions, RowReader, TreeReader, Value,

@@ -166,6 +166,11 @@ impl fmt::Display for Boundaries {
 /// RAC payload (docs/format.md 3.3). A 1.0 reader, which would look for that block, refuses the file.
 pub const EXT_RAC_ENTRY_SIZES: &str = "rac-entry-sizes";
 
+/// Key of the optional branch extension that records, since version 1.3, that a float branch's
+/// values were rounded to fewer mantissa bits before they were written (lossy, asked for by the
+/// writer's user); its value is one byte, the mantissa bits kept (docs/format.md 4.2).
+pub const EXT_MANTISSA_BITS: &str = "mantissa-bits";
+
 /// An addition of a later minor version (docs/format.md 4.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Extension {
@@ -227,6 +232,16 @@ impl BranchMeta {
     /// [`EXT_RAC_ENTRY_SIZES`], version 1.1), rather than a counts block or a counter.
     pub fn rac_entry_sizes(&self) -> bool {
         self.extensions.iter().any(|e| e.key == EXT_RAC_ENTRY_SIZES)
+    }
+
+    /// The mantissa bits this float branch's values were rounded to before writing
+    /// ([`EXT_MANTISSA_BITS`]), if they were.
+    pub fn mantissa_bits(&self) -> Option<u32> {
+        self.extensions
+            .iter()
+            .find(|e| e.key == EXT_MANTISSA_BITS)
+            .and_then(|e| e.value.first())
+            .map(|&b| u32::from(b))
     }
 }
 

@@ -22,6 +22,7 @@ pub struct BranchSpec {
     pub(crate) codec: Option<Codec>,
     pub(crate) precondition: Option<Precondition>,
     pub(crate) rac: Option<RacMode>,
+    pub(crate) mantissa_bits: Option<u32>,
 }
 
 impl BranchSpec {
@@ -35,6 +36,7 @@ impl BranchSpec {
             codec: None,
             precondition: None,
             rac: None,
+            mantissa_bits: None,
         }
     }
 
@@ -89,6 +91,16 @@ impl BranchSpec {
         self
     }
 
+    /// Lossy: rounds this float branch's values to `bits` mantissa bits before compressing them
+    /// (to nearest, ties to even: a value moves by at most 2^-(bits+1) of itself; see
+    /// [`evtc_codecs::round_mantissa_f32`]), so that the low bits compress to nothing. The branch
+    /// records it (docs/format.md 4.2, `mantissa-bits`). Only for `f32` (bits 1-22) and `f64`
+    /// (1-51) values.
+    pub fn mantissa_bits(mut self, bits: u32) -> BranchSpec {
+        self.mantissa_bits = Some(bits);
+        self
+    }
+
     /// Random-access compression for this branch (default: the file's).
     pub fn rac(mut self, mode: RacMode) -> BranchSpec {
         self.rac = Some(mode);
@@ -98,6 +110,11 @@ impl BranchSpec {
     /// The branch name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The counter branch that gives this branch's entry lengths, if one was set.
+    pub fn counter_name(&self) -> Option<&str> {
+        self.counter.as_deref()
     }
 
     /// The branch type.

@@ -7,14 +7,17 @@ use std::path::{Path, PathBuf};
 
 use std::sync::{Arc, mpsc};
 
-use evtc_codecs::{Algorithm, BlockEncoder, Codec, EncoderDictionary, Precondition, Width};
+use evtc_codecs::{
+    Algorithm, BlockEncoder, Codec, EncoderDictionary, Precondition, Setting, Trial,
+    round_mantissa_f32, round_mantissa_f64,
+};
 use evtc_rac::{EncodeDictionary, RacEncoder, RacOptions};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::meta::{
-    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_RAC_ENTRY_SIZES, Extension,
-    FileMeta, ScalarType, TreeMeta, TreeSchema,
+    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS,
+    EXT_RAC_ENTRY_SIZES, Extension, FileMeta, ScalarType, TreeMeta, TreeSchema,
 };
 use crate::output::Output;
 use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind, Trailer};
@@ -307,7 +310,7 @@ struct BranchState {
     /// `counts` (in the units) with RAC, decided with RAC at the first basket.
     auto_boundaries: bool,
     /// The preconditioner was left to the writer and the values are numbers: the first basket
-    /// decides among the preconditioners that fit the type ([`precondition_candidates`]).
+    /// decides among the preconditioners that fit its width ([`Precondition::candidates`]).
     auto_precondition: bool,
 }
 
@@ -317,78 +320,37 @@ struct BranchState {
 /// LZMA most).
 const CHOICE_SAMPLE: usize = 256 << 10;
 
-/// The preconditioners the writer tries on a branch of type `t` whose preconditioner was left to
-/// it: none and bitshuffle for one-byte values; none, shuffle, bitshuffle and delta for wider
-/// ones (delta of a float's bits turns runs of equal values into zeros).
-fn precondition_candidates(t: ScalarType) -> Vec<Precondition> {
-    match auto_precondition(t).width() {
-        Width::W1 => vec![Precondition::None, Precondition::BitShuffle(Width::W1)],
-        width => vec![
-            Precondition::None,
-            Precondition::Shuffle(width),
-            Precondition::BitShuffle(width),
-            Precondition::Delta(width),
-        ],
-    }
-}
-
-/// What [`sample_units`] found best for a sample of a RAC branch.
+/// What [`evtc_rac::trial_units`] found best for a sample of a RAC branch, with the dictionary
+/// prepared for the writer.
 struct SampleUnits {
     /// Bytes of the sample's RAC payload, plus the dictionary's if it is charged to the sample.
     size: usize,
-    /// The dictionary, if it made the payload at least 2% smaller.
     dictionary: Option<WriterDictionary>,
 }
 
-/// Encodes a sample of a RAC branch's entries with `options`, and, with `train`, again against a
-/// dictionary trained from it (at most 16 KiB), which is kept only if it makes the sample at least
-/// 2% smaller: trained statistics can also cost more than they save (random-valued data such as
-/// TSmall). With `charge_dictionary`, the dictionary's own bytes count against it: for a branch
-/// whose first basket is also likely its only one.
+/// Runs [`evtc_rac::trial_units`] on a sample of a RAC branch.
 fn sample_units(
     options: &RacOptions,
     train: bool,
     charge_dictionary: bool,
     sample: &[u8],
     ends: &[usize],
-) -> SampleUnits {
-    let size_with = |dictionary: Option<EncodeDictionary<'_>>| {
-        let mut out = Vec::new();
-        RacEncoder::new()
-            .encode(options, dictionary.as_ref(), sample, ends, &mut out)
-            .map_or(usize::MAX, |_| out.len())
-    };
-    let without = SampleUnits {
-        size: size_with(None),
-        dictionary: None,
-    };
-    if !train {
-        return without;
-    }
-    let max_size = (sample.len() / 16).clamp(256, 16 << 10);
-    let Some(bytes) = evtc_rac::train_dictionary(options, sample, ends, max_size) else {
-        return without;
-    };
-    let zstd = match options.codec.algorithm() {
-        Algorithm::Zstd => match EncoderDictionary::new(&bytes, options.codec.level()) {
-            Ok(d) => Some(d),
-            Err(_) => return without,
-        },
-        _ => None,
-    };
-    let with = size_with(Some(match &zstd {
-        Some(z) => EncodeDictionary::Zstd(z),
-        None => EncodeDictionary::Lz4Prefix(&bytes),
-    }));
-    let with = with.saturating_add(if charge_dictionary { bytes.len() } else { 0 });
-    if (with as f64) < 0.98 * without.size as f64 {
-        SampleUnits {
-            size: with,
-            dictionary: Some(WriterDictionary { bytes, zstd }),
+) -> evtc_rac::Result<SampleUnits> {
+    let trial = evtc_rac::trial_units(options, train, charge_dictionary, sample, ends)?;
+    let dictionary = match trial.dictionary {
+        Some(bytes) => {
+            let zstd = match options.codec.algorithm() {
+                Algorithm::Zstd => Some(EncoderDictionary::new(&bytes, options.codec.level())?),
+                _ => None,
+            };
+            Some(WriterDictionary { bytes, zstd })
         }
-    } else {
-        without
-    }
+        None => None,
+    };
+    Ok(SampleUnits {
+        size: trial.size,
+        dictionary,
+    })
 }
 
 /// A branch's dictionary, trained from its first basket.
@@ -398,6 +360,28 @@ struct WriterDictionary {
 }
 
 impl BranchState {
+    /// Rounds a basket's float values to the branch's mantissa bits, if it has them.
+    fn round_mantissas(&self, values: &mut [u8]) {
+        let Some(bits) = self.meta.mantissa_bits() else {
+            return;
+        };
+        match self.meta.dtype.scalar() {
+            ScalarType::F32 => {
+                for v in values.chunks_exact_mut(4) {
+                    let x = f32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                    v.copy_from_slice(&round_mantissa_f32(x, bits).to_le_bytes());
+                }
+            }
+            ScalarType::F64 => {
+                for v in values.chunks_exact_mut(8) {
+                    let x = f64::from_le_bytes(v.try_into().unwrap_or([0; 8]));
+                    v.copy_from_slice(&round_mantissa_f64(x, bits).to_le_bytes());
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn value_size(&self) -> usize {
         self.meta.dtype.scalar().size()
     }
@@ -553,6 +537,26 @@ fn build_branches(
             )));
         }
         let scalar = spec.dtype.scalar();
+        let mut extensions = Vec::new();
+        if let Some(bits) = spec.mantissa_bits {
+            let full = match scalar {
+                ScalarType::F32 => 23,
+                ScalarType::F64 => 52,
+                _ => 0,
+            };
+            if !(1..full).contains(&bits) || matches!(spec.dtype, DataType::Bytes | DataType::Utf8)
+            {
+                return Err(invalid(format!(
+                    "branch {:?}: {bits} mantissa bits asked for {} values (f32 keeps 1-22, f64 1-51)",
+                    spec.name, spec.dtype
+                )));
+            }
+            extensions.push(Extension {
+                key: EXT_MANTISSA_BITS.into(),
+                required: false,
+                value: vec![bits as u8],
+            });
+        }
         let precondition = spec.precondition.unwrap_or(match spec.dtype {
             DataType::Bytes | DataType::Utf8 => Precondition::None,
             _ => auto_precondition(scalar),
@@ -585,7 +589,7 @@ fn build_branches(
                 baskets: 0,
                 index_offset: 0,
                 index_len: 0,
-                extensions: Vec::new(),
+                extensions,
             },
             codec,
             precondition,
@@ -1176,7 +1180,8 @@ impl<'f> TreeWriter<'f> {
     fn seal(&mut self, b: usize, k: usize) {
         let state = &mut self.branches[b];
         let first_entry = state.first_entry;
-        let (values, counts, elements) = state.take_front(k);
+        let (mut values, counts, elements) = state.take_front(k);
+        state.round_mantissas(&mut values);
         state.first_entry += k as u64;
         state.buffered -= k as u64;
         self.pending_raw += values.len() + 4 * counts.len();
@@ -1332,7 +1337,14 @@ impl<'f> TreeWriter<'f> {
         let basket_size = self.file.options.basket_size;
         let train = self.file.options.rac_dictionary;
         let tree_no = self.tree_no;
+        let tree = &self.name;
         let state = &mut self.branches[sealed.branch];
+        let branch = state.meta.name.clone();
+        let rac_error = |source| Error::Rac {
+            tree: tree.clone(),
+            branch: branch.clone(),
+            source: Box::new(source),
+        };
         let entry_bytes =
             (sealed.values.len() + 4 * sealed.counts.len()) as f64 / sealed.entries.max(1) as f64;
         let on = state.rac_mode.applies(entry_bytes, basket_size);
@@ -1347,18 +1359,17 @@ impl<'f> TreeWriter<'f> {
                 // type's default by 1% to replace it, so that near-ties keep the default.
                 let size = state.value_size();
                 let sample = &sealed.values[..sealed.values.len().min(CHOICE_SAMPLE) / size * size];
-                let mut encoder = BlockEncoder::new();
-                let mut out = Vec::new();
+                let mut trial = Trial::new();
+                let codec = state.codec;
                 let mut size_with = |precondition: Precondition| {
-                    out.clear();
-                    encoder
-                        .encode(state.codec, precondition, sample, &mut out)
-                        .map_or(usize::MAX, |_| out.len())
+                    trial
+                        .size(Setting::new(codec, precondition), sample)
+                        .unwrap_or(usize::MAX)
                 };
                 let default = state.precondition;
                 let (mut best, mut best_size) = (default, size_with(default));
                 let bar = best_size - best_size / 100;
-                for candidate in precondition_candidates(state.meta.dtype.scalar()) {
+                for candidate in Precondition::candidates(default.width()) {
                     if candidate == default {
                         continue;
                     }
@@ -1398,7 +1409,8 @@ impl<'f> TreeWriter<'f> {
         // A first basket under half the basket size was cut by a cluster boundary or the end of
         // the tree: the branch may have no other basket to spread a dictionary's cost over.
         let charge = sealed.values.len() + 4 * sealed.counts.len() < basket_size / 2;
-        let mut best = sample_units(&options, train, charge, sample, &ends[..cut]);
+        let mut best =
+            sample_units(&options, train, charge, sample, &ends[..cut]).map_err(rac_error)?;
         let float = matches!(state.meta.dtype.scalar(), ScalarType::F32 | ScalarType::F64);
         if state.auto_precondition && float && state.codec.algorithm() != Algorithm::None {
             // Small units of floats: bitshuffle's sign and exponent planes often compress far
@@ -1409,7 +1421,8 @@ impl<'f> TreeWriter<'f> {
                 precondition: Precondition::BitShuffle(state.precondition.width()),
                 ..options
             };
-            let other = sample_units(&options, train, charge, sample, &ends[..cut]);
+            let other =
+                sample_units(&options, train, charge, sample, &ends[..cut]).map_err(rac_error)?;
             if other.size < best.size {
                 state.set_precondition(options.precondition);
                 best = other;

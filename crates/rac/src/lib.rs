@@ -803,6 +803,74 @@ pub fn train_dictionary(
     }
 }
 
+/// What [`trial_units`] found best for a sample of a branch's entries.
+#[derive(Debug, Clone)]
+pub struct UnitsTrial {
+    /// The sample's RAC payload (seek table and units), with [`UnitsTrial::dictionary`] if kept.
+    pub payload: Vec<u8>,
+    /// Bytes of the payload, plus the dictionary's when it is charged to the sample.
+    pub size: usize,
+    /// The trained dictionary (zstd's or the LZ4 prefix), kept if it made the payload at least
+    /// 2% smaller.
+    pub dictionary: Option<Vec<u8>>,
+}
+
+/// Encodes a sample of a branch's entries (`data` with entry `ends`, as for
+/// [`RacEncoder::encode`]) as one RAC payload; with `train`, also against a dictionary trained on
+/// the sample (at most 1/16 of it, 256 B to 16 KiB), kept if the payload (plus the dictionary
+/// when `charge_dictionary`: a branch with no other basket to spread it over) is at least 2%
+/// smaller. The file writer decides a RAC branch's dictionary this way, and `evtc bench`
+/// predicts what the writer will do.
+///
+/// # Errors
+/// As for [`RacEncoder::encode`].
+pub fn trial_units(
+    options: &RacOptions,
+    train: bool,
+    charge_dictionary: bool,
+    data: &[u8],
+    ends: &[usize],
+) -> Result<UnitsTrial> {
+    let mut encoder = RacEncoder::new();
+    let mut payload = Vec::new();
+    encoder.encode(options, None, data, ends, &mut payload)?;
+    let without = UnitsTrial {
+        size: payload.len(),
+        payload,
+        dictionary: None,
+    };
+    if !train {
+        return Ok(without);
+    }
+    let max_size = (data.len() / 16).clamp(256, 16 << 10);
+    let Some(bytes) = train_dictionary(options, data, ends, max_size) else {
+        return Ok(without);
+    };
+    let zstd = match options.codec.algorithm() {
+        Algorithm::Zstd => match EncoderDictionary::new(&bytes, options.codec.level()) {
+            Ok(d) => Some(d),
+            Err(_) => return Ok(without),
+        },
+        _ => None,
+    };
+    let dictionary = match &zstd {
+        Some(z) => EncodeDictionary::Zstd(z),
+        None => EncodeDictionary::Lz4Prefix(&bytes),
+    };
+    let mut payload = Vec::new();
+    encoder.encode(options, Some(&dictionary), data, ends, &mut payload)?;
+    let size = payload.len() + if charge_dictionary { bytes.len() } else { 0 };
+    Ok(if (size as f64) < 0.98 * without.size as f64 {
+        UnitsTrial {
+            payload,
+            size,
+            dictionary: Some(bytes),
+        }
+    } else {
+        without
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -135,6 +135,21 @@ impl Precondition {
         }
     }
 
+    /// The preconditioners worth trying on values `width` bytes wide: none and bitshuffle for
+    /// one-byte values; none, shuffle, bitshuffle and delta for wider ones (delta of a float's
+    /// bits turns runs of equal values into zeros).
+    pub fn candidates(width: Width) -> Vec<Precondition> {
+        match width {
+            Width::W1 => vec![Precondition::None, Precondition::BitShuffle(Width::W1)],
+            width => vec![
+                Precondition::None,
+                Precondition::Shuffle(width),
+                Precondition::BitShuffle(width),
+                Precondition::Delta(width),
+            ],
+        }
+    }
+
     /// Writes the preconditioned `input` to `out`, with the best kernel of this CPU.
     ///
     /// # Panics
