@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use criterion::{Criterion, Throughput};
 use evtc::codecs::{Codec, Compressor, Decompressor};
-use evtc::datagen::nano::{self, Column, Values};
+use evtc::datagen::nano::{self, Column};
 use evtc::format::{
     Boundaries, BranchSpec, ClusterSize, DataType, FileReader, FileWriter, ReadOptions, ScalarType,
     WriteOptions,
@@ -32,91 +32,6 @@ fn raw_bytes(columns: &[Column]) -> usize {
         .iter()
         .map(|c| c.values.len() * c.values.value_size())
         .sum()
-}
-
-fn scalar_type(values: &Values) -> ScalarType {
-    match values {
-        Values::Bool(_) => ScalarType::Bool,
-        Values::U8(_) => ScalarType::U8,
-        Values::I32(_) => ScalarType::I32,
-        Values::U32(_) => ScalarType::U32,
-        Values::U64(_) => ScalarType::U64,
-        Values::F32(_) => ScalarType::F32,
-    }
-}
-
-/// Writes the event table; `boundaries` overrides the encoding of every variable-length branch.
-fn write(path: &Path, columns: &[Column], options: WriteOptions, boundaries: Option<Boundaries>) {
-    let specs = columns
-        .iter()
-        .map(|c| {
-            let t = scalar_type(&c.values);
-            match &c.counter {
-                None => BranchSpec::scalar(&c.name, t),
-                Some(counter) => {
-                    let spec = BranchSpec::jagged(&c.name, t).counter(counter);
-                    match boundaries {
-                        Some(b) => spec.boundaries(b),
-                        None => spec,
-                    }
-                }
-            }
-        })
-        .collect();
-    let events = match &columns[0].values {
-        Values::U32(v) => v.len(),
-        _ => unreachable!("the first column is run"),
-    };
-    let counts = |name: &str| -> &[u32] {
-        match &columns
-            .iter()
-            .find(|c| c.name == name)
-            .expect("counter")
-            .values
-        {
-            Values::U32(v) => v,
-            _ => unreachable!("counters are u32"),
-        }
-    };
-    let mut file = FileWriter::create(path, options).expect("create");
-    let mut tree = file.tree("Events", specs).expect("tree");
-    // Batches of 10,000 events, as a conversion would fill them.
-    let batch = 10_000;
-    let mut value_at = vec![0usize; columns.len()];
-    for start in (0..events).step_by(batch) {
-        let end = (start + batch).min(events);
-        for (b, c) in columns.iter().enumerate() {
-            match &c.counter {
-                None => match &c.values {
-                    Values::Bool(v) => tree.fill_column(b, &v[start..end]),
-                    Values::U8(v) => tree.fill_column(b, &v[start..end]),
-                    Values::I32(v) => tree.fill_column(b, &v[start..end]),
-                    Values::U32(v) => tree.fill_column(b, &v[start..end]),
-                    Values::U64(v) => tree.fill_column(b, &v[start..end]),
-                    Values::F32(v) => tree.fill_column(b, &v[start..end]),
-                }
-                .expect("fill"),
-                Some(counter) => {
-                    let counts = &counts(counter)[start..end];
-                    let n: usize = counts.iter().map(|&c| c as usize).sum();
-                    let at = value_at[b];
-                    value_at[b] += n;
-                    match &c.values {
-                        Values::Bool(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
-                        Values::U8(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
-                        Values::I32(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
-                        Values::U32(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
-                        Values::U64(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
-                        Values::F32(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
-                    }
-                    .expect("fill");
-                }
-            }
-        }
-        tree.commit().expect("commit");
-    }
-    tree.finish().expect("finish tree");
-    file.finish().expect("finish file");
 }
 
 /// Reads every branch in bulk; returns the number of value bytes read.
@@ -212,7 +127,7 @@ fn child(job: &str) {
     match job {
         "write" => {
             let columns = nano::events(events(), 1);
-            write(
+            support::write_nano(
                 &path,
                 &columns,
                 WriteOptions::default().codec(Codec::DEFAULT).threads(2),
@@ -279,7 +194,7 @@ fn main() {
     };
     for codec in WRITE_CODECS.iter().chain(["lzma:9"].iter()) {
         let started = Instant::now();
-        write(
+        support::write_nano(
             &path_for(codec),
             &columns,
             WriteOptions::default().codec(codec.parse().expect("codec")),
@@ -309,14 +224,14 @@ fn main() {
                 .threads(threads)
                 .sync(false);
             group.bench_function(format!("{codec} - {threads} threads"), |b| {
-                b.iter(|| write(&path, &columns, options.clone(), None))
+                b.iter(|| support::write_nano(&path, &columns, options.clone(), None))
             });
         }
     }
     let path = dir.path().join("write-sync.evtc");
     let options = WriteOptions::default().codec(Codec::DEFAULT).threads(2);
     group.bench_function("zstd:5 with fsync - 2 threads", |b| {
-        b.iter(|| write(&path, &columns, options.clone(), None))
+        b.iter(|| support::write_nano(&path, &columns, options.clone(), None))
     });
     group.finish();
 
@@ -521,7 +436,7 @@ fn main() {
             .into_iter()
             .map(|b| {
                 let path = dir.path().join("enc.evtc");
-                write(
+                support::write_nano(
                     &path,
                     &columns,
                     WriteOptions::default().codec(codec.parse().expect("codec")),
@@ -556,7 +471,7 @@ fn main() {
         let options = WriteOptions::default()
             .cluster_size(ClusterSize::Entries(per_cluster))
             .flush_at_cluster(true);
-        write(&path, &columns, options, None);
+        support::write_nano(&path, &columns, options, None);
         let mut best = f64::MAX;
         for _ in 0..3 {
             let started = Instant::now();

@@ -11,7 +11,6 @@
 
 mod support;
 
-use std::any::Any;
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -25,8 +24,7 @@ use evtc::convert::{ConvertOptions, convert};
 use evtc::datagen::{Rng, rac};
 use evtc::format::layout::RECORD_HEADER_LEN;
 use evtc::format::{
-    BranchCursor, FileReader, Jagged, LocalFile, RacMode, ReadOptions, ScalarType, ValueRef,
-    WriteOptions,
+    BranchCursor, FileReader, LocalFile, RacMode, ReadOptions, ScalarType, ValueRef, WriteOptions,
 };
 
 const SETTINGS: [i32; 4] = [101, 207, 404, 505];
@@ -39,98 +37,6 @@ fn run_python(args: &[&str]) -> Option<Vec<u8>> {
         return None;
     }
     Some(out.stdout)
-}
-
-/// Buffers a bulk read reuses from one read to the next, one per branch (an analysis reading the
-/// same branches file after file through `read_into` / `read_jagged_into`): a `Vec<T>` or a
-/// `Jagged<T>` of the branch's type.
-#[derive(Default)]
-struct Buffers(Vec<Box<dyn Any>>);
-
-macro_rules! each_scalar {
-    ($t:expr, $ty:ident => $body:expr) => {
-        match $t {
-            ScalarType::Bool => {
-                type $ty = bool;
-                $body
-            }
-            ScalarType::I8 => {
-                type $ty = i8;
-                $body
-            }
-            ScalarType::U8 => {
-                type $ty = u8;
-                $body
-            }
-            ScalarType::I16 => {
-                type $ty = i16;
-                $body
-            }
-            ScalarType::U16 => {
-                type $ty = u16;
-                $body
-            }
-            ScalarType::I32 => {
-                type $ty = i32;
-                $body
-            }
-            ScalarType::U32 => {
-                type $ty = u32;
-                $body
-            }
-            ScalarType::I64 => {
-                type $ty = i64;
-                $body
-            }
-            ScalarType::U64 => {
-                type $ty = u64;
-                $body
-            }
-            ScalarType::F32 => {
-                type $ty = f32;
-                $body
-            }
-            ScalarType::F64 => {
-                type $ty = f64;
-                $body
-            }
-        }
-    };
-}
-
-/// Reads every branch of the tree in bulk (one thread) into `buffers`; returns the bytes of
-/// values.
-fn bulk(file: &FileReader, buffers: &mut Buffers) -> usize {
-    let tree = file.tree("Events").expect("tree");
-    let metas = tree.branches();
-    if buffers.0.len() != metas.len() {
-        buffers.0 = metas
-            .iter()
-            .map(|m| {
-                each_scalar!(m.dtype.scalar(), T => if m.dtype.is_variable() {
-                    Box::new(Jagged::<T>::default()) as Box<dyn Any>
-                } else {
-                    Box::new(Vec::<T>::new())
-                })
-            })
-            .collect();
-    }
-    let mut bytes = 0;
-    for (meta, buffer) in metas.iter().zip(&mut buffers.0) {
-        let branch = tree.branch(&meta.name).expect("branch");
-        let size = meta.dtype.scalar().size();
-        bytes += size
-            * each_scalar!(meta.dtype.scalar(), T => if meta.dtype.is_variable() {
-                let out = buffer.downcast_mut::<Jagged<T>>().expect("buffer type");
-                branch.read_jagged_into(out).expect("read");
-                out.values.len()
-            } else {
-                let out = buffer.downcast_mut::<Vec<T>>().expect("buffer type");
-                branch.read_into(out).expect("read");
-                out.len()
-            });
-    }
-    bytes
 }
 
 /// One compressed block of a file: algorithm, payload offset and length, uncompressed length.
@@ -326,11 +232,11 @@ fn bench_file(
     options: &ReadOptions,
 ) -> usize {
     let file = FileReader::open_with(path, options.clone()).expect("open");
-    let mut buffers = Buffers::default();
-    let value_bytes = bulk(&file, &mut buffers);
+    let mut buffers = support::Buffers::default();
+    let value_bytes = support::bulk(&file, &mut buffers);
     group.throughput(Throughput::Bytes(value_bytes as u64));
     group.bench_function(format!("bulk {key}"), |b| {
-        b.iter(|| black_box(bulk(&file, &mut buffers)))
+        b.iter(|| black_box(support::bulk(&file, &mut buffers)))
     });
     if !file.tree("Events").expect("tree").branches()[0].rac {
         let (bytes, blocks) = blocks(path);

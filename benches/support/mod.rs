@@ -3,9 +3,15 @@
 
 #![allow(dead_code)]
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+
+use evtc::datagen::nano::{Column, Values};
+use evtc::format::{
+    Boundaries, BranchSpec, FileReader, FileWriter, Jagged, ScalarType, WriteOptions,
+};
 
 /// Where criterion keeps its results (the same rule criterion uses).
 pub fn criterion_dir() -> PathBuf {
@@ -150,4 +156,187 @@ pub fn nano_root_file(setting: i32, events: u64) -> Option<PathBuf> {
         .arg(&path)
         .status();
     (status.is_ok_and(|s| s.success()) && path.exists()).then_some(path)
+}
+
+/// Buffers a bulk read reuses from one read to the next, one per branch (an analysis reading the
+/// same branches file after file through `read_into` / `read_jagged_into`): a `Vec<T>` or a
+/// `Jagged<T>` of the branch's type.
+#[derive(Default)]
+pub struct Buffers(Vec<Box<dyn Any>>);
+
+macro_rules! each_scalar {
+    ($t:expr, $ty:ident => $body:expr) => {
+        match $t {
+            ScalarType::Bool => {
+                type $ty = bool;
+                $body
+            }
+            ScalarType::I8 => {
+                type $ty = i8;
+                $body
+            }
+            ScalarType::U8 => {
+                type $ty = u8;
+                $body
+            }
+            ScalarType::I16 => {
+                type $ty = i16;
+                $body
+            }
+            ScalarType::U16 => {
+                type $ty = u16;
+                $body
+            }
+            ScalarType::I32 => {
+                type $ty = i32;
+                $body
+            }
+            ScalarType::U32 => {
+                type $ty = u32;
+                $body
+            }
+            ScalarType::I64 => {
+                type $ty = i64;
+                $body
+            }
+            ScalarType::U64 => {
+                type $ty = u64;
+                $body
+            }
+            ScalarType::F32 => {
+                type $ty = f32;
+                $body
+            }
+            ScalarType::F64 => {
+                type $ty = f64;
+                $body
+            }
+        }
+    };
+}
+
+/// Reads every branch of the tree in bulk (one thread) into `buffers`; returns the bytes of
+/// values.
+pub fn bulk(file: &FileReader, buffers: &mut Buffers) -> usize {
+    let tree = file.tree("Events").expect("tree");
+    let metas = tree.branches();
+    if buffers.0.len() != metas.len() {
+        buffers.0 = metas
+            .iter()
+            .map(|m| {
+                each_scalar!(m.dtype.scalar(), T => if m.dtype.is_variable() {
+                    Box::new(Jagged::<T>::default()) as Box<dyn Any>
+                } else {
+                    Box::new(Vec::<T>::new())
+                })
+            })
+            .collect();
+    }
+    let mut bytes = 0;
+    for (meta, buffer) in metas.iter().zip(&mut buffers.0) {
+        let branch = tree.branch(&meta.name).expect("branch");
+        let size = meta.dtype.scalar().size();
+        bytes += size
+            * each_scalar!(meta.dtype.scalar(), T => if meta.dtype.is_variable() {
+                let out = buffer.downcast_mut::<Jagged<T>>().expect("buffer type");
+                branch.read_jagged_into(out).expect("read");
+                out.values.len()
+            } else {
+                let out = buffer.downcast_mut::<Vec<T>>().expect("buffer type");
+                branch.read_into(out).expect("read");
+                out.len()
+            });
+    }
+    bytes
+}
+
+pub fn scalar_type(values: &Values) -> ScalarType {
+    match values {
+        Values::Bool(_) => ScalarType::Bool,
+        Values::U8(_) => ScalarType::U8,
+        Values::I32(_) => ScalarType::I32,
+        Values::U32(_) => ScalarType::U32,
+        Values::U64(_) => ScalarType::U64,
+        Values::F32(_) => ScalarType::F32,
+    }
+}
+
+/// Writes the NanoAOD-like event table; `boundaries` overrides the encoding of every
+/// variable-length branch.
+pub fn write_nano(
+    path: &Path,
+    columns: &[Column],
+    options: WriteOptions,
+    boundaries: Option<Boundaries>,
+) {
+    let specs = columns
+        .iter()
+        .map(|c| {
+            let t = scalar_type(&c.values);
+            match &c.counter {
+                None => BranchSpec::scalar(&c.name, t),
+                Some(counter) => {
+                    let spec = BranchSpec::jagged(&c.name, t).counter(counter);
+                    match boundaries {
+                        Some(b) => spec.boundaries(b),
+                        None => spec,
+                    }
+                }
+            }
+        })
+        .collect();
+    let events = match &columns[0].values {
+        Values::U32(v) => v.len(),
+        _ => unreachable!("the first column is run"),
+    };
+    let counts = |name: &str| -> &[u32] {
+        match &columns
+            .iter()
+            .find(|c| c.name == name)
+            .expect("counter")
+            .values
+        {
+            Values::U32(v) => v,
+            _ => unreachable!("counters are u32"),
+        }
+    };
+    let mut file = FileWriter::create(path, options).expect("create");
+    let mut tree = file.tree("Events", specs).expect("tree");
+    // Batches of 10,000 events, as a conversion would fill them.
+    let batch = 10_000;
+    let mut value_at = vec![0usize; columns.len()];
+    for start in (0..events).step_by(batch) {
+        let end = (start + batch).min(events);
+        for (b, c) in columns.iter().enumerate() {
+            match &c.counter {
+                None => match &c.values {
+                    Values::Bool(v) => tree.fill_column(b, &v[start..end]),
+                    Values::U8(v) => tree.fill_column(b, &v[start..end]),
+                    Values::I32(v) => tree.fill_column(b, &v[start..end]),
+                    Values::U32(v) => tree.fill_column(b, &v[start..end]),
+                    Values::U64(v) => tree.fill_column(b, &v[start..end]),
+                    Values::F32(v) => tree.fill_column(b, &v[start..end]),
+                }
+                .expect("fill"),
+                Some(counter) => {
+                    let counts = &counts(counter)[start..end];
+                    let n: usize = counts.iter().map(|&c| c as usize).sum();
+                    let at = value_at[b];
+                    value_at[b] += n;
+                    match &c.values {
+                        Values::Bool(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
+                        Values::U8(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
+                        Values::I32(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
+                        Values::U32(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
+                        Values::U64(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
+                        Values::F32(v) => tree.fill_jagged(b, counts, &v[at..at + n]),
+                    }
+                    .expect("fill");
+                }
+            }
+        }
+        tree.commit().expect("commit");
+    }
+    tree.finish().expect("finish tree");
+    file.finish().expect("finish file");
 }

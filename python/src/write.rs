@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use evtc_codecs::Codec;
-use evtc_convert::{BoundaryChoice, ConvertOptions, Glob, PreconditionChoice};
+use evtc_convert::{BoundaryChoice, BranchSettings, ConvertOptions, Glob, PreconditionChoice};
 use evtc_format::{
     BranchSpec, ClusterSize, DataType, FileWriter, OwnedTreeWriter, RacMode, ScalarType,
     WriteOptions,
@@ -319,14 +319,7 @@ pub(crate) fn convert<'py>(
     if let Some(bytes) = rac_unit_bytes {
         write = write.rac_unit_bytes(bytes);
     }
-    let precondition = match precondition {
-        "auto" => PreconditionChoice::Auto,
-        "none" => PreconditionChoice::None,
-        "shuffle" => PreconditionChoice::Shuffle,
-        "bitshuffle" => PreconditionChoice::BitShuffle,
-        "delta" => PreconditionChoice::Delta,
-        other => return Err(errors::value(format!("no preconditioner {other:?}"))),
-    };
+    let precondition: PreconditionChoice = precondition.parse().map_err(errors::value)?;
     let boundaries = match boundaries {
         "auto" => BoundaryChoice::Auto,
         "offsets" => BoundaryChoice::Offsets,
@@ -334,13 +327,13 @@ pub(crate) fn convert<'py>(
         "none" => BoundaryChoice::None,
         other => return Err(errors::value(format!("no boundary encoding {other:?}"))),
     };
-    let branch_codecs = branch_codecs
+    let branch_settings = branch_codecs
         .iter()
-        .map(|(pattern, spec)| Ok((glob(pattern)?, self::codec(spec)?)))
+        .map(|(pattern, spec)| Ok((glob(pattern)?, BranchSettings::codec(self::codec(spec)?))))
         .collect::<PyResult<Vec<_>>>()?;
     let options = ConvertOptions {
         write,
-        branch_codecs,
+        branch_settings,
         precondition,
         boundaries,
         trees,

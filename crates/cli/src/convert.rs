@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use anyhow::bail;
 use evtc_codecs::Codec;
-use evtc_convert::{BoundaryChoice, ConvertOptions, Glob, PreconditionChoice, convert};
+use evtc_convert::{
+    BoundaryChoice, BranchSettings, ConvertOptions, Glob, PreconditionChoice, convert,
+};
 use evtc_format::{ClusterSize, RacMode, WriteOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -23,11 +25,21 @@ pub struct Args {
     #[arg(long, default_value = "zstd:5")]
     codec: Codec,
     /// Codec of the branches matching a glob, as GLOB=SPEC (repeatable; the last match wins).
-    #[arg(long = "branch-codec", value_name = "GLOB=SPEC", value_parser = parse_branch_codec)]
+    #[arg(long = "branch-codec", value_name = "GLOB=SPEC", value_parser = parse_rule::<Codec>)]
     branch_codec: Vec<(Glob, Codec)>,
-    /// Preconditioner of the values.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "none", "shuffle", "bitshuffle", "delta"])]
-    precondition: String,
+    /// Preconditioner of the values: auto, none, shuffle, bitshuffle or delta.
+    #[arg(long, default_value = "auto")]
+    precondition: PreconditionChoice,
+    /// Preconditioner of the branches matching a glob, as GLOB=NAME (repeatable).
+    #[arg(long = "branch-precondition", value_name = "GLOB=NAME", value_parser = parse_rule::<PreconditionChoice>)]
+    branch_precondition: Vec<(Glob, PreconditionChoice)>,
+    /// RAC of the branches matching a glob, as GLOB=on|off|auto (repeatable).
+    #[arg(long = "branch-rac", value_name = "GLOB=MODE", value_parser = parse_rule::<RacMode>)]
+    branch_rac: Vec<(Glob, RacMode)>,
+    /// Lossy: float branches matching a glob keep only this many mantissa bits, as GLOB=BITS
+    /// (repeatable; f32 1-22, f64 1-51; each value moves by at most 2^-(BITS+1) of itself).
+    #[arg(long = "float-precision", value_name = "GLOB=BITS", value_parser = parse_rule::<u32>)]
+    float_precision: Vec<(Glob, u32)>,
     /// Entry boundaries of variable-length branches (default: counts; none with a counter, except
     /// in RAC branches, whose units then store their entries' sizes).
     #[arg(long, value_parser = ["offsets", "counts", "none"])]
@@ -77,15 +89,62 @@ pub struct Args {
     max_basket_size: Option<u64>,
 }
 
-fn parse_branch_codec(s: &str) -> Result<(Glob, Codec), String> {
-    let (glob, spec) = s
+/// Parses a per-branch rule, `GLOB=VALUE`.
+pub(crate) fn parse_rule<T>(s: &str) -> Result<(Glob, T), String>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    let (glob, value) = s
         .split_once('=')
-        .ok_or_else(|| format!("{s:?} is not GLOB=SPEC (example: 'Muon_*=lz4')"))?;
+        .ok_or_else(|| format!("{s:?} is not GLOB=VALUE (example: 'Muon_*=lz4')"))?;
     Ok((
         glob.parse()?,
-        spec.parse()
-            .map_err(|e: evtc_codecs::Error| e.to_string())?,
+        value.parse().map_err(|e: T::Err| e.to_string())?,
     ))
+}
+
+/// The per-branch rules of the command line, in the order of their kinds (each field is decided
+/// by the last rule of its own kind that matches).
+fn branch_settings(args: &Args) -> Vec<(Glob, BranchSettings)> {
+    let rule = |glob: &Glob, settings: BranchSettings| (glob.clone(), settings);
+    let none = BranchSettings::default();
+    let codecs = args
+        .branch_codec
+        .iter()
+        .map(|(g, c)| rule(g, BranchSettings::codec(*c)));
+    let preconditions = args.branch_precondition.iter().map(|(g, p)| {
+        rule(
+            g,
+            BranchSettings {
+                precondition: Some(*p),
+                ..none
+            },
+        )
+    });
+    let rac = args.branch_rac.iter().map(|(g, m)| {
+        rule(
+            g,
+            BranchSettings {
+                rac: Some(*m),
+                ..none
+            },
+        )
+    });
+    let precision = args.float_precision.iter().map(|(g, b)| {
+        rule(
+            g,
+            BranchSettings {
+                mantissa_bits: Some(*b),
+                ..none
+            },
+        )
+    });
+    codecs
+        .chain(preconditions)
+        .chain(rac)
+        .chain(precision)
+        .collect()
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -131,14 +190,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     write = write.threads(threads);
     let options = ConvertOptions {
         write,
-        branch_codecs: args.branch_codec.clone(),
-        precondition: match args.precondition.as_str() {
-            "none" => PreconditionChoice::None,
-            "shuffle" => PreconditionChoice::Shuffle,
-            "bitshuffle" => PreconditionChoice::BitShuffle,
-            "delta" => PreconditionChoice::Delta,
-            _ => PreconditionChoice::Auto,
-        },
+        branch_settings: branch_settings(&args),
+        precondition: args.precondition,
         boundaries: match args.offsets.as_deref() {
             Some("offsets") => BoundaryChoice::Offsets,
             Some("counts") => BoundaryChoice::Counts,

@@ -75,6 +75,8 @@ pub struct BranchReport {
     pub precondition: Option<String>,
     /// Entry-boundary encoding (`fixed`, `offsets`, `counts`, `none`), `null` for ROOT.
     pub boundaries: Option<String>,
+    /// Mantissa bits the values were rounded to when written (lossy), `null` if they were not.
+    pub mantissa_bits: Option<u32>,
     /// Whether baskets are random-access (RAC).
     pub rac: bool,
     /// Whether a shared RAC dictionary is stored.
@@ -172,6 +174,7 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
                         .map_or_else(|_| format!("ROOT {}", c.compression), |k| k.to_string()),
                     precondition: None,
                     boundaries: None,
+                    mantissa_bits: None,
                     rac: false,
                     dictionary: false,
                     dictionary_bytes: 0,
@@ -259,6 +262,7 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
                 codec,
                 precondition: Some(precondition),
                 boundaries: Some(b.boundaries.to_string()),
+                mantissa_bits: b.mantissa_bits(),
                 rac: b.rac,
                 dictionary: b.dictionary_len > 0,
                 dictionary_bytes: b.dictionary_len,
@@ -321,11 +325,15 @@ fn print(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
                 (true, false) => "on",
                 _ => "-",
             };
+            let dtype = match b.mantissa_bits {
+                Some(bits) => format!("{} mantissa:{bits}", b.dtype),
+                None => b.dtype.clone(),
+            };
             writeln!(
                 out,
                 "  {:width$}  {:22} {:9} {:13} {:9} {:7} {:>7} {:>12} {:>12} {:>7.2}",
                 b.name,
-                b.dtype,
+                dtype,
                 b.codec,
                 b.precondition.as_deref().unwrap_or("-"),
                 b.boundaries.as_deref().unwrap_or("-"),

@@ -1,13 +1,16 @@
-//! `evtc`: convert ROOT and evtc files, inspect them, verify them, dump entries, generate samples.
+//! `evtc`: convert ROOT and evtc files, inspect them, verify them, dump entries, generate samples,
+//! and bench a file's own data to recommend its settings.
 //!
 //! A thin layer over the library crates: argument parsing, progress and printing. Errors exit
 //! with status 1 and a one-line cause; a closed pipe (`evtc dump ... | head`) exits 0.
 
+mod bench;
 mod convert;
 mod dump;
 mod generate;
 mod inspect;
 mod interrupt;
+mod plot;
 mod recover;
 mod size;
 mod verify;
@@ -40,6 +43,9 @@ enum Command {
     Recover(recover::Args),
     /// Write one of the deterministic sample data sets as an evtc file.
     Generate(generate::Args),
+    /// Measure an evtc or ROOT file's own branches under candidate codecs, preconditioners and
+    /// RAC, and recommend per-branch settings for a goal (size, read, balanced, random).
+    Bench(bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +57,7 @@ fn main() -> ExitCode {
         Command::Dump(args) => dump::run(args),
         Command::Recover(args) => recover::run(args),
         Command::Generate(args) => generate::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(code) => code,

@@ -3,14 +3,30 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// A shell-style pattern over branch names (`Muon_*`, `Jet_?t`).
+/// A shell-style pattern over branch names (`Muon_*`, `Jet_?t`), or one exact name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Glob(String);
+pub struct Glob {
+    pattern: String,
+    /// `*` and `?` are plain characters ([`Glob::exact`]).
+    literal: bool,
+}
 
 impl Glob {
+    /// A pattern that matches `name` alone, even if it holds `*` or `?`.
+    pub fn exact(name: &str) -> Glob {
+        Glob {
+            pattern: name.to_owned(),
+            literal: true,
+        }
+    }
+
     /// Whether `name` matches the whole pattern.
     pub fn matches(&self, name: &str) -> bool {
-        let (p, n): (Vec<char>, Vec<char>) = (self.0.chars().collect(), name.chars().collect());
+        if self.literal {
+            return self.pattern == name;
+        }
+        let (p, n): (Vec<char>, Vec<char>) =
+            (self.pattern.chars().collect(), name.chars().collect());
         // Iterative matching with backtracking to the last `*`.
         let (mut i, mut j, mut star, mut mark) = (0, 0, None, 0);
         while j < n.len() {
@@ -40,13 +56,16 @@ impl FromStr for Glob {
         if s.is_empty() {
             return Err("an empty branch pattern".into());
         }
-        Ok(Glob(s.to_owned()))
+        Ok(Glob {
+            pattern: s.to_owned(),
+            literal: false,
+        })
     }
 }
 
 impl fmt::Display for Glob {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.pattern)
     }
 }
 

@@ -21,6 +21,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod advise;
 mod glob;
 mod source;
 
@@ -30,7 +31,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use evtc_codecs::{Codec, Precondition, Width};
-use evtc_format::{Boundaries, BranchSpec, DataType, FileWriter, RacMode, WriteOptions};
+use evtc_format::{
+    Boundaries, BranchSpec, DataType, FileWriter, RacMode, ScalarType, WriteOptions,
+};
 use serde::Serialize;
 
 pub use glob::Glob;
@@ -109,13 +112,72 @@ pub enum PreconditionChoice {
     Delta,
 }
 
+impl From<Precondition> for PreconditionChoice {
+    /// The choice of `precondition`'s kind (its width is always the values' own).
+    fn from(precondition: Precondition) -> PreconditionChoice {
+        match precondition {
+            Precondition::None => PreconditionChoice::None,
+            Precondition::Shuffle(_) => PreconditionChoice::Shuffle,
+            Precondition::BitShuffle(_) => PreconditionChoice::BitShuffle,
+            Precondition::Delta(_) => PreconditionChoice::Delta,
+        }
+    }
+}
+
+impl std::str::FromStr for PreconditionChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<PreconditionChoice, String> {
+        Ok(match s {
+            "auto" => PreconditionChoice::Auto,
+            "none" => PreconditionChoice::None,
+            "shuffle" => PreconditionChoice::Shuffle,
+            "bitshuffle" => PreconditionChoice::BitShuffle,
+            "delta" => PreconditionChoice::Delta,
+            other => {
+                return Err(format!(
+                    "unknown preconditioner {other:?}: expected auto, none, shuffle, bitshuffle or delta"
+                ));
+            }
+        })
+    }
+}
+
+/// Settings of the branches a glob matches, over the file-wide ones; a field left `None` keeps
+/// the file-wide setting (or an earlier rule's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BranchSettings {
+    /// The codec.
+    pub codec: Option<Codec>,
+    /// The preconditioner.
+    pub precondition: Option<PreconditionChoice>,
+    /// Random-access compression.
+    pub rac: Option<RacMode>,
+    /// Entry boundaries of variable-length branches.
+    pub boundaries: Option<BoundaryChoice>,
+    /// Float values rounded to this many mantissa bits (lossy: see
+    /// [`evtc_codecs::round_mantissa_f32`]).
+    pub mantissa_bits: Option<u32>,
+}
+
+impl BranchSettings {
+    /// Settings that change the codec alone.
+    pub fn codec(codec: Codec) -> BranchSettings {
+        BranchSettings {
+            codec: Some(codec),
+            ..BranchSettings::default()
+        }
+    }
+}
+
 /// Everything a conversion can be told.
 #[derive(Debug, Clone)]
 pub struct ConvertOptions {
     /// The output file's settings: default codec, basket and cluster sizes, RAC.
     pub write: WriteOptions,
-    /// Codec overrides by branch-name glob; the last match wins.
-    pub branch_codecs: Vec<(Glob, Codec)>,
+    /// Per-branch settings by branch-name glob, over the file-wide ones: for each field, the
+    /// last rule that matches the branch and sets it wins.
+    pub branch_settings: Vec<(Glob, BranchSettings)>,
     /// Preconditioner of every branch.
     pub precondition: PreconditionChoice,
     /// Entry-boundary encoding of variable-length branches.
@@ -143,7 +205,7 @@ impl Default for ConvertOptions {
     fn default() -> ConvertOptions {
         ConvertOptions {
             write: WriteOptions::default(),
-            branch_codecs: Vec::new(),
+            branch_settings: Vec::new(),
             precondition: PreconditionChoice::Auto,
             boundaries: BoundaryChoice::Auto,
             trees: Vec::new(),
@@ -280,7 +342,7 @@ pub fn convert(
     let globs = options
         .branches
         .iter()
-        .chain(options.branch_codecs.iter().map(|(g, _)| g));
+        .chain(options.branch_settings.iter().map(|(g, _)| g));
     if let Some(glob) = globs.into_iter().find(|g| !matches_any(g)) {
         return Err(Error::Options(format!(
             "branch pattern \"{glob}\" matches no branch of {}",
@@ -372,8 +434,20 @@ fn branch_specs(
         if let Some(counter) = counter {
             spec = spec.counter(counter.clone());
         }
+        // Per field, the last rule that matches the branch and sets the field wins.
+        let rules = options
+            .branch_settings
+            .iter()
+            .rev()
+            .filter(|(g, _)| g.matches(&c.name))
+            .map(|(_, s)| s);
+        let boundary_choice = rules
+            .clone()
+            .find_map(|s| s.boundaries)
+            .unwrap_or(options.boundaries);
+        let rac = rules.clone().find_map(|s| s.rac);
         if c.dtype.is_variable() {
-            let boundaries = match (options.boundaries, counter.is_some()) {
+            let boundaries = match (boundary_choice, counter.is_some()) {
                 // With a counter, the writer's default: `none`, or `counts` with RAC.
                 (BoundaryChoice::Auto, true) => None,
                 (BoundaryChoice::Auto, false) => Some(Boundaries::Counts),
@@ -387,24 +461,35 @@ fn branch_specs(
                 spec = spec.boundaries(boundaries);
             }
         }
+        if let Some(mode) = rac {
+            spec = spec.rac(mode);
+        }
         // RAC baskets store counts: with offsets asked for, `auto` leaves the branch without RAC
         // (an explicit `on` is refused by the writer with a clear error).
         if c.dtype.is_variable()
-            && options.boundaries == BoundaryChoice::Offsets
-            && options.write.rac_mode() == RacMode::Auto
+            && boundary_choice == BoundaryChoice::Offsets
+            && rac.unwrap_or(options.write.rac_mode()) == RacMode::Auto
         {
             spec = spec.rac(RacMode::Off);
         }
-        if let Some((_, codec)) = options
-            .branch_codecs
-            .iter()
-            .rev()
-            .find(|(g, _)| g.matches(&c.name))
+        if let Some(codec) = rules.clone().find_map(|s| s.codec) {
+            spec = spec.codec(codec);
+        }
+        let is_float = matches!(c.dtype.scalar(), ScalarType::F32 | ScalarType::F64)
+            && !matches!(c.dtype, DataType::Bytes | DataType::Utf8);
+        if let Some(bits) = rules
+            .clone()
+            .find_map(|s| s.mantissa_bits)
+            .filter(|_| is_float)
         {
-            spec = spec.codec(*codec);
+            spec = spec.mantissa_bits(bits);
         }
         let width = Width::new(c.dtype.scalar().size() as u8).unwrap_or(Width::W1);
-        match options.precondition {
+        let precondition = rules
+            .clone()
+            .find_map(|s| s.precondition)
+            .unwrap_or(options.precondition);
+        match precondition {
             PreconditionChoice::Auto => {}
             PreconditionChoice::None => spec = spec.precondition(Precondition::None),
             PreconditionChoice::Shuffle => spec = spec.precondition(Precondition::Shuffle(width)),

@@ -289,6 +289,19 @@ impl<'a> SourceTree<'a> {
             .sum())
     }
 
+    /// Uncompressed bytes of the whole tree's values, as its metadata tells.
+    pub(crate) fn raw_bytes(&self) -> u64 {
+        self.raw_bytes
+    }
+
+    /// The chunk read last: each selected column's index in [`SourceTree::columns`], whether a
+    /// `sizes` branch goes with it (a list of lists), and its data.
+    pub(crate) fn chunk(&self) -> impl Iterator<Item = (usize, bool, &ColumnData)> {
+        self.slots
+            .iter()
+            .map(|s| (s.column, s.ids.1.is_some(), &s.data))
+    }
+
     /// Fills the chunk read last into `tree`.
     pub(crate) fn fill(&self, tree: &mut TreeWriter<'_>) -> Result<()> {
         for slot in &self.slots {

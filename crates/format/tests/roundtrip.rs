@@ -828,3 +828,75 @@ fn small_branches_keep_only_dictionaries_that_pay_for_themselves() {
         "the mostly random branch keeps no dictionary"
     );
 }
+
+/// Reduced precision: a float branch's values come back rounded to the asked mantissa bits
+/// (within 2^-(bits+1) of themselves, low bits zero), the branch records it, other branches are
+/// untouched, and a bit count that does not fit the type is refused by name.
+#[test]
+fn mantissa_bits_round_float_branches_and_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lossy.evtc");
+    let x: Vec<f32> = (0..50_000)
+        .map(|i| 1.0 + (i as f32) * 0.000_123_457)
+        .collect();
+    let y: Vec<f64> = (0..50_000)
+        .map(|i| -3.0 - f64::from(i) * 1.234_567e-7)
+        .collect();
+    let counts: Vec<u32> = (0..50_000).map(|i| i % 3).collect();
+    let jagged: Vec<f32> = (0..counts.iter().sum::<u32>())
+        .map(|i| i as f32 / 7.0)
+        .collect();
+    let mut file = FileWriter::create(&path, WriteOptions::default().threads(2)).unwrap();
+    let specs = vec![
+        BranchSpec::scalar("x", ScalarType::F32).mantissa_bits(10),
+        BranchSpec::scalar("y", ScalarType::F64).mantissa_bits(20),
+        BranchSpec::jagged("v", ScalarType::F32).mantissa_bits(7),
+        BranchSpec::scalar("exact", ScalarType::F32),
+    ];
+    let mut tree = file.tree("T", specs).unwrap();
+    tree.fill_column(0, &x).unwrap();
+    tree.fill_column(1, &y).unwrap();
+    tree.fill_jagged(2, &counts, &jagged).unwrap();
+    tree.fill_column(3, &x).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+
+    let file = FileReader::open(&path).unwrap();
+    let tree = file.tree("T").unwrap();
+    let xs = tree.branch("x").unwrap().read::<f32>().unwrap();
+    for (a, b) in x.iter().zip(&xs) {
+        assert!(((b - a) / a).abs() <= 2f32.powi(-11), "{a} -> {b}");
+        assert_eq!(b.to_bits() & ((1 << 13) - 1), 0);
+    }
+    let ys = tree.branch("y").unwrap().read::<f64>().unwrap();
+    for (a, b) in y.iter().zip(&ys) {
+        assert!(((b - a) / a).abs() <= 2f64.powi(-21), "{a} -> {b}");
+    }
+    let vs = tree.branch("v").unwrap().read_jagged::<f32>().unwrap();
+    assert_eq!(vs.values.len(), jagged.len());
+    assert!(vs.values.iter().all(|v| v.to_bits() & ((1 << 16) - 1) == 0));
+    assert_eq!(tree.branch("exact").unwrap().read::<f32>().unwrap(), x);
+    let bits: Vec<_> = tree.branches().iter().map(|b| b.mantissa_bits()).collect();
+    assert_eq!(bits, [Some(10), Some(20), Some(7), None]);
+
+    for (spec, needle) in [
+        (
+            BranchSpec::scalar("n", ScalarType::I32).mantissa_bits(5),
+            "i32",
+        ),
+        (
+            BranchSpec::scalar("f", ScalarType::F32).mantissa_bits(23),
+            "23 mantissa bits",
+        ),
+        (
+            BranchSpec::scalar("d", ScalarType::F64).mantissa_bits(0),
+            "0 mantissa bits",
+        ),
+    ] {
+        let mut file =
+            FileWriter::create(dir.path().join("bad.evtc"), WriteOptions::default()).unwrap();
+        let e = file.tree("T", vec![spec]).err().expect("refused");
+        assert!(e.to_string().contains(needle), "{e}");
+    }
+}

@@ -1,0 +1,314 @@
+//! `evtc bench FILE`: the codec advisor. Measures a file's own branches under candidate settings
+//! and recommends per-branch settings for a goal (`evtc_convert::advise`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use evtc_codecs::Codec;
+use evtc_convert::advise::{Advice, AdviseOptions, FilePoint, Goal, advise};
+use evtc_convert::{ConvertOptions, Glob};
+use evtc_format::WriteOptions;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::convert::parse_rule;
+use crate::plot;
+use crate::size::{self, human};
+
+/// Arguments of `evtc bench`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// An evtc or ROOT file.
+    file: PathBuf,
+    /// What to recommend settings for: size, read, balanced or random.
+    #[arg(long, default_value = "balanced")]
+    goal: Goal,
+    /// Uncompressed bytes to sample over the whole file (the same share of every branch).
+    #[arg(long, value_name = "SIZE", default_value = "16MiB", value_parser = size::parse)]
+    sample: u64,
+    /// Codecs to try, comma-separated (default: none, lz4, lz4hc:9, zlib:1, zlib:6, zstd:1,
+    /// zstd:5, zstd:9, zstd:19, lzma:1, lzma:9).
+    #[arg(long, value_delimiter = ',')]
+    codecs: Vec<Codec>,
+    /// Do not try RAC.
+    #[arg(long)]
+    no_rac: bool,
+    /// Also measure the external baseline: the sampled bytes cut blindly into 4 KiB - 1 MiB
+    /// blocks, compressed per block (the 2017 study's SquashFS comparison).
+    #[arg(long)]
+    external: bool,
+    /// Relative tolerance of float branches matching a glob, as GLOB=TOL (repeatable): reduced
+    /// precision is tried for them, and may be recommended. Nothing lossy is tried without it.
+    #[arg(long = "float-tolerance", value_name = "GLOB=TOL", value_parser = parse_rule::<f64>)]
+    float_tolerance: Vec<(Glob, f64)>,
+    /// Basket size of the trials.
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    basket_size: Option<u64>,
+    /// Trees to bench (repeatable; default: every tree).
+    #[arg(long = "tree", value_name = "NAME")]
+    trees: Vec<String>,
+    /// Branches to bench, by glob (repeatable; default: every branch).
+    #[arg(long = "branches", value_name = "GLOB")]
+    branches: Vec<Glob>,
+    /// Threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print every setting tried for every branch.
+    #[arg(long)]
+    all: bool,
+    /// Print the advice as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Draw file size against read speed, and per-branch ratios, into an SVG file.
+    #[arg(long, value_name = "OUT.svg")]
+    plot: Option<PathBuf>,
+    /// Convert the file with the goal's recommended settings into OUT.
+    #[arg(long, value_name = "OUT")]
+    apply: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if !args.file.exists() {
+        bail!("input {} does not exist", args.file.display());
+    }
+    if let Some(plot) = &args.plot {
+        if plot.extension().and_then(|e| e.to_str()) != Some("svg") {
+            bail!(
+                "--plot {}: only SVG plots are drawn; name the file OUT.svg",
+                plot.display()
+            );
+        }
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut options = AdviseOptions {
+        sample_bytes: args.sample,
+        rac: !args.no_rac,
+        external: args.external,
+        float_tolerance: args.float_tolerance.clone(),
+        trees: args.trees.clone(),
+        branches: args.branches.clone(),
+        threads,
+        ..AdviseOptions::default()
+    };
+    if !args.codecs.is_empty() {
+        options.codecs = args.codecs.clone();
+    }
+    if let Some(bytes) = args.basket_size {
+        options.basket_bytes = usize::try_from(bytes).context("--basket-size is too large")?;
+    }
+    let bar = if args.quiet || args.json {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} trials {pos}/{len} {wide_bar} {eta}")
+                .expect("a valid template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    };
+    let advice = advise(&args.file, &options, &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    })
+    .with_context(|| format!("benching {}", args.file.display()))?;
+    bar.finish_and_clear();
+    if let Some(path) = &args.plot {
+        plot::draw(&advice, args.goal, path)
+            .with_context(|| format!("drawing {}", path.display()))?;
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &advice)?;
+        writeln!(out)?;
+    } else {
+        print_advice(&mut out, &advice, args.goal, args.all)?;
+    }
+    if let Some(output) = &args.apply {
+        let base = ConvertOptions {
+            write: WriteOptions::default().threads(threads),
+            threads,
+            max_basket_bytes: options.max_basket_bytes,
+            ..ConvertOptions::default()
+        };
+        let summary = advice
+            .apply(args.goal, &args.file, output, &base, &mut |_| {})
+            .with_context(|| format!("applying the advice to {}", output.display()))?;
+        if !args.json {
+            writeln!(
+                out,
+                "\napplied --goal {}: {} -> {} ({}) in {:.1} s",
+                args.goal,
+                args.file.display(),
+                output.display(),
+                human(summary.output_bytes),
+                summary.seconds
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_advice(
+    out: &mut dyn Write,
+    advice: &Advice,
+    goal: Goal,
+    all: bool,
+) -> std::io::Result<()> {
+    let branches: usize = advice.trees.iter().map(|t| t.branches.len()).sum();
+    writeln!(
+        out,
+        "{} ({}, {}): {} sampled from {} branches of {} tree(s) in {:.1} s",
+        advice.input,
+        advice.input_format,
+        human(advice.input_bytes),
+        human(advice.sample_bytes),
+        branches,
+        advice.trees.len(),
+        advice.seconds
+    )?;
+    let Some(chosen) = advice.goal(goal) else {
+        return Ok(());
+    };
+    for (tree, choices) in advice.trees.iter().zip(&chosen.choices) {
+        writeln!(
+            out,
+            "\ntree {}: {} entries, {} sampled; --goal {goal}",
+            tree.name, tree.entries, tree.sampled_entries
+        )?;
+        writeln!(
+            out,
+            "  {:<28} {:<14} {:>10} {:<34} {:>7} {:>9} {:<28}",
+            "branch", "type", "raw", "recommended", "ratio", "read MB/s", "current"
+        )?;
+        for (b, choice) in tree.branches.iter().zip(choices) {
+            let Some(o) = choice.and_then(|i| b.outcomes.get(i)) else {
+                writeln!(
+                    out,
+                    "  {:<28} {:<14} {:>10} (no entries)",
+                    b.name, b.dtype, 0
+                )?;
+                continue;
+            };
+            let current = b
+                .current
+                .and_then(|i| b.outcomes.get(i))
+                .map_or(String::new(), |c| format!("{} ({:.2})", c.setting, c.ratio));
+            writeln!(
+                out,
+                "  {:<28} {:<14} {:>10} {:<34} {:>7.2} {:>9.0} {:<28}",
+                b.name,
+                b.dtype,
+                human(b.raw_bytes),
+                o.setting,
+                o.ratio,
+                o.decompress_mb_per_s,
+                current
+            )?;
+            if let Some(t) = &b.boundaries {
+                writeln!(
+                    out,
+                    "  {:<28} boundaries: {} (counts {}, offsets {})",
+                    "",
+                    t.recommended,
+                    human(t.counts_bytes),
+                    human(t.offsets_bytes)
+                )?;
+            }
+            if let Some(err) = b.lossy_max_error {
+                writeln!(
+                    out,
+                    "  {:<28} reduced precision: largest relative error on the sample {err:.2e}",
+                    ""
+                )?;
+            }
+            if all {
+                for o in &b.outcomes {
+                    let entry = o
+                        .entry_read_us
+                        .map_or(String::new(), |us| format!(" {us:.2} us/entry"));
+                    writeln!(
+                        out,
+                        "      {:<36} {:>10} {:>7.2} {:>8.0} MB/s write {:>8.0} MB/s read{entry}",
+                        o.setting,
+                        human(o.stored_bytes),
+                        o.ratio,
+                        o.compress_mb_per_s,
+                        o.decompress_mb_per_s
+                    )?;
+                }
+            }
+        }
+    }
+    writeln!(out, "\nwhole file (predicted from the sample):")?;
+    writeln!(
+        out,
+        "  {:<26} {:>10} {:>7} {:>10} {:>11}",
+        "settings", "size", "ratio", "read MB/s", "write MB/s"
+    )?;
+    let row = |out: &mut dyn Write, p: &FilePoint| {
+        writeln!(
+            out,
+            "  {:<26} {:>10} {:>7.2} {:>10.0} {:>11.1}",
+            p.label,
+            human(p.stored_bytes),
+            p.ratio,
+            p.read_mb_per_s,
+            p.write_mb_per_s
+        )
+    };
+    if let Some(current) = &advice.current {
+        row(out, current)?;
+    }
+    for p in &advice.uniform {
+        row(
+            out,
+            &FilePoint {
+                label: format!("uniform {}", p.label),
+                ..p.clone()
+            },
+        )?;
+    }
+    for g in &advice.goals {
+        row(
+            out,
+            &FilePoint {
+                label: format!("--goal {}", g.predicted.label),
+                ..g.predicted.clone()
+            },
+        )?;
+    }
+    for p in &advice.external {
+        row(out, p)?;
+    }
+    let p = &chosen.predicted;
+    let versus = advice.current.as_ref().or_else(|| {
+        advice
+            .uniform
+            .iter()
+            .find(|u| u.label == Codec::DEFAULT.to_string())
+    });
+    if let Some(v) = versus {
+        writeln!(
+            out,
+            "\n--goal {goal}: {} at {:.0} MB/s, against {} at {:.0} MB/s ({}); write it with --apply OUT",
+            human(p.stored_bytes),
+            p.read_mb_per_s,
+            human(v.stored_bytes),
+            v.read_mb_per_s,
+            if advice.current.is_some() {
+                "the file's current settings".to_owned()
+            } else {
+                format!("evtc's default, {}", Codec::DEFAULT)
+            }
+        )?;
+    }
+    Ok(())
+}
