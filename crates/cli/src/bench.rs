@@ -223,11 +223,23 @@ fn print_advice(
                 )?;
             }
             if let Some(err) = b.lossy_max_error {
-                writeln!(
-                    out,
-                    "  {:<28} reduced precision: largest relative error on the sample {err:.2e}",
-                    ""
-                )?;
+                let fewest = |lossy: bool| {
+                    b.outcomes
+                        .iter()
+                        .filter(|o| o.mantissa_bits.is_some() == lossy)
+                        .min_by_key(|o| o.stored_bytes)
+                };
+                if let (Some(l), Some(e)) = (fewest(true), fewest(false)) {
+                    writeln!(
+                        out,
+                        "  {:<28} reduced precision: {} at best with {} mantissa bits, {} lossless; \
+                         largest relative error on the sample {err:.2e}",
+                        "",
+                        human(l.stored_bytes),
+                        l.mantissa_bits.unwrap_or(0),
+                        human(e.stored_bytes)
+                    )?;
+                }
             }
             if all {
                 for o in &b.outcomes {

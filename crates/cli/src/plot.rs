@@ -36,9 +36,20 @@ fn scatter(
     area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
 ) -> anyhow::Result<()> {
     let goals: Vec<FilePoint> = advice.goals.iter().map(|g| g.predicted.clone()).collect();
-    let every = advice
+    // Stored as is, the file is its uncompressed size: said in the caption, not drawn (it would
+    // squash every other point).
+    let none = Codec::NONE.to_string();
+    let uniform: Vec<&FilePoint> = advice.uniform.iter().filter(|p| p.label != none).collect();
+    let raw = advice
         .uniform
         .iter()
+        .find(|p| p.label == none)
+        .map_or(String::new(), |p| {
+            format!(" (uncompressed: {:.1} MB)", p.stored_bytes as f64 / 1e6)
+        });
+    let every = uniform
+        .iter()
+        .copied()
         .chain(&goals)
         .chain(advice.current.iter())
         .chain(&advice.external);
@@ -54,7 +65,10 @@ fn scatter(
     }
     let mut chart = ChartBuilder::on(area)
         .caption(
-            format!("{}: predicted file size against read speed", advice.input),
+            format!(
+                "{}: predicted file size against read speed{raw}",
+                advice.input
+            ),
             ("sans-serif", 20),
         )
         .margin(15)
@@ -69,7 +83,7 @@ fn scatter(
         .draw()
         .map_err(plot_error)?;
     let series: [(&str, RGBColor, Vec<&FilePoint>); 4] = [
-        ("uniform codec", BLUE, advice.uniform.iter().collect()),
+        ("uniform codec", BLUE, uniform),
         (
             "external blocks",
             RGBColor(150, 150, 150),
@@ -178,7 +192,8 @@ fn bars(
             if (y - i).abs() > 0.01 || i < 0.0 {
                 return String::new();
             }
-            names.get(i as usize).cloned().unwrap_or_default()
+            let i = names.len().checked_sub(1 + i as usize);
+            i.and_then(|i| names.get(i)).cloned().unwrap_or_default()
         })
         .x_desc("uncompressed / stored bytes, log scale")
         .draw()
@@ -189,7 +204,8 @@ fn bars(
         chart
             .draw_series(rows.iter().enumerate().map(|(i, r)| {
                 let ratio = if k == 0 { r.2 } else { r.3 };
-                let y = i as f64 - 0.4 + 0.4 * k as f64;
+                // The largest branch on top.
+                let y = (rows.len() - 1 - i) as f64 - 0.4 + 0.4 * k as f64;
                 Rectangle::new([(floor, y), (ratio, y + 0.38)], color.filled())
             }))
             .map_err(plot_error)?

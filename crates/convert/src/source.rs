@@ -27,12 +27,13 @@ pub(crate) struct ColumnInfo {
     pub(crate) counter: Option<String>,
     /// A list of lists: written as the flattened values plus a `name/sizes` branch.
     pub(crate) nested: bool,
+    /// Uncompressed bytes of the whole column, as the input's metadata tells.
+    pub(crate) raw_bytes: u64,
 }
 
 pub(crate) struct SourceTree<'a> {
     name: String,
     entries: u64,
-    raw_bytes: u64,
     columns: Vec<ColumnInfo>,
     unsupported: Vec<UnsupportedBranch>,
     kind: Kind<'a>,
@@ -178,12 +179,12 @@ impl Input {
                         dtype: dtype(c.kind),
                         counter: c.counter.clone(),
                         nested: matches!(c.kind, ColumnKind::JaggedJagged(_)),
+                        raw_bytes: c.tot_bytes,
                     })
                     .collect();
                 Ok(SourceTree {
                     name: name.rsplit_once(';').map_or(name, |(p, _)| p).to_owned(),
                     entries: tree.entries,
-                    raw_bytes: tree.columns.iter().map(|c| c.tot_bytes).sum(),
                     columns,
                     unsupported: tree.unsupported.clone(),
                     kind: Kind::Root(f, tree),
@@ -200,12 +201,12 @@ impl Input {
                         dtype: b.dtype,
                         counter: b.counter.clone(),
                         nested: false,
+                        raw_bytes: b.raw_bytes,
                     })
                     .collect();
                 Ok(SourceTree {
                     name: name.to_owned(),
                     entries: tree.entries(),
-                    raw_bytes: tree.branches().iter().map(|b| b.raw_bytes).sum(),
                     columns,
                     unsupported: Vec::new(),
                     kind: Kind::Evtc(tree),
@@ -235,7 +236,7 @@ impl<'a> SourceTree<'a> {
 
     /// Entries per chunk: about [`CHUNK_BYTES`] of values.
     pub(crate) fn chunk_entries(&self) -> u64 {
-        let per_entry = self.raw_bytes / self.entries.max(1);
+        let per_entry = self.raw_bytes() / self.entries.max(1);
         (CHUNK_BYTES / per_entry.max(1)).clamp(1, self.entries.max(1))
     }
 
@@ -291,7 +292,7 @@ impl<'a> SourceTree<'a> {
 
     /// Uncompressed bytes of the whole tree's values, as its metadata tells.
     pub(crate) fn raw_bytes(&self) -> u64 {
-        self.raw_bytes
+        self.columns.iter().map(|c| c.raw_bytes).sum()
     }
 
     /// The chunk read last: each selected column's index in [`SourceTree::columns`], whether a

@@ -111,7 +111,8 @@ impl Goal {
     /// speed, as when a file is read from the page cache; a codec's reference outcome is the codec
     /// with the preconditioner the writer would choose, the smallest, without RAC or lossy
     /// precision, or `none`'s if that stored every block as is; sizes within 0.5% of each other
-    /// count as equal, and among equals the
+    /// count as equal, and among equals a lossless outcome wins over a reduced-precision one, then
+    /// the
     /// cheapest to write wins unless a rule says otherwise; an outcome [stored as
     /// is](Outcome::stored_as_is) is never picked):
     /// - `size`: the fewest stored bytes; among equals, the fastest read.
@@ -142,10 +143,12 @@ impl Goal {
                 .map(|(i, _)| i)
         };
         let write = |o: &Outcome| 1.0 / o.compress_mb_per_s;
-        // The fewest bytes among `among`; among sizes within 0.5% of those, the least `tie`.
+        // The fewest bytes among `among`; among sizes within 0.5% of those, a lossless outcome
+        // if there is one, then the least `tie`.
         let smallest = |tie: &dyn Fn(&Outcome) -> f64, among: &dyn Fn(&Outcome) -> bool| {
             let floor = best(&|o| o.stored_bytes as f64, among) * 1.005;
-            argmin(tie, &|o| among(o) && o.stored_bytes as f64 <= floor)
+            let equal = |o: &Outcome| among(o) && o.stored_bytes as f64 <= floor;
+            argmin(tie, &|o| equal(o) && o.mantissa_bits.is_none()).or_else(|| argmin(tie, &equal))
         };
         let bytes = |o: &Outcome| o.stored_bytes as f64;
         let read = |o: &Outcome| o.read_seconds;
@@ -461,7 +464,17 @@ pub fn advise(
             names.join(", ")
         )));
     }
-    let total_raw: u64 = sources.iter().map(|s| s.raw_bytes()).sum();
+    // The bytes of the branches selected (and their counters), which the sample shares out.
+    let total_raw: u64 = sources
+        .iter_mut()
+        .map(|s| {
+            let specs = crate::branch_specs(s, &select);
+            specs
+                .iter()
+                .filter_map(|(_, column)| column.map(|c| s.columns()[c].raw_bytes))
+                .sum::<u64>()
+        })
+        .sum();
     let fraction = (options.sample_bytes as f64 / total_raw.max(1) as f64).min(1.0);
     let samples = sources
         .iter_mut()
