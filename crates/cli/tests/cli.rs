@@ -1308,7 +1308,7 @@ fn bench_advises_plots_and_applies() {
     assert!(text.contains("(root,"), "{text}");
 
     let png = dir.path().join("advice.png").display().to_string();
-    fails(&evtc(&["bench", &file, "--plot", &png]), "SVG", None);
+    fails(&evtc(&["bench", &file, "--plot", &png]), "only SVG", None);
     fails(
         &evtc(&["bench", &file, "--goal", "fast"]),
         "unknown goal",
