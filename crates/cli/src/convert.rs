@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::bail;
-use evtc_codecs::Codec;
+use evtc_codecs::{Codec, Quantization};
 use evtc_convert::{
     BoundaryChoice, BranchSettings, ConvertOptions, Glob, PreconditionChoice, convert,
 };
@@ -40,6 +40,11 @@ pub struct Args {
     /// (repeatable; f32 1-22, f64 1-51; each value moves by at most 2^-(BITS+1) of itself).
     #[arg(long = "float-precision", value_name = "GLOB=BITS", value_parser = parse_rule::<u32>)]
     float_precision: Vec<(Glob, u32)>,
+    /// Lossy: float branches matching a glob are quantized into a range with 2^BITS values, as
+    /// GLOB=MIN:MAX:BITS (repeatable; each value moves by at most half a step,
+    /// (MAX-MIN)/(2^BITS-1)/2; a value outside the range fails the conversion).
+    #[arg(long = "float-quantize", value_name = "GLOB=MIN:MAX:BITS", value_parser = parse_rule::<Quantization>)]
+    float_quantize: Vec<(Glob, Quantization)>,
     /// Entry boundaries of variable-length branches (default: counts; none with a counter, except
     /// in RAC branches, whose units then store their entries' sizes).
     #[arg(long, value_parser = ["offsets", "counts", "none"])]
@@ -140,10 +145,20 @@ fn branch_settings(args: &Args) -> Vec<(Glob, BranchSettings)> {
             },
         )
     });
+    let quantize = args.float_quantize.iter().map(|(g, q)| {
+        rule(
+            g,
+            BranchSettings {
+                quantize: Some(*q),
+                ..none
+            },
+        )
+    });
     codecs
         .chain(preconditions)
         .chain(rac)
         .chain(precision)
+        .chain(quantize)
         .collect()
 }
 

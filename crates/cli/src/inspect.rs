@@ -77,6 +77,9 @@ pub struct BranchReport {
     pub boundaries: Option<String>,
     /// Mantissa bits the values were rounded to when written (lossy), `null` if they were not.
     pub mantissa_bits: Option<u32>,
+    /// The quantization the values went through when written (lossy), as `MIN:MAX:BITS`, `null`
+    /// if they did not.
+    pub quantization: Option<String>,
     /// Whether baskets are random-access (RAC).
     pub rac: bool,
     /// Whether a shared RAC dictionary is stored.
@@ -175,6 +178,7 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
                     precondition: None,
                     boundaries: None,
                     mantissa_bits: None,
+                    quantization: None,
                     rac: false,
                     dictionary: false,
                     dictionary_bytes: 0,
@@ -263,6 +267,7 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
                 precondition: Some(precondition),
                 boundaries: Some(b.boundaries.to_string()),
                 mantissa_bits: b.mantissa_bits(),
+                quantization: b.quantization().map(|q| q.to_string()),
                 rac: b.rac,
                 dictionary: b.dictionary_len > 0,
                 dictionary_bytes: b.dictionary_len,
@@ -325,9 +330,10 @@ fn print(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
                 (true, false) => "on",
                 _ => "-",
             };
-            let dtype = match b.mantissa_bits {
-                Some(bits) => format!("{} mantissa:{bits}", b.dtype),
-                None => b.dtype.clone(),
+            let dtype = match (b.mantissa_bits, &b.quantization) {
+                (Some(bits), _) => format!("{} mantissa:{bits}", b.dtype),
+                (None, Some(q)) => format!("{} quantized:{q}", b.dtype),
+                (None, None) => b.dtype.clone(),
             };
             writeln!(
                 out,

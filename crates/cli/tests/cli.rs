@@ -1381,3 +1381,77 @@ fn float_precision_is_lossy_where_asked_and_shown() {
         Some(&dir.path().join("bad.evtc")),
     );
 }
+
+#[test]
+fn float_quantize_is_lossy_within_half_a_step_and_refuses_the_outside() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("nano.evtc").display().to_string();
+    ok(&evtc(&[
+        "generate", "--kind", "nano", "--events", "3000", &file,
+    ]));
+    let out = dir.path().join("quantized.evtc").display().to_string();
+    ok(&evtc(&[
+        "convert",
+        "--quiet",
+        &file,
+        &out,
+        "--float-quantize",
+        "Muon_eta=-3.2:3.2:10",
+    ]));
+    let report: Value =
+        serde_json::from_str(&ok(&evtc(&["inspect", "--json", &out]))).expect("JSON");
+    for b in report["trees"][0]["branches"].as_array().expect("branches") {
+        let expected = (b["name"] == "Muon_eta").then_some("-3.2:3.2:10");
+        assert_eq!(b["quantization"].as_str(), expected, "{}", b["name"]);
+    }
+    assert!(ok(&evtc(&["inspect", &out])).contains("quantized:-3.2:3.2:10"));
+    let values = |f: &str| -> Vec<f64> {
+        let rows: Value = serde_json::from_str(&ok(&evtc(&[
+            "dump",
+            f,
+            "--branches",
+            "Muon_eta",
+            "--format",
+            "json",
+        ])))
+        .expect("JSON");
+        rows.as_array()
+            .expect("rows")
+            .iter()
+            .flat_map(|r| r["Muon_eta"].as_array().cloned().unwrap_or_default())
+            .map(|v| v.as_f64().expect("number"))
+            .collect()
+    };
+    let (exact, quantized) = (values(&file), values(&out));
+    assert_eq!(exact.len(), quantized.len());
+    let half_step = 6.4 / 1023.0 / 2.0;
+    let mut grid = std::collections::BTreeSet::new();
+    for (a, b) in exact.iter().zip(&quantized) {
+        assert!((b - a).abs() <= half_step * 1.0001, "{a} -> {b}");
+        grid.insert(b.to_bits());
+    }
+    assert!(grid.len() <= 1024);
+    let bad = dir.path().join("bad.evtc");
+    fails(
+        &evtc(&[
+            "convert",
+            &file,
+            &bad.display().to_string(),
+            "--float-quantize",
+            "Muon_eta=-1:1:10",
+        ]),
+        "outside the quantization range [-1, 1]",
+        Some(&bad),
+    );
+    fails(
+        &evtc(&[
+            "convert",
+            &file,
+            &bad.display().to_string(),
+            "--float-quantize",
+            "Muon_eta=1:-1:10",
+        ]),
+        "bad quantization",
+        Some(&bad),
+    );
+}

@@ -47,6 +47,9 @@ pub enum Error {
         "unknown preconditioner {0:?}: expected none, shuffle:W, bitshuffle:W or delta:W with W in 1, 2, 4, 8"
     )]
     UnknownPrecondition(String),
+    /// A quantization whose range or bit count is not usable.
+    #[error("bad quantization {0}")]
+    BadQuantization(String),
     /// An element width other than 1, 2, 4 or 8.
     #[error("element width {0} is not 1, 2, 4 or 8")]
     BadElementWidth(u8),

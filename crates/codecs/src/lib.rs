@@ -71,7 +71,7 @@ pub use context::{Compressor, Decompressor, compress, decompress};
 pub use dict::{DecoderDictionary, EncoderDictionary, Lz4Dictionary, train_dictionary};
 pub use error::{Error, Result};
 pub use precision::{
-    round_mantissa_f32, round_mantissa_f64, round_mantissas_f32, round_mantissas_f64,
+    Quantization, round_mantissa_f32, round_mantissa_f64, round_mantissas_f32, round_mantissas_f64,
 };
 pub use precondition::{Isa, Kernel, Precondition, Width};
 pub use trial::{Measured, Setting, Trial};

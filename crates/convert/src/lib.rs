@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use evtc_codecs::{Codec, Precondition, Width};
+use evtc_codecs::{Codec, Precondition, Quantization, Width};
 use evtc_format::{
     Boundaries, BranchSpec, DataType, FileWriter, RacMode, ScalarType, WriteOptions,
 };
@@ -145,7 +145,7 @@ impl std::str::FromStr for PreconditionChoice {
 
 /// Settings of the branches a glob matches, over the file-wide ones; a field left `None` keeps
 /// the file-wide setting (or an earlier rule's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct BranchSettings {
     /// The codec.
     pub codec: Option<Codec>,
@@ -158,6 +158,9 @@ pub struct BranchSettings {
     /// Float values rounded to this many mantissa bits (lossy: see
     /// [`evtc_codecs::round_mantissa_f32`]).
     pub mantissa_bits: Option<u32>,
+    /// Float values quantized into a range (lossy: see [`Quantization`]); a value outside it
+    /// fails the conversion.
+    pub quantize: Option<Quantization>,
 }
 
 impl BranchSettings {
@@ -483,6 +486,9 @@ fn branch_specs(
             .filter(|_| is_float)
         {
             spec = spec.mantissa_bits(bits);
+        }
+        if let Some(q) = rules.clone().find_map(|s| s.quantize).filter(|_| is_float) {
+            spec = spec.quantize(q);
         }
         let width = Width::new(c.dtype.scalar().size() as u8).unwrap_or(Width::W1);
         let precondition = rules

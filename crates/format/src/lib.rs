@@ -63,7 +63,7 @@ mod writer;
 pub use error::{Error, Location, Result};
 pub use io::{LocalFile, ReadAt};
 pub use meta::{
-    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS,
+    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS, EXT_QUANTIZED,
     EXT_RAC_ENTRY_SIZES, Extension, FileMeta, ScalarType, TreeMeta, TreeSchema,
 };
 pub use reader::{

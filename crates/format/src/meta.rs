@@ -171,6 +171,11 @@ pub const EXT_RAC_ENTRY_SIZES: &str = "rac-entry-sizes";
 /// writer's user); its value is one byte, the mantissa bits kept (docs/format.md 4.2).
 pub const EXT_MANTISSA_BITS: &str = "mantissa-bits";
 
+/// Key of the optional branch extension that records, since version 1.3, that a float branch's
+/// values were quantized into a range before they were written (lossy, asked for by the writer's
+/// user); its value is the range's ends as two f64 and the bits as one byte (docs/format.md 4.2).
+pub const EXT_QUANTIZED: &str = "quantized";
+
 /// An addition of a later minor version (docs/format.md 4.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Extension {
@@ -242,6 +247,25 @@ impl BranchMeta {
             .find(|e| e.key == EXT_MANTISSA_BITS)
             .and_then(|e| e.value.first())
             .map(|&b| u32::from(b))
+    }
+
+    /// The quantization this float branch's values went through before writing
+    /// ([`EXT_QUANTIZED`]), if they did (and the record is well formed).
+    pub fn quantization(&self) -> Option<evtc_codecs::Quantization> {
+        let v = &self
+            .extensions
+            .iter()
+            .find(|e| e.key == EXT_QUANTIZED)?
+            .value;
+        let (min, rest) = v.split_first_chunk::<8>()?;
+        let (max, rest) = rest.split_first_chunk::<8>()?;
+        let [bits] = rest else { return None };
+        evtc_codecs::Quantization::new(
+            f64::from_le_bytes(*min),
+            f64::from_le_bytes(*max),
+            u32::from(*bits),
+        )
+        .ok()
     }
 }
 

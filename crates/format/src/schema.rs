@@ -23,6 +23,7 @@ pub struct BranchSpec {
     pub(crate) precondition: Option<Precondition>,
     pub(crate) rac: Option<RacMode>,
     pub(crate) mantissa_bits: Option<u32>,
+    pub(crate) quantize: Option<evtc_codecs::Quantization>,
 }
 
 impl BranchSpec {
@@ -37,6 +38,7 @@ impl BranchSpec {
             precondition: None,
             rac: None,
             mantissa_bits: None,
+            quantize: None,
         }
     }
 
@@ -98,6 +100,18 @@ impl BranchSpec {
     /// (1-51) values.
     pub fn mantissa_bits(mut self, bits: u32) -> BranchSpec {
         self.mantissa_bits = Some(bits);
+        self
+    }
+
+    /// Lossy: quantizes this float branch's values into `quantization`'s range before compressing
+    /// them (each moves by at most [`Quantization::max_error`]; a value outside the range is a
+    /// fill error naming the entry). Readers get floats back; the branch records it
+    /// (docs/format.md 4.2, `quantized`). Only for `f32` and `f64` values, and not together with
+    /// [`BranchSpec::mantissa_bits`].
+    ///
+    /// [`Quantization::max_error`]: evtc_codecs::Quantization::max_error
+    pub fn quantize(mut self, quantization: evtc_codecs::Quantization) -> BranchSpec {
+        self.quantize = Some(quantization);
         self
     }
 

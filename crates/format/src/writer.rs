@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 
 use evtc_codecs::{
-    Algorithm, BlockEncoder, Codec, EncoderDictionary, Precondition, Setting, Trial,
+    Algorithm, BlockEncoder, Codec, EncoderDictionary, Precondition, Quantization, Setting, Trial,
     round_mantissa_f32, round_mantissa_f64,
 };
 use evtc_rac::{EncodeDictionary, RacEncoder, RacOptions};
@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::meta::{
-    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS,
+    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS, EXT_QUANTIZED,
     EXT_RAC_ENTRY_SIZES, Extension, FileMeta, ScalarType, TreeMeta, TreeSchema,
 };
 use crate::output::Output;
@@ -312,6 +312,16 @@ struct BranchState {
     /// The preconditioner was left to the writer and the values are numbers: the first basket
     /// decides among the preconditioners that fit its width ([`Precondition::candidates`]).
     auto_precondition: bool,
+    /// The lossy reduction of a float branch's values, applied as they are filled.
+    reduction: Option<Reduction>,
+}
+
+/// A lossy reduction of float values the writer's user asked for ([`BranchSpec::mantissa_bits`],
+/// [`BranchSpec::quantize`]).
+#[derive(Debug, Clone, Copy)]
+enum Reduction {
+    Mantissa(u32),
+    Quantize(Quantization),
 }
 
 /// Bytes of a branch's first basket on which the writer tries the preconditioners (without RAC;
@@ -360,26 +370,53 @@ struct WriterDictionary {
 }
 
 impl BranchState {
-    /// Rounds a basket's float values to the branch's mantissa bits, if it has them.
-    fn round_mantissas(&self, values: &mut [u8]) {
-        let Some(bits) = self.meta.mantissa_bits() else {
-            return;
-        };
-        match self.meta.dtype.scalar() {
+    /// Applies the branch's lossy reduction to its values filled from byte `start` on. A value
+    /// outside the quantization range (or NaN) removes the values filled from `start` and gives
+    /// its index among them and the value.
+    fn reduce_from(&mut self, start: usize) -> Option<(usize, f64)> {
+        let reduction = self.reduction?;
+        let float = self.meta.dtype.scalar();
+        let values = &mut self.values[start..];
+        let mut outside = None;
+        match float {
             ScalarType::F32 => {
-                for v in values.chunks_exact_mut(4) {
+                for (i, v) in values.chunks_exact_mut(4).enumerate() {
                     let x = f32::from_le_bytes([v[0], v[1], v[2], v[3]]);
-                    v.copy_from_slice(&round_mantissa_f32(x, bits).to_le_bytes());
+                    let y = match reduction {
+                        Reduction::Mantissa(bits) => round_mantissa_f32(x, bits),
+                        Reduction::Quantize(q) => match q.apply_f32(x) {
+                            Some(y) => y,
+                            None => {
+                                outside = Some((i, f64::from(x)));
+                                break;
+                            }
+                        },
+                    };
+                    v.copy_from_slice(&y.to_le_bytes());
                 }
             }
             ScalarType::F64 => {
-                for v in values.chunks_exact_mut(8) {
+                for (i, v) in values.chunks_exact_mut(8).enumerate() {
                     let x = f64::from_le_bytes(v.try_into().unwrap_or([0; 8]));
-                    v.copy_from_slice(&round_mantissa_f64(x, bits).to_le_bytes());
+                    let y = match reduction {
+                        Reduction::Mantissa(bits) => round_mantissa_f64(x, bits),
+                        Reduction::Quantize(q) => match q.apply_f64(x) {
+                            Some(y) => y,
+                            None => {
+                                outside = Some((i, x));
+                                break;
+                            }
+                        },
+                    };
+                    v.copy_from_slice(&y.to_le_bytes());
                 }
             }
             _ => {}
         }
+        if outside.is_some() {
+            self.values.truncate(start);
+        }
+        outside
     }
 
     fn value_size(&self) -> usize {
@@ -538,25 +575,51 @@ fn build_branches(
         }
         let scalar = spec.dtype.scalar();
         let mut extensions = Vec::new();
-        if let Some(bits) = spec.mantissa_bits {
-            let full = match scalar {
-                ScalarType::F32 => 23,
-                ScalarType::F64 => 52,
-                _ => 0,
-            };
-            if !(1..full).contains(&bits) || matches!(spec.dtype, DataType::Bytes | DataType::Utf8)
-            {
+        let float = matches!(scalar, ScalarType::F32 | ScalarType::F64)
+            && !matches!(spec.dtype, DataType::Bytes | DataType::Utf8);
+        let reduction = match (spec.mantissa_bits, spec.quantize) {
+            (Some(_), Some(_)) => {
                 return Err(invalid(format!(
-                    "branch {:?}: {bits} mantissa bits asked for {} values (f32 keeps 1-22, f64 1-51)",
-                    spec.name, spec.dtype
+                    "branch {:?}: mantissa bits and quantization do not go together",
+                    spec.name
                 )));
             }
-            extensions.push(Extension {
-                key: EXT_MANTISSA_BITS.into(),
-                required: false,
-                value: vec![bits as u8],
-            });
-        }
+            (Some(bits), None) => {
+                let full = if scalar == ScalarType::F32 { 23 } else { 52 };
+                if !float || !(1..full).contains(&bits) {
+                    return Err(invalid(format!(
+                        "branch {:?}: {bits} mantissa bits asked for {} values (f32 keeps 1-22, f64 1-51)",
+                        spec.name, spec.dtype
+                    )));
+                }
+                extensions.push(Extension {
+                    key: EXT_MANTISSA_BITS.into(),
+                    required: false,
+                    value: vec![bits as u8],
+                });
+                Some(Reduction::Mantissa(bits))
+            }
+            (None, Some(q)) => {
+                if !float {
+                    return Err(invalid(format!(
+                        "branch {:?}: quantization asked for {} values (f32 and f64 only)",
+                        spec.name, spec.dtype
+                    )));
+                }
+                extensions.push(Extension {
+                    key: EXT_QUANTIZED.into(),
+                    required: false,
+                    value: [
+                        &q.min().to_le_bytes()[..],
+                        &q.max().to_le_bytes(),
+                        &[q.bits() as u8],
+                    ]
+                    .concat(),
+                });
+                Some(Reduction::Quantize(q))
+            }
+            (None, None) => None,
+        };
         let precondition = spec.precondition.unwrap_or(match spec.dtype {
             DataType::Bytes | DataType::Utf8 => Precondition::None,
             _ => auto_precondition(scalar),
@@ -608,6 +671,7 @@ fn build_branches(
             auto_precondition: spec.precondition.is_none()
                 && !matches!(spec.dtype, DataType::Bytes | DataType::Utf8),
             dictionary: None,
+            reduction,
         });
     }
     Ok(states)
@@ -800,6 +864,21 @@ impl<'f> TreeWriter<'f> {
             })
     }
 
+    /// The error for a value outside the branch's quantization range.
+    fn outside_range(&self, branch: usize, entry: u64, value: f64) -> Error {
+        let range = self.branches.get(branch).and_then(|b| match b.reduction {
+            Some(Reduction::Quantize(q)) => Some(format!("[{}, {}]", q.min(), q.max())),
+            _ => None,
+        });
+        self.fill_error(
+            branch,
+            format!(
+                "value {value} of entry {entry} is outside the quantization range {}",
+                range.unwrap_or_default()
+            ),
+        )
+    }
+
     /// Committed entries so far.
     pub fn entries(&self) -> u64 {
         self.entries
@@ -914,7 +993,12 @@ impl<'f> TreeWriter<'f> {
                 ),
             ));
         }
+        let start = state.values.len();
         T::extend_bytes(values, &mut state.values);
+        if let Some((i, x)) = state.reduce_from(start) {
+            let entry = state.first_entry + state.buffered + (i / len) as u64;
+            return Err(self.outside_range(branch, entry, x));
+        }
         state.buffered += (values.len() / len) as u64;
         Ok(())
     }
@@ -960,6 +1044,19 @@ impl<'f> TreeWriter<'f> {
                 }
                 at = end;
             }
+        }
+        if let Some((i, x)) = state.reduce_from(start) {
+            // The entry holding value `i`.
+            let (mut entry, mut end) = (state.first_entry + state.buffered, 0u64);
+            for &c in counts {
+                end += u64::from(c);
+                if i as u64 >= end {
+                    entry += 1;
+                } else {
+                    break;
+                }
+            }
+            return Err(self.outside_range(branch, entry, x));
         }
         state.counts.extend_from_slice(counts);
         state.buffered += counts.len() as u64;
@@ -1180,8 +1277,7 @@ impl<'f> TreeWriter<'f> {
     fn seal(&mut self, b: usize, k: usize) {
         let state = &mut self.branches[b];
         let first_entry = state.first_entry;
-        let (mut values, counts, elements) = state.take_front(k);
-        state.round_mantissas(&mut values);
+        let (values, counts, elements) = state.take_front(k);
         state.first_entry += k as u64;
         state.buffered -= k as u64;
         self.pending_raw += values.len() + 4 * counts.len();

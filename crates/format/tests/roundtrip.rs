@@ -900,3 +900,86 @@ fn mantissa_bits_round_float_branches_and_are_recorded() {
         assert!(e.to_string().contains(needle), "{e}");
     }
 }
+
+/// Quantization: values come back on the range's grid within half a step, the branch records the
+/// range and bits, and a value outside the range is refused naming its entry, leaving the branch
+/// as it was.
+#[test]
+fn quantized_branches_stay_within_half_a_step_and_refuse_the_outside() {
+    use evtc_codecs::Quantization;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("quantized.evtc");
+    let q: Quantization = "-3.2:3.2:12".parse().unwrap();
+    let eta: Vec<f32> = (0..40_000)
+        .map(|i| -3.0 + (i as f32) * 0.000_149_7)
+        .collect();
+    let counts: Vec<u32> = (0..40_000).map(|i| i % 4).collect();
+    let phi: Vec<f64> = (0..u64::from(counts.iter().sum::<u32>()))
+        .map(|i| (i as f64 * 0.37).sin() * 3.1)
+        .collect();
+    let mut file = FileWriter::create(&path, WriteOptions::default()).unwrap();
+    let specs = vec![
+        BranchSpec::scalar("eta", ScalarType::F32).quantize(q),
+        BranchSpec::jagged("phi", ScalarType::F64).quantize(q),
+    ];
+    let mut tree = file.tree("T", specs).unwrap();
+    tree.fill_column(0, &eta).unwrap();
+    tree.fill_jagged(1, &counts, &phi).unwrap();
+    tree.commit().unwrap();
+    // Entry 40,002 of eta holds 3.5, outside the range; entry 40,001 of phi holds NaN.
+    let e = tree
+        .fill_column(0, &[0.5f32, 1.0, 3.5])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("entry 40002") && e.contains("outside the quantization range [-3.2, 3.2]"),
+        "{e}"
+    );
+    let e = tree
+        .fill_jagged(1, &[1, 2], &[0.5f64, f64::NAN, 1.0])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("entry 40001") && e.contains("NaN"), "{e}");
+    tree.finish().unwrap();
+    file.finish().unwrap();
+
+    let file = FileReader::open(&path).unwrap();
+    let tree = file.tree("T").unwrap();
+    assert_eq!(tree.entries(), 40_000);
+    let got = tree.branch("eta").unwrap().read::<f32>().unwrap();
+    let mut grid = std::collections::BTreeSet::new();
+    for (a, b) in eta.iter().zip(&got) {
+        let ulp = f64::from(f32::EPSILON) * f64::from(b.abs());
+        assert!(
+            (f64::from(*b) - f64::from(*a)).abs() <= q.max_error() + ulp,
+            "{a} -> {b}"
+        );
+        grid.insert(b.to_bits());
+    }
+    assert!(grid.len() <= 4096);
+    let got = tree.branch("phi").unwrap().read_jagged::<f64>().unwrap();
+    for (a, b) in phi.iter().zip(&got.values) {
+        assert!((b - a).abs() <= q.max_error() * (1.0 + 1e-12), "{a} -> {b}");
+    }
+    for name in ["eta", "phi"] {
+        assert_eq!(tree.branch(name).unwrap().meta().quantization(), Some(q));
+    }
+    let mut file =
+        FileWriter::create(dir.path().join("bad.evtc"), WriteOptions::default()).unwrap();
+    let both = BranchSpec::scalar("x", ScalarType::F32)
+        .quantize(q)
+        .mantissa_bits(8);
+    let e = file
+        .tree("T", vec![both])
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("do not go together"), "{e}");
+    let int = BranchSpec::scalar("n", ScalarType::U16).quantize(q);
+    let e = file
+        .tree("T", vec![int])
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("quantization asked for u16"), "{e}");
+}

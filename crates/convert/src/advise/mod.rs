@@ -416,6 +416,7 @@ impl Advice {
                         rac: Some(if o.rac { RacMode::On } else { RacMode::Off }),
                         boundaries,
                         mantissa_bits: o.mantissa_bits,
+                        quantize: None,
                     },
                 ));
             }
