@@ -61,8 +61,8 @@ pub struct Args {
     /// Print the advice as JSON.
     #[arg(long)]
     json: bool,
-    /// Draw file size against read speed, and per-branch ratios, into an SVG file.
-    #[arg(long, value_name = "OUT.svg")]
+    /// Draw file size against read speed, and per-branch ratios, into an SVG or PNG file.
+    #[arg(long, value_name = "OUT.svg|OUT.png")]
     plot: Option<PathBuf>,
     /// Convert the file with the goal's recommended settings into OUT.
     #[arg(long, value_name = "OUT")]
@@ -77,9 +77,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("input {} does not exist", args.file.display());
     }
     if let Some(plot) = &args.plot {
-        if plot.extension().and_then(|e| e.to_str()) != Some("svg") {
+        if !matches!(
+            plot.extension().and_then(|e| e.to_str()),
+            Some("svg" | "png")
+        ) {
             bail!(
-                "--plot {}: only SVG plots are drawn; name the file OUT.svg",
+                "--plot {}: plots are drawn as .svg or .png files",
                 plot.display()
             );
         }

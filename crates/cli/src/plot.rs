@@ -1,4 +1,6 @@
-//! `evtc bench --plot OUT.svg`: the studies' two pictures of a file, drawn with `plotters`.
+//! `evtc bench --plot OUT.svg|OUT.png`: the studies' two pictures of a file, drawn with
+//! `plotters` as SVG; a PNG is that SVG rasterised by `resvg` at twice its size, its text drawn
+//! with the system's fonts.
 //!
 //! Top: predicted file size against read (decompression) speed, one point per uniform codec, the
 //! file's current settings, each goal's recommendation and the external baseline. Bottom: the
@@ -15,14 +17,68 @@ use plotters::prelude::*;
 /// Branches in the ratio panel, largest first.
 const BARS: usize = 24;
 
+/// The picture's size in SVG pixels.
+const SIZE: (u32, u32) = (1100, 1120);
+
+/// Draws the advice into `path`, an SVG or (by its extension) a PNG file.
 pub fn draw(advice: &Advice, goal: Goal, path: &Path) -> anyhow::Result<()> {
-    let root = SVGBackend::new(path, (1100, 1120)).into_drawing_area();
-    root.fill(&WHITE).map_err(plot_error)?;
-    let (top, bottom) = root.split_vertically(540);
-    scatter(advice, goal, &top)?;
-    bars(advice, goal, &bottom)?;
-    root.present().map_err(plot_error)?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        let (top, bottom) = root.split_vertically(540);
+        scatter(advice, goal, &top)?;
+        bars(advice, goal, &bottom)?;
+        root.present().map_err(plot_error)?;
+    }
+    let bytes = match path.extension().and_then(|e| e.to_str()) {
+        Some("png") => png(&svg)?,
+        _ => svg.into_bytes(),
+    };
+    std::fs::write(path, bytes)?;
     Ok(())
+}
+
+/// The SVG rasterised at twice its size (for slides), with the system's fonts.
+fn png(svg: &str) -> anyhow::Result<Vec<u8>> {
+    use resvg::{tiny_skia, usvg};
+    let mut options = usvg::Options::default();
+    let fonts = options.fontdb_mut();
+    fonts.load_system_fonts();
+    // The plot asks for `sans-serif`: the first sans-serif family installed (fontdb's default
+    // is Arial, which Linux systems rarely have), else any family.
+    let families: Vec<String> = fonts
+        .faces()
+        .flat_map(|f| f.families.iter().map(|(name, _)| name.clone()))
+        .collect();
+    let sans = families
+        .iter()
+        .find(|f| f.contains("Sans") && !f.contains("Mono"))
+        .or(families.first())
+        .cloned()
+        .ok_or_else(|| {
+            anyhow!(
+                "a PNG plot draws its text with the system's fonts, and this system has none: \
+                 draw an .svg instead"
+            )
+        })?;
+    fonts.set_sans_serif_family(sans);
+    let tree = usvg::Tree::from_str(svg, &options).map_err(plot_error)?;
+    let scale = 2.0;
+    let size = tree.size();
+    let (w, h) = (
+        (size.width() * scale).ceil() as u32,
+        (size.height() * scale).ceil() as u32,
+    );
+    let mut pixmap =
+        tiny_skia::Pixmap::new(w, h).ok_or_else(|| anyhow!("cannot draw a {w}x{h} picture"))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    pixmap.encode_png().map_err(plot_error)
 }
 
 fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {

@@ -1307,8 +1307,33 @@ fn bench_advises_plots_and_applies() {
     ]));
     assert!(text.contains("(root,"), "{text}");
 
-    let png = dir.path().join("advice.png").display().to_string();
-    fails(&evtc(&["bench", &file, "--plot", &png]), "only SVG", None);
+    // A PNG is the SVG rasterised, its text in the system's fonts: a picture where fonts are
+    // installed, a clear error where none are.
+    let png = dir.path().join("advice.png");
+    let out = evtc(&[
+        "bench",
+        &file,
+        "--quiet",
+        "--codecs",
+        "lz4",
+        "--no-rac",
+        "--sample",
+        "256KiB",
+        "--plot",
+        &png.display().to_string(),
+    ]);
+    if out.status.success() {
+        let bytes = std::fs::read(&png).expect("png");
+        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+    } else {
+        fails(&out, "system's fonts", None);
+    }
+    let pdf = dir.path().join("advice.pdf").display().to_string();
+    fails(
+        &evtc(&["bench", &file, "--plot", &pdf]),
+        ".svg or .png",
+        None,
+    );
     fails(
         &evtc(&["bench", &file, "--goal", "fast"]),
         "unknown goal",
