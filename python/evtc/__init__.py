@@ -10,6 +10,7 @@
 - :func:`iterate` and :func:`concatenate` read a tree of several files, as uproot's.
 - :func:`recreate` writes files (``file["Events"] = {...}``, ``file["Events"].extend({...})``).
 - :func:`convert` converts ROOT or evtc files into evtc files, as ``evtc convert`` does.
+- :func:`advise` benches a file's branches and recommends settings, as ``evtc bench`` does.
 - :func:`dask` builds a lazy ``dask_awkward.Array`` over many files with column projection.
 
 Errors are :class:`evtc.Error` subclasses carrying the Rust library's located message.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from . import _lib
 from ._dask import dask
+from .advising import advise
 from .converting import convert
 from .errors import (
     CorruptFileError,
@@ -62,6 +64,7 @@ __all__ = [
     "UnsupportedError",
     "WritableFile",
     "WritableTree",
+    "advise",
     "branch_reads",
     "concatenate",
     "convert",

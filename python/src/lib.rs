@@ -1,12 +1,13 @@
 //! `evtc._lib`: the native module under the `evtc` Python package.
 //!
 //! A thin layer over the library crates: [`Reader`] over `evtc-format`'s `FileReader` and
-//! `evtc-root`'s `RootFile`, [`Writer`] over `evtc-format`'s `FileWriter`, and `convert` over
-//! `evtc-convert`. Decoded buffers become NumPy arrays without a copy (`PyArray1::from_vec` keeps
+//! `evtc-root`'s `RootFile`, [`Writer`] over `evtc-format`'s `FileWriter`, and `convert` and
+//! `advise` over `evtc-convert`. Decoded buffers become NumPy arrays without a copy (`PyArray1::from_vec` keeps
 //! the Rust allocation); the GIL is released while baskets are read and decoded. The friendly
 //! API, argument checking and docstrings are in the pure-Python package (`python/evtc/`).
 #![allow(clippy::useless_conversion)] // pyo3's generated code for `PyResult` returns
 
+mod advise;
 mod arrow;
 mod errors;
 mod read;
@@ -21,6 +22,7 @@ fn _lib(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::Reader>()?;
     m.add_class::<write::Writer>()?;
     m.add_function(wrap_pyfunction!(write::convert, m)?)?;
+    m.add_function(wrap_pyfunction!(advise::advise, m)?)?;
     m.add_function(wrap_pyfunction!(read::branch_reads, m)?)?;
     m.add_function(wrap_pyfunction!(read::reset_branch_reads, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -32,7 +32,7 @@ fn scalar_type(name: &str) -> PyResult<ScalarType> {
     })
 }
 
-fn codec(spec: &str) -> PyResult<Codec> {
+pub(crate) fn codec(spec: &str) -> PyResult<Codec> {
     spec.parse::<Codec>()
         .map_err(|e| errors::value(format!("codec {spec:?}: {e}")))
 }
@@ -42,7 +42,7 @@ fn rac_mode(spec: &str) -> PyResult<RacMode> {
         .map_err(|e| errors::value(format!("rac {spec:?}: {e}")))
 }
 
-fn glob(pattern: &str) -> PyResult<Glob> {
+pub(crate) fn glob(pattern: &str) -> PyResult<Glob> {
     pattern
         .parse::<Glob>()
         .map_err(|e| errors::value(format!("branch pattern {pattern:?}: {e}")))
