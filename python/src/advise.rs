@@ -56,7 +56,11 @@ pub(crate) fn advise(
                         write: evtc_format::WriteOptions::default().threads(options.threads),
                         ..ConvertOptions::default()
                     };
-                    Some(advice.apply(goal, &path, out, &base, &mut |_| {})?.output_bytes)
+                    Some(
+                        advice
+                            .apply(goal, &path, out, &base, &mut |_| {})?
+                            .output_bytes,
+                    )
                 }
                 None => None,
             };
