@@ -82,7 +82,7 @@ impl Quantization {
     /// # Errors
     /// [`Error::BadQuantization`] unless `min < max`, both finite, and `bits` is 1-32.
     pub fn new(min: f64, max: f64, bits: u32) -> Result<Quantization> {
-        if !(min.is_finite() && max.is_finite() && min < max) || !(1..=32).contains(&bits) {
+        if !(min.is_finite() && max.is_finite() && min < max && (1..=32).contains(&bits)) {
             return Err(Error::BadQuantization(format!(
                 "[{min}, {max}] with {bits} bits: the range must be finite and not empty, the bits 1-32"
             )));
