@@ -217,7 +217,7 @@ fn bars(
             rows.push((b.name.clone(), b.raw_bytes, o.ratio, base));
         }
     }
-    rows.sort_by(|a, b| b.1.cmp(&a.1));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.1));
     rows.truncate(BARS);
     if rows.is_empty() {
         return Ok(());

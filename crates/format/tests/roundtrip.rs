@@ -896,7 +896,7 @@ fn mantissa_bits_round_float_branches_and_are_recorded() {
     ] {
         let mut file =
             FileWriter::create(dir.path().join("bad.evtc"), WriteOptions::default()).unwrap();
-        let e = file.tree("T", vec![spec]).err().expect("refused");
+        let e = file.tree("T", vec![spec]).expect_err("refused");
         assert!(e.to_string().contains(needle), "{e}");
     }
 }
@@ -969,17 +969,9 @@ fn quantized_branches_stay_within_half_a_step_and_refuse_the_outside() {
     let both = BranchSpec::scalar("x", ScalarType::F32)
         .quantize(q)
         .mantissa_bits(8);
-    let e = file
-        .tree("T", vec![both])
-        .err()
-        .expect("refused")
-        .to_string();
+    let e = file.tree("T", vec![both]).expect_err("refused").to_string();
     assert!(e.contains("do not go together"), "{e}");
     let int = BranchSpec::scalar("n", ScalarType::U16).quantize(q);
-    let e = file
-        .tree("T", vec![int])
-        .err()
-        .expect("refused")
-        .to_string();
+    let e = file.tree("T", vec![int]).expect_err("refused").to_string();
     assert!(e.contains("quantization asked for u16"), "{e}");
 }

@@ -9,7 +9,7 @@ use evtc_codecs::{
 use evtc_format::{COUNT_PRECONDITION, ScalarType};
 use evtc_rac::{DecodeDictionary, RacDecoder, RacOptions, SeekTable};
 
-use super::sample::BranchSample;
+use super::sample::{BranchSample, Reduced};
 use crate::{Error, Result};
 
 /// What one setting measured on one branch's sample (sizes and times of the sample itself).
@@ -213,7 +213,7 @@ pub(super) fn mantissa_bits_for(tolerance: f64, t: ScalarType) -> Option<u32> {
 
 /// The sample's floats rounded to `bits` mantissa bits, and the largest relative error that
 /// made (values that are not normal numbers stay as they are).
-pub(super) fn rounded(sample: &BranchSample, bits: u32) -> (Vec<u8>, f64) {
+pub(super) fn rounded(sample: &BranchSample, bits: u32) -> Reduced {
     let mut out = sample.values.clone();
     let mut worst = 0.0f64;
     match sample.dtype.scalar() {
@@ -239,7 +239,11 @@ pub(super) fn rounded(sample: &BranchSample, bits: u32) -> (Vec<u8>, f64) {
         }
         _ => {}
     }
-    (out, worst)
+    Reduced {
+        bits,
+        values: out,
+        max_error: worst,
+    }
 }
 
 /// The preconditioner among `trialled` (whole-basket trials of one codec) that stored the

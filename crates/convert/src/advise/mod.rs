@@ -477,10 +477,13 @@ pub fn advise(
         })
         .sum();
     let fraction = (options.sample_bytes as f64 / total_raw.max(1) as f64).min(1.0);
-    let samples = sources
+    let mut samples = sources
         .iter_mut()
         .map(|s| sample::sample_tree(s, &select, fraction))
         .collect::<Result<Vec<_>>>()?;
+    for b in samples.iter_mut().flat_map(|t| &mut t.branches) {
+        b.reduced = tolerance_bits(b, options).map(|bits| measure::rounded(b, bits));
+    }
     let current = current_settings(&file, &samples);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.max(1))
@@ -587,7 +590,8 @@ fn current_settings(file: &Input, samples: &[TreeSample]) -> Vec<Vec<Option<(Set
 #[derive(Debug, Clone, Copy)]
 enum Task {
     Whole(Setting),
-    Lossy(Setting, u32),
+    /// On the values at reduced precision.
+    Lossy(Setting),
     Rac(Setting),
 }
 
@@ -631,22 +635,26 @@ fn run_trials(
                 settings.push(setting);
             }
         }
-        let bits = tolerance_bits(b, options);
         for s in settings {
             first.push((t, i, Task::Whole(s)));
-            if let Some(bits) = bits.filter(|_| s.codec != Codec::NONE) {
-                first.push((t, i, Task::Lossy(s, bits)));
+            if b.reduced.is_some() && s.codec != Codec::NONE {
+                first.push((t, i, Task::Lossy(s)));
             }
         }
     }
+    // The RAC trials (each codec with its smallest preconditioner) are known after the others:
+    // until then the total counts one per codec and branch.
     let rac_codecs = if options.rac {
         options.codecs.iter().filter(|c| **c != Codec::NONE).count()
     } else {
         0
     };
-    let total = first.len() + branches.len() * (rac_codecs + 1);
+    let total = AtomicUsize::new(first.len() + branches.len() * rac_codecs);
     let done = AtomicUsize::new(0);
-    let tick = || progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+    let tick = || {
+        let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+        progress(done, total.load(Ordering::Relaxed).max(done));
+    };
     let mut out: Vec<Vec<Vec<Trialled>>> = samples
         .iter()
         .map(|t| vec![Vec::new(); t.branches.len()])
@@ -654,7 +662,7 @@ fn run_trials(
     let run = |tasks: &mut Vec<(usize, usize, Task)>| -> Result<Vec<(usize, usize, Trialled)>> {
         tasks.sort_by_key(|&(t, i, task)| {
             let s = match task {
-                Task::Whole(s) | Task::Lossy(s, _) | Task::Rac(s) => s,
+                Task::Whole(s) | Task::Lossy(s) | Task::Rac(s) => s,
             };
             std::cmp::Reverse(u64::from(cost(s)) * samples[t].branches[i].values.len() as u64)
         });
@@ -667,18 +675,18 @@ fn run_trials(
                         measure::whole_baskets(trial, b, s, options.basket_bytes, &b.values, None)
                             .map(Some)
                     }
-                    Task::Lossy(s, bits) => {
-                        let (values, _) = measure::rounded(b, bits);
-                        measure::whole_baskets(
+                    Task::Lossy(s) => match &b.reduced {
+                        Some(r) => measure::whole_baskets(
                             trial,
                             b,
                             s,
                             options.basket_bytes,
-                            &values,
-                            Some(bits),
+                            &r.values,
+                            Some(r.bits),
                         )
-                        .map(Some)
-                    }
+                        .map(Some),
+                        None => Ok(None),
+                    },
                     Task::Rac(s) => measure::rac(b, s, options.rac_unit_bytes),
                 };
                 tick();
@@ -706,8 +714,8 @@ fn run_trials(
                 second.push((t, i, Task::Rac(setting)));
             }
         }
-        tick();
     }
+    total.store(first.len() + second.len(), Ordering::Relaxed);
     for (t, i, r) in run(&mut second)? {
         out[t][i].push(r);
     }
@@ -788,7 +796,7 @@ fn branch_advice(
     } else {
         None
     };
-    let lossy_max_error = tolerance_bits(b, options).map(|bits| measure::rounded(b, bits).1);
+    let lossy_max_error = b.reduced.as_ref().map(|r| r.max_error);
     Ok(BranchAdvice {
         name: b.name.clone(),
         dtype: b.dtype.to_string(),

@@ -23,6 +23,19 @@ pub(super) struct BranchSample {
     pub(super) counts: Vec<u32>,
     /// Entries sampled.
     pub(super) entries: u64,
+    /// The values at reduced precision, where a float tolerance was stated for the branch.
+    pub(super) reduced: Option<Reduced>,
+}
+
+/// A branch sample's floats rounded to fewer mantissa bits.
+#[derive(Debug)]
+pub(super) struct Reduced {
+    /// Mantissa bits kept.
+    pub(super) bits: u32,
+    /// The rounded values' bytes.
+    pub(super) values: Vec<u8>,
+    /// The largest relative error the rounding made on the sample.
+    pub(super) max_error: f64,
 }
 
 impl BranchSample {
@@ -96,6 +109,7 @@ pub(super) fn sample_tree(
                     values: Vec::new(),
                     counts: Vec::new(),
                     entries: 0,
+                    reduced: None,
                 });
             }
             append(&mut branches[slot], nested, data);
