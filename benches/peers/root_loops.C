@@ -9,7 +9,10 @@
 #include "TBranch.h"
 #include "TFile.h"
 #include "TTree.h"
+#include <ROOT/RField.hxx>
+#include <ROOT/RNTupleImporter.hxx>
 #include <ROOT/RNTupleReader.hxx>
+#include <ROOT/RNTupleWriteOptions.hxx>
 
 static double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -71,4 +74,24 @@ void evtc_write_floats(const char* raw, const char* out, int setting, int per_en
     fclose(in);
     t.Write();
     f.Close();
+}
+
+// Marks every float field below `field` (vector items included) as truncated to `bits` bits
+// (RNTuple's Real32Trunc: sign, 8 exponent bits and bits - 9 mantissa bits, rounded towards 0);
+// 0 bits leaves them as they are.
+static void evtc_truncate(ROOT::RFieldBase& field, int bits) {
+    auto* real = dynamic_cast<ROOT::RRealField<float>*>(&field);
+    if (real && bits > 0) real->SetTruncated(bits);
+    for (auto* sub : field.GetMutableSubfields()) evtc_truncate(*sub, bits);
+}
+
+// The tree `Events` of `in` as an RNTuple in `out` (zstd:5) whose float fields are truncated.
+void evtc_import_truncated(const char* in, const char* out, int bits) {
+    auto importer = ROOT::Experimental::RNTupleImporter::Create(in, "Events", out);
+    ROOT::RNTupleWriteOptions options;
+    options.SetCompression(505);
+    importer->SetWriteOptions(options);
+    importer->SetIsQuiet(true);
+    importer->SetFieldModifier([bits](ROOT::RFieldBase& field) { evtc_truncate(field, bits); });
+    importer->Import();
 }

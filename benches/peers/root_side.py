@@ -2,6 +2,10 @@
 """ROOT 6.40's side of `cargo bench --bench peers` (see benches/peers.rs); prints JSON.
 
   root_side.py rntuple TTREE_FILE OUT     write the tree as an RNTuple (RDataFrame Snapshot, zstd:5)
+  root_side.py rntuple-trunc TTREE_FILE OUT BITS
+                                          the same through RNTupleImporter, every float field
+                                          Real32Trunc(BITS) (BITS - 9 mantissa bits kept; 0:
+                                          none, the same importer losslessly)
   root_side.py fromraw RAW OUT SETTING N   write little-endian floats, N per entry, as a TTree
                                           with one array branch x[N]/F (the RAC study's trees)
   root_side.py time [--repeat N] FILE...  time the TTree loop (or RNTuple loop for files whose
@@ -42,6 +46,10 @@ def main():
         options.fCompressionAlgorithm = ROOT.RCompressionSetting.EAlgorithm.kZSTD
         options.fCompressionLevel = 5
         ROOT.RDataFrame("Events", sys.argv[2]).Snapshot("Events", sys.argv[3], "", options)
+        return
+    if sys.argv[1] == "rntuple-trunc":
+        load()
+        ROOT.evtc_import_truncated(sys.argv[2], sys.argv[3], int(sys.argv[4]))
         return
     if sys.argv[1] == "fromraw":
         load()
