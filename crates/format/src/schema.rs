@@ -176,19 +176,36 @@ pub enum RacMode {
     Off,
     /// Random-access baskets for every basket of the branch.
     On,
-    /// Random-access baskets when they pay: decided at the branch's first basket, on when its
-    /// entries average at most 1/8 of the basket size target (so a basket holds at least 8 entries
-    /// and one entry costs at most 1/8 of a basket to read). Never for entries as large as a basket.
+    /// Random-access baskets when they pay: decided at the branch's first basket, on when it
+    /// holds at least 16 RAC units of bytes (a random read then decodes at most 1/16 of what
+    /// reading the basket would: a smaller basket decodes in a few microseconds anyway, and a
+    /// branch that fits in one small basket would only pay RAC's write cost and seek table) and
+    /// its entries average at most 1/8 of the basket size target (so a basket holds at least 8
+    /// entries and one entry costs at most 1/8 of a basket to read). Never for entries as large
+    /// as a basket.
     Auto,
 }
 
+/// Units' worth of bytes a branch's first basket must hold for [`RacMode::Auto`] to turn RAC on.
+pub const RAC_AUTO_MIN_UNITS: usize = 16;
+
 impl RacMode {
-    /// Whether RAC applies to entries of `entry_bytes` average size with baskets of `basket_size`.
-    pub fn applies(self, entry_bytes: f64, basket_size: usize) -> bool {
+    /// Whether RAC applies to a branch whose first basket holds `first_basket_bytes` in entries of
+    /// `entry_bytes` average size, with baskets of `basket_size` and RAC units of `unit_bytes`.
+    pub fn applies(
+        self,
+        entry_bytes: f64,
+        first_basket_bytes: usize,
+        basket_size: usize,
+        unit_bytes: usize,
+    ) -> bool {
         match self {
             RacMode::Off => false,
             RacMode::On => true,
-            RacMode::Auto => entry_bytes * 8.0 <= basket_size as f64,
+            RacMode::Auto => {
+                entry_bytes * 8.0 <= basket_size as f64
+                    && first_basket_bytes >= RAC_AUTO_MIN_UNITS * unit_bytes.max(1)
+            }
         }
     }
 }

@@ -1441,9 +1441,11 @@ impl<'f> TreeWriter<'f> {
             branch: branch.clone(),
             source: Box::new(source),
         };
-        let entry_bytes =
-            (sealed.values.len() + 4 * sealed.counts.len()) as f64 / sealed.entries.max(1) as f64;
-        let on = state.rac_mode.applies(entry_bytes, basket_size);
+        let raw = sealed.values.len() + 4 * sealed.counts.len();
+        let entry_bytes = raw as f64 / sealed.entries.max(1) as f64;
+        let on = state
+            .rac_mode
+            .applies(entry_bytes, raw, basket_size, state.rac_unit_bytes);
         state.rac_on = Some(on);
         state.meta.rac = on;
         if !on {

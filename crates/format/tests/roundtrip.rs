@@ -975,3 +975,39 @@ fn quantized_branches_stay_within_half_a_step_and_refuse_the_outside() {
     let e = file.tree("T", vec![int]).expect_err("refused").to_string();
     assert!(e.contains("quantization asked for u16"), "{e}");
 }
+
+/// `RacMode::Auto` turns RAC on for a branch whose first basket holds at least 16 units, and off
+/// for one that fits in a small basket (RAC would buy nothing there) or whose entries are large.
+#[test]
+fn rac_auto_only_where_a_random_read_gains() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("auto.evtc");
+    let options = WriteOptions::default()
+        .rac(RacMode::Auto)
+        .basket_size(64 << 10);
+    let mut file = FileWriter::create(&path, options).unwrap();
+    let specs = vec![
+        // 200 x 4 bytes: one basket of 800 bytes, under 16 units of 2 KiB.
+        BranchSpec::scalar("x", ScalarType::F32),
+        // 200 x 256 bytes: one basket of 50 KiB, 25 units.
+        BranchSpec::fixed("arr", ScalarType::F32, 64),
+        // Entries of 10 KiB: over 1/8 of a 64 KiB basket.
+        BranchSpec::fixed("wide", ScalarType::U8, 10 << 10),
+    ];
+    let mut tree = file.tree("T", specs).unwrap();
+    let n = 200;
+    tree.fill_column(0, &(0..n).map(|i| i as f32).collect::<Vec<_>>())
+        .unwrap();
+    let arr: Vec<f32> = (0..n * 64).map(|i| (i % 977) as f32).collect();
+    tree.fill_column(1, &arr).unwrap();
+    let wide: Vec<u8> = (0..n * (10 << 10)).map(|i| (i % 251) as u8).collect();
+    tree.fill_column(2, &wide).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+    let file = FileReader::open(&path).unwrap();
+    let tree = file.tree("T").unwrap();
+    let rac: Vec<bool> = tree.branches().iter().map(|b| b.rac).collect();
+    assert_eq!(rac, [false, true, false]);
+    assert_eq!(tree.branch("arr").unwrap().read::<f32>().unwrap(), arr);
+}
