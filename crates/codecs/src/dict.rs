@@ -22,9 +22,59 @@ pub fn train_dictionary(
             samples.len()
         )));
     }
-    zstd::dict::from_continuous(samples, sample_sizes, max_size)
-        .map_err(|e| Error::Dictionary(e.to_string()))
+    if sample_sizes.is_empty() || max_size < MIN_DICTIONARY {
+        return Err(Error::Dictionary(format!(
+            "{} samples for a dictionary of at most {max_size} bytes (at least one sample and \
+             {MIN_DICTIONARY} bytes are needed)",
+            sample_sizes.len()
+        )));
+    }
+    let nb_samples = u32::try_from(sample_sizes.len())
+        .map_err(|_| Error::Dictionary("more than 2^32 - 1 samples".into()))?;
+    // One fastCOVER training with fixed parameters: segments of k bytes made of d-byte k-mers,
+    // a frequency table of 2^f entries sized to the samples (zstd's own default tries five k on
+    // a 2^20 table, about 5x the time, for dictionaries within 1% on evtc's RAC units).
+    let params = zstd_sys::ZDICT_fastCover_params_t {
+        k: max_size.min(1024) as u32,
+        d: 8,
+        f: samples.len().max(2).ilog2().clamp(10, 20),
+        steps: 0,
+        nbThreads: 0,
+        splitPoint: 1.0,
+        accel: 1,
+        shrinkDict: 0,
+        shrinkDictMaxRegression: 0,
+        zParams: zstd_sys::ZDICT_params_t {
+            compressionLevel: 3,
+            notificationLevel: 0,
+            dictID: 0,
+        },
+    };
+    let mut dictionary = vec![0u8; max_size];
+    // SAFETY: `dictionary` is writable for `max_size` bytes; `samples` is readable for the sum of
+    // `sample_sizes`, checked above to be its length; `sample_sizes` holds `nb_samples` entries.
+    let written = unsafe {
+        zstd_sys::ZDICT_trainFromBuffer_fastCover(
+            dictionary.as_mut_ptr().cast(),
+            dictionary.len(),
+            samples.as_ptr().cast(),
+            sample_sizes.as_ptr(),
+            nb_samples,
+            params,
+        )
+    };
+    // SAFETY: ZDICT_isError only inspects the value.
+    if unsafe { zstd_sys::ZDICT_isError(written) } != 0 {
+        // SAFETY: ZDICT_getErrorName returns a static NUL-terminated string for any code.
+        let name = unsafe { std::ffi::CStr::from_ptr(zstd_sys::ZDICT_getErrorName(written)) };
+        return Err(Error::Dictionary(name.to_string_lossy().into_owned()));
+    }
+    dictionary.truncate(written);
+    Ok(dictionary)
 }
+
+/// The smallest dictionary zstd trains (`ZDICT_DICTSIZE_MIN`).
+const MIN_DICTIONARY: usize = 256;
 
 /// A dictionary prepared for compression at one zstd level.
 pub struct EncoderDictionary {
