@@ -1371,23 +1371,7 @@ fn float_precision_is_lossy_where_asked_and_shown() {
         assert_eq!(b["mantissa_bits"].as_u64(), expected, "{name}");
     }
     assert!(ok(&evtc(&["inspect", &out])).contains("mantissa:10"));
-    let values = |f: &str| -> Vec<f64> {
-        let rows: Value = serde_json::from_str(&ok(&evtc(&[
-            "dump",
-            f,
-            "--branches",
-            "Muon_pt",
-            "--format",
-            "json",
-        ])))
-        .expect("JSON");
-        rows.as_array()
-            .expect("rows")
-            .iter()
-            .flat_map(|r| r["Muon_pt"].as_array().cloned().unwrap_or_default())
-            .map(|v| v.as_f64().expect("number"))
-            .collect()
-    };
+    let values = |f: &str| dumped_floats(f, "Muon_pt");
     let (exact, lossy) = (values(&file), values(&out));
     assert_eq!(exact.len(), lossy.len());
     assert!(!exact.is_empty() && exact != lossy);
@@ -1430,23 +1414,7 @@ fn float_quantize_is_lossy_within_half_a_step_and_refuses_the_outside() {
         assert_eq!(b["quantization"].as_str(), expected, "{}", b["name"]);
     }
     assert!(ok(&evtc(&["inspect", &out])).contains("quantized:-3.2:3.2:10"));
-    let values = |f: &str| -> Vec<f64> {
-        let rows: Value = serde_json::from_str(&ok(&evtc(&[
-            "dump",
-            f,
-            "--branches",
-            "Muon_eta",
-            "--format",
-            "json",
-        ])))
-        .expect("JSON");
-        rows.as_array()
-            .expect("rows")
-            .iter()
-            .flat_map(|r| r["Muon_eta"].as_array().cloned().unwrap_or_default())
-            .map(|v| v.as_f64().expect("number"))
-            .collect()
-    };
+    let values = |f: &str| dumped_floats(f, "Muon_eta");
     let (exact, quantized) = (values(&file), values(&out));
     assert_eq!(exact.len(), quantized.len());
     let half_step = 6.4 / 1023.0 / 2.0;
@@ -1479,4 +1447,24 @@ fn float_quantize_is_lossy_within_half_a_step_and_refuses_the_outside() {
         "bad quantization",
         Some(&bad),
     );
+}
+
+/// The values of a float branch of an evtc file, every entry's in order, as `evtc dump --format
+/// json` prints them.
+fn dumped_floats(file: &str, branch: &str) -> Vec<f64> {
+    let rows: Value = serde_json::from_str(&ok(&evtc(&[
+        "dump",
+        file,
+        "--branches",
+        branch,
+        "--format",
+        "json",
+    ])))
+    .expect("JSON");
+    rows.as_array()
+        .expect("rows")
+        .iter()
+        .flat_map(|r| r[branch].as_array().cloned().unwrap_or_default())
+        .map(|v| v.as_f64().expect("number"))
+        .collect()
 }
