@@ -1348,22 +1348,7 @@ fn bench_advises_plots_and_applies() {
 
 #[test]
 fn float_precision_is_lossy_where_asked_and_shown() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("nano.evtc").display().to_string();
-    ok(&evtc(&[
-        "generate", "--kind", "nano", "--events", "3000", &file,
-    ]));
-    let out = dir.path().join("lossy.evtc").display().to_string();
-    ok(&evtc(&[
-        "convert",
-        "--quiet",
-        &file,
-        &out,
-        "--float-precision",
-        "Muon_*=10",
-    ]));
-    let report: Value =
-        serde_json::from_str(&ok(&evtc(&["inspect", "--json", &out]))).expect("JSON");
+    let (dir, file, out, report) = converted_nano("--float-precision", "Muon_*=10");
     for b in report["trees"][0]["branches"].as_array().expect("branches") {
         let name = b["name"].as_str().expect("name");
         let float = b["type"].as_str().is_some_and(|t| t.starts_with("f32"));
@@ -1393,22 +1378,7 @@ fn float_precision_is_lossy_where_asked_and_shown() {
 
 #[test]
 fn float_quantize_is_lossy_within_half_a_step_and_refuses_the_outside() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("nano.evtc").display().to_string();
-    ok(&evtc(&[
-        "generate", "--kind", "nano", "--events", "3000", &file,
-    ]));
-    let out = dir.path().join("quantized.evtc").display().to_string();
-    ok(&evtc(&[
-        "convert",
-        "--quiet",
-        &file,
-        &out,
-        "--float-quantize",
-        "Muon_eta=-3.2:3.2:10",
-    ]));
-    let report: Value =
-        serde_json::from_str(&ok(&evtc(&["inspect", "--json", &out]))).expect("JSON");
+    let (dir, file, out, report) = converted_nano("--float-quantize", "Muon_eta=-3.2:3.2:10");
     for b in report["trees"][0]["branches"].as_array().expect("branches") {
         let expected = (b["name"] == "Muon_eta").then_some("-3.2:3.2:10");
         assert_eq!(b["quantization"].as_str(), expected, "{}", b["name"]);
@@ -1467,4 +1437,18 @@ fn dumped_floats(file: &str, branch: &str) -> Vec<f64> {
         .flat_map(|r| r[branch].as_array().cloned().unwrap_or_default())
         .map(|v| v.as_f64().expect("number"))
         .collect()
+}
+
+/// A generated 3,000-event nano file converted with one more flag: the directory, both paths
+/// and the output's `inspect --json` report.
+fn converted_nano(flag: &str, value: &str) -> (tempfile::TempDir, String, String, Value) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("nano.evtc").display().to_string();
+    ok(&evtc(&[
+        "generate", "--kind", "nano", "--events", "3000", &file,
+    ]));
+    let out = dir.path().join("converted.evtc").display().to_string();
+    ok(&evtc(&["convert", "--quiet", &file, &out, flag, value]));
+    let report = serde_json::from_str(&ok(&evtc(&["inspect", "--json", &out]))).expect("JSON");
+    (dir, file, out, report)
 }
