@@ -92,6 +92,12 @@ pub(super) fn rac(
     let Some(&len) = ends.get(cut - 1).filter(|&&l| l > 0) else {
         return Ok(None);
     };
+    if ends.last().is_some_and(|&end| end > sample.values.len()) {
+        return Err(codec_error(
+            &sample.name,
+            "its entries' lengths add up to more values than were read",
+        ));
+    }
     let data = &sample.values[..len];
     let options = RacOptions {
         codec: setting.codec,

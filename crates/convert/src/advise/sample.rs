@@ -44,7 +44,8 @@ impl BranchSample {
         self.dtype.scalar().size()
     }
 
-    /// Where each sampled entry ends in [`BranchSample::values`].
+    /// Where each sampled entry ends in [`BranchSample::values`] (saturating: a reader's
+    /// inconsistent counts show as ends past the values, which the RAC trial refuses).
     pub(super) fn entry_ends(&self) -> Vec<usize> {
         let size = self.value_size();
         if self.dtype.is_variable() {
@@ -52,7 +53,7 @@ impl BranchSample {
             self.counts
                 .iter()
                 .map(|&c| {
-                    end += c as usize * size;
+                    end = end.saturating_add((c as usize).saturating_mul(size));
                     end
                 })
                 .collect()
@@ -143,7 +144,7 @@ fn append(sample: &mut BranchSample, nested: bool, data: &ColumnData) {
     sample.counts.extend(
         boundaries
             .windows(2)
-            .map(|w| u32::try_from(w[1] - w[0]).unwrap_or(u32::MAX)),
+            .map(|w| u32::try_from(w[1].saturating_sub(w[0])).unwrap_or(u32::MAX)),
     );
     sample.entries += boundaries.len().saturating_sub(1) as u64;
 }
