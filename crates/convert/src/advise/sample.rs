@@ -49,7 +49,7 @@ impl BranchSample {
     pub(super) fn entry_ends(&self) -> Vec<usize> {
         let size = self.value_size();
         if self.dtype.is_variable() {
-            let mut end = 0;
+            let mut end = 0usize;
             self.counts
                 .iter()
                 .map(|&c| {
