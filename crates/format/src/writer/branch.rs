@@ -1,0 +1,416 @@
+//! A branch's writer state: its buffers and settings, the choices made at its first basket (the
+//! preconditioner, RAC and its dictionary) and the lossy reductions asked for.
+
+use std::sync::Arc;
+
+use evtc_codecs::{
+    Algorithm, Codec, EncoderDictionary, Precondition, Quantization, round_mantissa_f32,
+    round_mantissa_f64,
+};
+use evtc_rac::RacOptions;
+
+use crate::error::{Error, Result};
+use crate::meta::{
+    BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS, EXT_QUANTIZED, Extension,
+    ScalarType,
+};
+use crate::schema::{BranchSpec, COUNT_PRECONDITION, RacMode, WriteOptions, auto_precondition};
+
+/// Per-branch writer state.
+pub(super) struct BranchState {
+    pub(super) meta: BranchMeta,
+    /// Position in the tree.
+    pub(super) number: u32,
+    pub(super) codec: Codec,
+    pub(super) precondition: Precondition,
+    pub(super) counter: Option<usize>,
+    /// Values of entries not yet sealed into a basket, little-endian, from `values[consumed..]`.
+    pub(super) values: Vec<u8>,
+    /// Bytes at the front of `values` already sealed (dropped lazily, so that cutting many baskets
+    /// from one large batch stays linear).
+    pub(super) consumed: usize,
+    /// Per-entry element counts of those entries (variable-length branches only), from `counts[counts_consumed..]`.
+    pub(super) counts: Vec<u32>,
+    /// Counts at the front of `counts` already sealed.
+    pub(super) counts_consumed: usize,
+    /// Entries in `values` (sealed entries excluded), committed or not.
+    pub(super) buffered: u64,
+    /// First entry in `values`.
+    pub(super) first_entry: u64,
+    pub(super) baskets: Vec<BasketLoc>,
+    /// The RAC setting asked for.
+    pub(super) rac_mode: RacMode,
+    /// Whether baskets are RAC baskets; decided at the first basket.
+    pub(super) rac_on: Option<bool>,
+    pub(super) rac_unit_bytes: usize,
+    pub(super) dictionary: Option<Arc<WriterDictionary>>,
+    /// The boundaries were left to the writer and the branch has a counter: `none` without RAC,
+    /// `counts` (in the units) with RAC, decided with RAC at the first basket.
+    pub(super) auto_boundaries: bool,
+    /// The preconditioner was left to the writer and the values are numbers: the first basket
+    /// decides among the preconditioners that fit its width ([`Precondition::candidates`]).
+    pub(super) auto_precondition: bool,
+    /// The lossy reduction of a float branch's values, applied as they are filled.
+    pub(super) reduction: Option<Reduction>,
+}
+
+/// A lossy reduction of float values the writer's user asked for ([`BranchSpec::mantissa_bits`],
+/// [`BranchSpec::quantize`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Reduction {
+    Mantissa(u32),
+    Quantize(Quantization),
+}
+
+/// Bytes of a branch's first basket on which the writer tries the preconditioners (without RAC;
+/// RAC branches measure on up to 4 MiB, which they also train their dictionary on): a whole
+/// default basket, as smaller samples picked a preconditioner 2-4% worse for a few branches (with
+/// LZMA most).
+pub(super) const CHOICE_SAMPLE: usize = 256 << 10;
+
+/// What [`evtc_rac::trial_units`] found best for a sample of a RAC branch, with the dictionary
+/// prepared for the writer.
+pub(super) struct SampleUnits {
+    /// Bytes of the sample's RAC payload, plus the dictionary's if it is charged to the sample.
+    pub(super) size: usize,
+    pub(super) dictionary: Option<WriterDictionary>,
+}
+
+/// Runs [`evtc_rac::trial_units`] on a sample of a RAC branch.
+pub(super) fn sample_units(
+    options: &RacOptions,
+    train: bool,
+    charge_dictionary: bool,
+    sample: &[u8],
+    ends: &[usize],
+) -> evtc_rac::Result<SampleUnits> {
+    let trial = evtc_rac::trial_units(options, train, charge_dictionary, sample, ends)?;
+    let dictionary = match trial.dictionary {
+        Some(bytes) => {
+            let zstd = match options.codec.algorithm() {
+                Algorithm::Zstd => Some(EncoderDictionary::new(&bytes, options.codec.level())?),
+                _ => None,
+            };
+            Some(WriterDictionary { bytes, zstd })
+        }
+        None => None,
+    };
+    Ok(SampleUnits {
+        size: trial.size,
+        dictionary,
+    })
+}
+
+/// A branch's dictionary, trained from its first basket.
+pub(super) struct WriterDictionary {
+    pub(super) bytes: Vec<u8>,
+    pub(super) zstd: Option<EncoderDictionary>,
+}
+
+impl BranchState {
+    /// Applies the branch's lossy reduction to its values filled from byte `start` on. A value
+    /// outside the quantization range (or NaN) removes the values filled from `start` and gives
+    /// its index among them and the value.
+    pub(super) fn reduce_from(&mut self, start: usize) -> Option<(usize, f64)> {
+        let reduction = self.reduction?;
+        let float = self.meta.dtype.scalar();
+        let values = &mut self.values[start..];
+        let mut outside = None;
+        match float {
+            ScalarType::F32 => {
+                for (i, v) in values.chunks_exact_mut(4).enumerate() {
+                    let x = f32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                    let y = match reduction {
+                        Reduction::Mantissa(bits) => round_mantissa_f32(x, bits),
+                        Reduction::Quantize(q) => match q.apply_f32(x) {
+                            Some(y) => y,
+                            None => {
+                                outside = Some((i, f64::from(x)));
+                                break;
+                            }
+                        },
+                    };
+                    v.copy_from_slice(&y.to_le_bytes());
+                }
+            }
+            ScalarType::F64 => {
+                for (i, v) in values.chunks_exact_mut(8).enumerate() {
+                    let x = f64::from_le_bytes(v.try_into().unwrap_or([0; 8]));
+                    let y = match reduction {
+                        Reduction::Mantissa(bits) => round_mantissa_f64(x, bits),
+                        Reduction::Quantize(q) => match q.apply_f64(x) {
+                            Some(y) => y,
+                            None => {
+                                outside = Some((i, x));
+                                break;
+                            }
+                        },
+                    };
+                    v.copy_from_slice(&y.to_le_bytes());
+                }
+            }
+            _ => {}
+        }
+        if outside.is_some() {
+            self.values.truncate(start);
+        }
+        outside
+    }
+
+    pub(super) fn value_size(&self) -> usize {
+        self.meta.dtype.scalar().size()
+    }
+
+    /// Replaces the values' preconditioner (same width), in the footer too.
+    pub(super) fn set_precondition(&mut self, precondition: Precondition) {
+        self.precondition = precondition;
+        self.meta.precondition = precondition.id();
+        self.meta.width = precondition.width() as u8;
+    }
+
+    /// Per-entry counts of the buffered entries.
+    pub(super) fn buffered_counts(&self) -> &[u32] {
+        &self.counts[self.counts_consumed..]
+    }
+
+    /// Number of values in the first `k` buffered entries.
+    pub(super) fn elements_of(&self, k: usize) -> usize {
+        match self.meta.dtype.fixed_len() {
+            Some(len) => k * len,
+            None => self.buffered_counts()[..k]
+                .iter()
+                .map(|&c| c as usize)
+                .sum(),
+        }
+    }
+
+    /// Uncompressed bytes (values and counts) of the first `k` buffered entries.
+    pub(super) fn bytes_of(&self, k: usize) -> usize {
+        let counts = if self.meta.dtype.is_variable() {
+            4 * k
+        } else {
+            0
+        };
+        self.elements_of(k) * self.value_size() + counts
+    }
+
+    /// Uncompressed bytes buffered.
+    pub(super) fn raw_len(&self) -> usize {
+        self.values.len() - self.consumed + 4 * (self.counts.len() - self.counts_consumed)
+    }
+
+    /// Takes the first `k` buffered entries out as `(values, counts, elements)`.
+    pub(super) fn take_front(&mut self, k: usize) -> (Vec<u8>, Vec<u32>, usize) {
+        let elements = self.elements_of(k);
+        let end = self.consumed + elements * self.value_size();
+        let values = self.values[self.consumed..end].to_vec();
+        self.consumed = end;
+        let counts = if self.meta.dtype.is_variable() {
+            let counts = self.counts[self.counts_consumed..self.counts_consumed + k].to_vec();
+            self.counts_consumed += k;
+            counts
+        } else {
+            Vec::new()
+        };
+        // Drop the sealed prefix once it is at least half the buffer: amortized linear.
+        if self.consumed > 0 && self.consumed >= self.values.len() / 2 {
+            self.values.drain(..self.consumed);
+            self.consumed = 0;
+        }
+        if self.counts_consumed > 0 && self.counts_consumed >= self.counts.len() / 2 {
+            self.counts.drain(..self.counts_consumed);
+            self.counts_consumed = 0;
+        }
+        (values, counts, elements)
+    }
+}
+
+pub(super) fn build_branches(
+    tree: &str,
+    specs: Vec<BranchSpec>,
+    options: &WriteOptions,
+) -> Result<Vec<BranchState>> {
+    let default_codec = options.codec;
+    let invalid = |reason: String| Error::InvalidSchema {
+        tree: tree.to_owned(),
+        reason,
+    };
+    let mut states: Vec<BranchState> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        if spec.name.is_empty() {
+            return Err(invalid("a branch has an empty name".into()));
+        }
+        if states.iter().any(|s| s.meta.name == spec.name) {
+            return Err(invalid(format!("two branches are named {:?}", spec.name)));
+        }
+        if let DataType::FixedArray(_, 0) = spec.dtype {
+            return Err(invalid(format!(
+                "branch {:?} is a fixed array of length 0",
+                spec.name
+            )));
+        }
+        let counter = match &spec.counter {
+            None => None,
+            Some(_) if !spec.dtype.is_variable() => {
+                return Err(invalid(format!(
+                    "branch {:?} has a fixed size and cannot have a counter",
+                    spec.name
+                )));
+            }
+            Some(counter) => {
+                let at = states
+                    .iter()
+                    .position(|s| &s.meta.name == counter)
+                    .ok_or_else(|| {
+                        invalid(format!(
+                            "counter {counter:?} of branch {:?} is not a branch declared before it",
+                            spec.name
+                        ))
+                    })?;
+                match states[at].meta.dtype {
+                    DataType::Scalar(t) if t.is_integer() => Some(at),
+                    other => {
+                        return Err(invalid(format!(
+                            "counter {counter:?} of branch {:?} must be an integer scalar branch, not {other}",
+                            spec.name
+                        )));
+                    }
+                }
+            }
+        };
+        let boundaries = match (spec.dtype.is_variable(), spec.boundaries) {
+            (false, None | Some(Boundaries::Fixed)) => Boundaries::Fixed,
+            (false, Some(b)) => {
+                return Err(invalid(format!(
+                    "branch {:?} has a fixed size; boundaries {b} do not apply",
+                    spec.name
+                )));
+            }
+            (true, Some(Boundaries::Fixed)) => {
+                return Err(invalid(format!(
+                    "variable-length branch {:?} cannot use fixed boundaries",
+                    spec.name
+                )));
+            }
+            (true, Some(Boundaries::None)) if counter.is_none() => {
+                return Err(invalid(format!(
+                    "branch {:?} has no counter, so its boundaries cannot be none",
+                    spec.name
+                )));
+            }
+            (true, Some(b)) => b,
+            // May become `counts` if the branch turns out to use RAC (`decide_layout`).
+            (true, None) if counter.is_some() => Boundaries::None,
+            (true, None) => Boundaries::Counts,
+        };
+        let codec = spec.codec.unwrap_or(default_codec);
+        let rac_mode = spec.rac.unwrap_or(options.rac);
+        if rac_mode != RacMode::Off && boundaries == Boundaries::Offsets {
+            return Err(invalid(format!(
+                "branch {:?}: random-access baskets store counts; use boundaries counts or none",
+                spec.name
+            )));
+        }
+        let scalar = spec.dtype.scalar();
+        let mut extensions = Vec::new();
+        let float = matches!(scalar, ScalarType::F32 | ScalarType::F64)
+            && !matches!(spec.dtype, DataType::Bytes | DataType::Utf8);
+        let reduction = match (spec.mantissa_bits, spec.quantize) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(format!(
+                    "branch {:?}: mantissa bits and quantization do not go together",
+                    spec.name
+                )));
+            }
+            (Some(bits), None) => {
+                let full = if scalar == ScalarType::F32 { 23 } else { 52 };
+                if !float || !(1..full).contains(&bits) {
+                    return Err(invalid(format!(
+                        "branch {:?}: {bits} mantissa bits asked for {} values (f32 keeps 1-22, f64 1-51)",
+                        spec.name, spec.dtype
+                    )));
+                }
+                extensions.push(Extension {
+                    key: EXT_MANTISSA_BITS.into(),
+                    required: false,
+                    value: vec![bits as u8],
+                });
+                Some(Reduction::Mantissa(bits))
+            }
+            (None, Some(q)) => {
+                if !float {
+                    return Err(invalid(format!(
+                        "branch {:?}: quantization asked for {} values (f32 and f64 only)",
+                        spec.name, spec.dtype
+                    )));
+                }
+                extensions.push(Extension {
+                    key: EXT_QUANTIZED.into(),
+                    required: false,
+                    value: [
+                        &q.min().to_le_bytes()[..],
+                        &q.max().to_le_bytes(),
+                        &[q.bits() as u8],
+                    ]
+                    .concat(),
+                });
+                Some(Reduction::Quantize(q))
+            }
+            (None, None) => None,
+        };
+        let precondition = spec.precondition.unwrap_or(match spec.dtype {
+            DataType::Bytes | DataType::Utf8 => Precondition::None,
+            _ => auto_precondition(scalar),
+        });
+        let count_precondition = match boundaries {
+            Boundaries::Counts => COUNT_PRECONDITION.id(),
+            _ => 0,
+        };
+        let number = u32::try_from(states.len())
+            .map_err(|_| invalid("more than 2^32 - 1 branches".into()))?;
+        states.push(BranchState {
+            number,
+            meta: BranchMeta {
+                name: spec.name,
+                dtype: spec.dtype,
+                counter: spec.counter,
+                boundaries,
+                codec: codec.algorithm() as u8,
+                level: codec.level() as i8,
+                precondition: precondition.id(),
+                width: precondition.width() as u8,
+                count_precondition,
+                rac: false,
+                rac_unit_bytes: 0,
+                dictionary_offset: 0,
+                dictionary_len: 0,
+                entries: 0,
+                raw_bytes: 0,
+                stored_bytes: 0,
+                baskets: 0,
+                index_offset: 0,
+                index_len: 0,
+                extensions,
+            },
+            codec,
+            precondition,
+            counter,
+            values: Vec::new(),
+            consumed: 0,
+            counts: Vec::new(),
+            counts_consumed: 0,
+            buffered: 0,
+            first_entry: 0,
+            baskets: Vec::new(),
+            rac_mode,
+            rac_on: None,
+            rac_unit_bytes: options.rac_unit_bytes,
+            auto_boundaries: spec.boundaries.is_none() && counter.is_some(),
+            auto_precondition: spec.precondition.is_none()
+                && !matches!(spec.dtype, DataType::Bytes | DataType::Utf8),
+            dictionary: None,
+            reduction,
+        });
+    }
+    Ok(states)
+}

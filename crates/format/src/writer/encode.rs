@@ -1,0 +1,212 @@
+//! Encoding of sealed baskets and tree-schema records into record bodies.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use evtc_codecs::{BlockEncoder, Codec, Precondition};
+use evtc_rac::{EncodeDictionary, RacEncoder, RacOptions};
+
+use super::Sealed;
+use super::branch::{BranchState, WriterDictionary};
+use crate::error::{Error, Result};
+use crate::meta::{Boundaries, BranchMeta, TreeSchema};
+use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind};
+use crate::schema::COUNT_PRECONDITION;
+
+thread_local! {
+    /// Each thread's block encoder (baskets are encoded on the writer's pool).
+    static ENCODER: RefCell<BlockEncoder> = RefCell::new(BlockEncoder::new());
+}
+
+/// A tree-schema record (docs/format.md 3.1): as writing starts, or, `settled`, with every
+/// branch's final settings (basket kind byte 1), which recovery reads.
+pub(super) fn schema_record(
+    tree_no: u32,
+    name: &str,
+    branches: &[BranchState],
+    settled: bool,
+) -> Vec<u8> {
+    let schema = TreeSchema {
+        name: name.to_owned(),
+        branches: branches
+            .iter()
+            .map(|s| BranchMeta {
+                entries: 0,
+                raw_bytes: 0,
+                stored_bytes: 0,
+                baskets: 0,
+                index_offset: 0,
+                index_len: 0,
+                ..s.meta.clone()
+            })
+            .collect(),
+    };
+    let body = postcard::to_stdvec(&schema).expect("schema serializes");
+    let header = RecordHeader {
+        kind: RecordKind::TreeSchema,
+        basket_kind: u8::from(settled),
+        tree: tree_no,
+        branch: NO_BRANCH,
+        first_entry: 0,
+        entries: 0,
+        body_len: 0,
+        body_crc: 0,
+    };
+    record::encode_record(header, &body)
+}
+
+/// What compressing a basket of one branch needs, owned, so that a batch can compress on the pool
+/// while the writer goes on.
+pub(super) struct Encoding {
+    pub(super) name: String,
+    pub(super) number: u32,
+    pub(super) codec: Codec,
+    pub(super) precondition: Precondition,
+    pub(super) boundaries: Boundaries,
+    pub(super) fixed_len: Option<usize>,
+    pub(super) value_size: usize,
+    pub(super) rac: bool,
+    pub(super) rac_unit_bytes: usize,
+    pub(super) dictionary: Option<Arc<WriterDictionary>>,
+}
+
+impl Encoding {
+    pub(super) fn of(state: &BranchState) -> Encoding {
+        Encoding {
+            name: state.meta.name.clone(),
+            number: state.number,
+            codec: state.codec,
+            precondition: state.precondition,
+            boundaries: state.meta.boundaries,
+            fixed_len: state.meta.dtype.fixed_len(),
+            value_size: state.value_size(),
+            rac: state.rac_on == Some(true),
+            rac_unit_bytes: state.rac_unit_bytes,
+            dictionary: state.dictionary.clone(),
+        }
+    }
+}
+
+/// Compresses one sealed basket into a whole basket record.
+pub(super) fn encode_basket(
+    tree: &str,
+    tree_no: u32,
+    state: &Encoding,
+    sealed: &Sealed,
+) -> Result<Vec<u8>> {
+    let compress_error = |source| Error::Compress {
+        tree: tree.to_owned(),
+        branch: state.name.clone(),
+        source: Box::new(source),
+    };
+    if state.boundaries == Boundaries::Offsets && sealed.elements > u64::from(u32::MAX) {
+        return Err(Error::InvalidFill {
+            tree: tree.to_owned(),
+            branch: state.name.clone(),
+            reason: "a basket with offsets holds at most 2^32 - 1 values; lower the cluster size"
+                .into(),
+        });
+    }
+    ENCODER.with(|encoder| {
+        let mut encoder = encoder.borrow_mut();
+        let mut body = Vec::with_capacity(sealed.values.len() / 2 + 64);
+        let rac = state.rac;
+        if rac {
+            let ends = entry_ends(state, sealed);
+            let dictionary = state.dictionary.as_deref().map(|d| match &d.zstd {
+                Some(z) => EncodeDictionary::Zstd(z),
+                None => EncodeDictionary::Lz4Prefix(&d.bytes),
+            });
+            let mut payload = Vec::with_capacity(sealed.values.len() / 2 + 64);
+            RacEncoder::new()
+                .encode(
+                    &rac_options(state),
+                    dictionary.as_ref(),
+                    &sealed.values,
+                    &ends,
+                    &mut payload,
+                )
+                .map_err(|e| Error::Rac {
+                    tree: tree.to_owned(),
+                    branch: state.name.clone(),
+                    source: Box::new(e),
+                })?;
+            body.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+            body.extend_from_slice(&payload);
+        } else {
+            match state.boundaries {
+                Boundaries::Fixed | Boundaries::None => {
+                    encoder
+                        .encode(state.codec, state.precondition, &sealed.values, &mut body)
+                        .map_err(compress_error)?;
+                }
+                Boundaries::Counts => {
+                    encoder
+                        .encode(state.codec, state.precondition, &sealed.values, &mut body)
+                        .map_err(compress_error)?;
+                    let counts: Vec<u8> =
+                        sealed.counts.iter().flat_map(|c| c.to_le_bytes()).collect();
+                    encoder
+                        .encode(state.codec, COUNT_PRECONDITION, &counts, &mut body)
+                        .map_err(compress_error)?;
+                }
+                Boundaries::Offsets => {
+                    let mut joined =
+                        Vec::with_capacity(sealed.values.len() + 4 * (sealed.counts.len() + 1));
+                    joined.extend_from_slice(&sealed.values);
+                    let mut at = 0u32;
+                    joined.extend_from_slice(&at.to_le_bytes());
+                    for &c in &sealed.counts {
+                        at = at.wrapping_add(c);
+                        joined.extend_from_slice(&at.to_le_bytes());
+                    }
+                    encoder
+                        .encode(state.codec, state.precondition, &joined, &mut body)
+                        .map_err(compress_error)?;
+                }
+            }
+        }
+        let header = RecordHeader {
+            kind: RecordKind::Basket,
+            basket_kind: u8::from(rac),
+            tree: tree_no,
+            branch: state.number,
+            first_entry: sealed.first_entry,
+            entries: sealed.entries,
+            body_len: 0,
+            body_crc: 0,
+        };
+        Ok(record::encode_record(header, &body))
+    })
+}
+
+/// The RAC options of a branch.
+pub(super) fn rac_options(state: &Encoding) -> RacOptions {
+    RacOptions {
+        codec: state.codec,
+        precondition: state.precondition,
+        min_unit_bytes: state.rac_unit_bytes,
+        entry_sizes: state.boundaries == Boundaries::Counts,
+    }
+}
+
+/// Byte end of each entry of a sealed basket in its values.
+pub(super) fn entry_ends(state: &Encoding, sealed: &Sealed) -> Vec<usize> {
+    let size = state.value_size;
+    match state.fixed_len {
+        Some(len) => (1..=sealed.entries as usize)
+            .map(|i| i * len * size)
+            .collect(),
+        None => {
+            let mut at = 0;
+            sealed
+                .counts
+                .iter()
+                .map(|&c| {
+                    at += c as usize * size;
+                    at
+                })
+                .collect()
+        }
+    }
+}
