@@ -803,17 +803,21 @@ fn element_column(
         if compact == "string" || compact == "std::string" {
             return Ok((ColumnKind::String, Layout::String, "std::string".into()));
         }
-        if let Some(t) = strip(&compact).as_deref().and_then(inner) {
-            let stored = Stored::Plain(t);
+        // An element type: a plain number, or `Double32_t`, which a collection streams as a
+        // 32-bit float (no member comment gives it a range) and reads back as a double.
+        let element = |s: &str| match s {
+            "Double32_t" => Some((ScalarType::F64, Stored::Double32)),
+            _ => inner(s).map(|t| (t, Stored::Plain(t))),
+        };
+        if let Some((t, stored)) = strip(&compact).as_deref().and_then(element) {
             return Ok((ColumnKind::Jagged(t), Layout::Vector { stored }, class));
         }
-        if let Some(t) = strip(&compact)
+        if let Some((t, stored)) = strip(&compact)
             .as_deref()
             .and_then(strip)
             .as_deref()
-            .and_then(inner)
+            .and_then(element)
         {
-            let stored = Stored::Plain(t);
             return Ok((
                 ColumnKind::JaggedJagged(t),
                 Layout::VectorVector { stored },

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use evtc_root::{ColumnData, ColumnKind, RootFile, Values};
+use evtc_root::{ColumnData, ColumnKind, RootFile, ScalarType, Values};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -475,4 +475,55 @@ fn unsplit_objects_of_fixed_size_read_member_by_member_as_root_does() {
     let tree = file.tree("Events").expect("tree");
     assert_eq!(tree.columns.len(), 13);
     assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
+}
+
+/// `std::vector<Double32_t>` and `std::vector<std::vector<Double32_t>>`: 32-bit floats on disk,
+/// doubles in memory, bit for bit as ROOT reads them (uproot 5.7 cannot read them at all).
+#[test]
+fn vectors_of_double32_as_root_reads_them() {
+    let file = RootFile::open(fixture("vecd32.root")).expect("open");
+    let tree = file.tree("Events").expect("tree");
+    let root = expected("vecd32.root.root.json");
+    let root = root["Events"]["branches"].as_object().expect("branches");
+    let n = tree.entries as usize;
+    let kinds: Vec<(&str, ColumnKind)> = tree
+        .columns
+        .iter()
+        .map(|c| (c.name.as_str(), c.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("d32", ColumnKind::Jagged(ScalarType::F64)),
+            ("vv32", ColumnKind::JaggedJagged(ScalarType::F64)),
+            ("d64", ColumnKind::Jagged(ScalarType::F64)),
+        ]
+    );
+    for column in &tree.columns {
+        let data = file
+            .read_column(column, 0..tree.entries)
+            .unwrap_or_else(|e| panic!("{}: {e}", column.name));
+        let got = entries(&data, column.kind, n);
+        let want = root[&column.name].as_array().expect("entries");
+        assert_eq!(got.len(), want.len());
+        for (e, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!(
+                exact(g, w),
+                "{} entry {e}: read {g}, ROOT read {w}",
+                column.name
+            );
+        }
+    }
+    // The Double32_t values are the doubles' nearest floats.
+    let d32 = file
+        .read_column(&tree.columns[0], 0..tree.entries)
+        .expect("d32");
+    let d64 = file
+        .read_column(&tree.columns[2], 0..tree.entries)
+        .expect("d64");
+    let (Values::F64(a), Values::F64(b)) = (&d32.values, &d64.values) else {
+        panic!("doubles")
+    };
+    assert!(!a.is_empty() && a != b);
+    assert!(a.iter().zip(b).all(|(x, y)| *x == f64::from(*y as f32)));
 }
