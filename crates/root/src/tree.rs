@@ -824,6 +824,10 @@ fn element_column(
                 class,
             ));
         }
+        if let Some(element) = strip(&compact) {
+            let reason = format!("a std::vector of `{element}` (not a number type evtc reads)");
+            return Err((class, format!("{reason}: not supported")));
+        }
         return Err((
             class,
             "unsplit objects are not supported (only their split members are)".into(),
