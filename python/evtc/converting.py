@@ -29,6 +29,33 @@ def _branch_codecs(branch_codecs: Any) -> list[tuple[str, str]]:
     return list(branch_codecs.items())
 
 
+def _branch_settings(**rules: Any) -> list[tuple[str, str, str]]:
+    """The per-branch rules as (glob, kind, value) triples in `evtc convert`'s spellings."""
+    out = []
+    for kind, rule in rules.items():
+        if rule is None:
+            continue
+        if not isinstance(rule, dict):
+            raise TypeError(f"{kind} must be a dict of branch-name glob -> value")
+        for glob, value in rule.items():
+            if not isinstance(glob, str):
+                raise TypeError(f"{kind} maps str globs to values")
+            if kind == "quantize":
+                if not (isinstance(value, (tuple, list)) and len(value) == 3):
+                    raise TypeError("float_quantize maps globs to (min, max, bits)")
+                value = ":".join(str(v) for v in value)
+            elif kind == "rac" and isinstance(value, bool):
+                value = "on" if value else "off"
+            elif kind == "mantissa_bits":
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise TypeError("float_precision maps globs to mantissa bits (int)")
+                value = str(value)
+            elif not isinstance(value, str):
+                raise TypeError(f"{kind} maps str globs to str values such as 'lz4'")
+            out.append((glob, kind, value))
+    return out
+
+
 def convert(
     input: str | os.PathLike[str],  # noqa: A002 - the CLI's name
     output: str | os.PathLike[str],
@@ -36,6 +63,10 @@ def convert(
     codec: str = "zstd:5",
     rac: bool | str = False,
     branch_codecs: dict[str, str] | None = None,
+    branch_preconditions: dict[str, str] | None = None,
+    branch_rac: dict[str, bool | str] | None = None,
+    float_precision: dict[str, int] | None = None,
+    float_quantize: dict[str, tuple[float, float, int]] | None = None,
     precondition: str = "auto",
     boundaries: str = "auto",
     trees: list[str] | None = None,
@@ -53,6 +84,12 @@ def convert(
             ``"none"`` or a ROOT setting such as ``"505"``.
         rac: random-access compression: ``True``/``"on"``, ``False``/``"off"``, ``"auto"``.
         branch_codecs: codec overrides by branch-name glob (``{"Muon_*": "lz4"}``; last match wins).
+        branch_preconditions, branch_rac: the same for the preconditioner (``"delta"``) and RAC
+            (``True``, ``False`` or ``"auto"``).
+        float_precision: lossy: float branches by glob keep this many mantissa bits
+            (``{"Muon_*": 10}``; each value moves by at most 2^-(bits+1) of itself).
+        float_quantize: lossy: float branches by glob are quantized into ``(min, max, bits)``
+            (each value moves by at most half a step; a value outside the range fails).
         precondition: ``auto``, ``none``, ``shuffle``, ``bitshuffle`` or ``delta``.
         boundaries: entry boundaries of jagged branches: ``auto``, ``offsets``, ``counts``, ``none``.
         trees, branches: trees and branch globs to keep (default: all).
@@ -79,7 +116,13 @@ def convert(
         os.fspath(output),
         codec=codec,
         rac=_rac(rac),
-        branch_codecs=_branch_codecs(branch_codecs),
+        branch_settings=_branch_settings(
+            codec=dict(_branch_codecs(branch_codecs)),
+            precondition=branch_preconditions,
+            rac=branch_rac,
+            mantissa_bits=float_precision,
+            quantize=float_quantize,
+        ),
         precondition=precondition,
         boundaries=boundaries,
         trees=list(trees or []),

@@ -288,9 +288,27 @@ impl Writer {
     }
 }
 
+/// One per-branch setting from its kind and its `evtc convert` spelling: `codec` (`lz4`),
+/// `precondition` (`delta`), `rac` (`on`), `mantissa_bits` (`10`) or `quantize` (`-3:3:12`).
+fn branch_setting(kind: &str, value: &str) -> PyResult<BranchSettings> {
+    let bad = |e: String| errors::value(format!("{kind} {value:?}: {e}"));
+    let mut settings = BranchSettings::default();
+    match kind {
+        "codec" => settings.codec = Some(self::codec(value)?),
+        "precondition" => settings.precondition = Some(value.parse().map_err(bad)?),
+        "rac" => settings.rac = Some(rac_mode(value)?),
+        "mantissa_bits" => {
+            settings.mantissa_bits = Some(value.parse().map_err(|e| bad(format!("{e}")))?)
+        }
+        "quantize" => settings.quantize = Some(value.parse().map_err(|e| bad(format!("{e}")))?),
+        other => return Err(errors::value(format!("no per-branch setting {other:?}"))),
+    }
+    Ok(settings)
+}
+
 /// Converts a ROOT or evtc file into a new evtc file (`evtc-convert`); returns the summary as a dict.
 #[pyfunction]
-#[pyo3(signature = (input, output, codec="zstd:5", rac="off", branch_codecs=Vec::new(), precondition="auto", boundaries="auto", trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, basket_size=None, rac_unit_bytes=None, threads=1))]
+#[pyo3(signature = (input, output, codec="zstd:5", rac="off", branch_settings=Vec::new(), precondition="auto", boundaries="auto", trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, basket_size=None, rac_unit_bytes=None, threads=1))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn convert<'py>(
     py: Python<'py>,
@@ -298,7 +316,7 @@ pub(crate) fn convert<'py>(
     output: PathBuf,
     codec: &str,
     rac: &str,
-    branch_codecs: Vec<(String, String)>,
+    branch_settings: Vec<(String, String, String)>,
     precondition: &str,
     boundaries: &str,
     trees: Vec<String>,
@@ -327,9 +345,9 @@ pub(crate) fn convert<'py>(
         "none" => BoundaryChoice::None,
         other => return Err(errors::value(format!("no boundary encoding {other:?}"))),
     };
-    let branch_settings = branch_codecs
+    let branch_settings = branch_settings
         .iter()
-        .map(|(pattern, spec)| Ok((glob(pattern)?, BranchSettings::codec(self::codec(spec)?))))
+        .map(|(pattern, kind, value)| Ok((glob(pattern)?, branch_setting(kind, value)?)))
         .collect::<PyResult<Vec<_>>>()?;
     let options = ConvertOptions {
         write,

@@ -173,3 +173,33 @@ def test_a_file_never_closed_leaves_nothing(tmp_path):
     del f
     gc.collect()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_convert_per_branch_settings_and_lossy_precision(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 5_000
+    counts = rng.integers(0, 4, n)
+    pt = (10 + rng.exponential(20, int(counts.sum()))).astype(np.float32)
+    eta = rng.uniform(-2.4, 2.4, n).astype(np.float32)
+    src = tmp_path / "src.evtc"
+    with evtc.recreate(src) as f:
+        f["Events"] = {"Muon": ak.zip({"pt": ak.unflatten(pt, counts)}), "eta": eta,
+                       "n": np.arange(n, dtype=np.uint32)}
+    out = tmp_path / "out.evtc"
+    evtc.convert(src, out, branch_codecs={"n": "lz4"}, branch_preconditions={"n": "delta"},
+                 branch_rac={"eta": True}, float_precision={"Muon_*": 10},
+                 float_quantize={"eta": (-2.5, 2.5, 12)}, threads=1)
+    with evtc.open(out) as f:
+        t = f["Events"]
+        got_pt = ak.flatten(t["Muon_pt"].array()).to_numpy()
+        assert np.all(np.abs(got_pt - pt) <= np.abs(pt) * 2.0**-11)
+        assert not np.array_equal(got_pt, pt)
+        got_eta = t["eta"].array(library="np")
+        assert np.all(np.abs(got_eta.astype(np.float64) - eta) <= 5.0 / 4095 / 2 + 1e-6)
+        assert np.array_equal(t["n"].array(library="np"), np.arange(n, dtype=np.uint32))
+    with pytest.raises(evtc.SchemaError, match="outside the quantization range"):
+        evtc.convert(src, tmp_path / "bad.evtc", float_quantize={"eta": (-1, 1, 12)})
+    with pytest.raises(ValueError, match="quantize"):
+        evtc.convert(src, tmp_path / "bad.evtc", float_quantize={"eta": (1, -1, 12)})
+    with pytest.raises(TypeError, match="float_precision"):
+        evtc.convert(src, tmp_path / "bad.evtc", float_precision={"eta": "ten"})
