@@ -325,6 +325,26 @@ fn advises_on_a_root_file() {
             .iter()
             .all(|b| b.sample_bytes == 0 || !b.outcomes.is_empty())
     );
+    // Trees in subdirectories, and small ones: every entry sampled once, never twice.
+    let layout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../root/tests/fixtures/layout.root");
+    for sample_bytes in [16 << 20, 64] {
+        let options = AdviseOptions {
+            sample_bytes,
+            ..options()
+        };
+        let advice = advise(&layout, &options, &|_, _| {}).unwrap();
+        assert!(advice.trees.len() >= 2);
+        for t in &advice.trees {
+            assert!(
+                t.sampled_entries >= 1 && t.sampled_entries <= t.entries,
+                "{}",
+                t.name
+            );
+            if sample_bytes > 1 << 20 {
+                assert_eq!(t.sampled_entries, t.entries, "{}", t.name);
+            }
+        }
+    }
 }
 
 #[test]

@@ -84,8 +84,16 @@ pub(super) fn sample_tree(
     let columns = source.columns().to_vec();
     let entries = source.entries();
     let want = ((entries as f64 * fraction).ceil() as u64).clamp(entries.min(1), entries);
-    let windows = WINDOWS.min(want).max(1);
-    let per_window = want.div_ceil(windows);
+    // Windows never overlap: each starts `entries / windows` after the last.
+    let (windows, per_window) = if want >= entries {
+        (1, entries)
+    } else {
+        let windows = WINDOWS.min(want).max(1);
+        (
+            windows,
+            want.div_ceil(windows).min(entries / windows).max(1),
+        )
+    };
     let mut branches: Vec<BranchSample> = Vec::new();
     let mut sampled = 0;
     for w in 0..windows {
