@@ -1,6 +1,8 @@
 //! `evtc-convert` turns ROOT TTrees (through `evtc-root`) and evtc files into evtc files with new
 //! settings, as `TTree::CopyTree` into a new file would. The `evtc convert` command is a thin layer
-//! over [`convert`].
+//! over [`convert`]; per-branch settings (codec, preconditioner, RAC, boundaries, reduced float
+//! precision) go in [`ConvertOptions::branch_settings`]. The codec advisor behind `evtc bench`,
+//! which measures a file's own branches and recommends those settings, is [`advise`].
 //!
 //! Conversion streams: entries are read in chunks (the source's clusters, or about 64 MiB of
 //! values), columns of a chunk are decoded in parallel, then written; memory stays bounded by
