@@ -138,16 +138,7 @@ pub fn with_lying_index(file: &[u8], elements: u64) -> Vec<u8> {
     let mut index: BasketIndex =
         postcard::from_bytes(&file[at + 48..at + b.index_len as usize]).expect("an index");
     index.baskets[0].elements = elements;
-    let header = |kind, tree: usize, branch: u32| RecordHeader {
-        kind,
-        basket_kind: 0,
-        tree: tree as u32,
-        branch,
-        first_entry: 0,
-        entries: 0,
-        body_len: 0,
-        body_crc: 0,
-    };
+    let header = |kind, tree: usize, branch: u32| RecordHeader::metadata(kind, tree as u32, branch);
     let index = encode_record(
         header(RecordKind::BranchIndex, tree, branch as u32),
         &postcard::to_stdvec(&index).expect("encodes"),

@@ -163,6 +163,22 @@ pub struct RecordHeader {
 }
 
 impl RecordHeader {
+    /// The header of a record that holds no entries (a tree schema, a dictionary, a branch index,
+    /// the footer) of `tree` and `branch` ([`NO_BRANCH`] for none); [`encode_record`] fills in
+    /// the body's length and checksum.
+    pub fn metadata(kind: RecordKind, tree: u32, branch: u32) -> RecordHeader {
+        RecordHeader {
+            kind,
+            basket_kind: 0,
+            tree,
+            branch,
+            first_entry: 0,
+            entries: 0,
+            body_len: 0,
+            body_crc: 0,
+        }
+    }
+
     /// Encodes the header, computing its own CRC.
     pub fn encode(&self) -> [u8; RECORD_HEADER_LEN] {
         let mut out = [0u8; RECORD_HEADER_LEN];

@@ -269,7 +269,10 @@ pub fn recover_into<R: ReadAt, W: Write>(source: &R, output: W) -> Result<Recove
         extensions: Vec::new(),
     };
     let body = postcard::to_stdvec(&meta).expect("metadata serializes");
-    let footer = record::encode_record(tree_header(RecordKind::Footer, 0, NO_BRANCH), &body);
+    let footer = record::encode_record(
+        RecordHeader::metadata(RecordKind::Footer, 0, NO_BRANCH),
+        &body,
+    );
     let trailer = Trailer {
         footer_offset: w.offset,
         footer_len: footer.len() as u64,
@@ -396,7 +399,10 @@ fn restore_tree<R: ReadAt, W: Write>(
         meta.stored_bytes = stored;
         meta.baskets = index.baskets.len() as u64;
         let body = postcard::to_stdvec(&index).expect("index serializes");
-        let record = record::encode_record(tree_header(RecordKind::BranchIndex, no, b), &body);
+        let record = record::encode_record(
+            RecordHeader::metadata(RecordKind::BranchIndex, no, b),
+            &body,
+        );
         meta.index_offset = w.offset;
         meta.index_len = record.len() as u64;
         w.write(&record)?;
@@ -441,19 +447,6 @@ fn basket_raw_len(basket_kind: u8, body: &[u8]) -> std::result::Result<u64, Stri
                 .map_err(|e| format!("basket's seek table: {e}"))
         }
         kind => Err(format!("unknown basket kind {kind}")),
-    }
-}
-
-fn tree_header(kind: RecordKind, tree: u32, branch: u32) -> RecordHeader {
-    RecordHeader {
-        kind,
-        basket_kind: 0,
-        tree,
-        branch,
-        first_entry: 0,
-        entries: 0,
-        body_len: 0,
-        body_crc: 0,
     }
 }
 

@@ -43,14 +43,8 @@ pub(super) fn schema_record(
     };
     let body = postcard::to_stdvec(&schema).expect("schema serializes");
     let header = RecordHeader {
-        kind: RecordKind::TreeSchema,
         basket_kind: u8::from(settled),
-        tree: tree_no,
-        branch: NO_BRANCH,
-        first_entry: 0,
-        entries: 0,
-        body_len: 0,
-        body_crc: 0,
+        ..RecordHeader::metadata(RecordKind::TreeSchema, tree_no, NO_BRANCH)
     };
     record::encode_record(header, &body)
 }

@@ -206,16 +206,7 @@ impl FileWriter {
             extensions: Vec::new(),
         };
         let body = postcard::to_stdvec(&meta).expect("metadata serializes");
-        let header = RecordHeader {
-            kind: RecordKind::Footer,
-            basket_kind: 0,
-            tree: 0,
-            branch: NO_BRANCH,
-            first_entry: 0,
-            entries: 0,
-            body_len: 0,
-            body_crc: 0,
-        };
+        let header = RecordHeader::metadata(RecordKind::Footer, 0, NO_BRANCH);
         let footer = record::encode_record(header, &body);
         let trailer = Trailer {
             footer_offset: self.offset,
@@ -938,16 +929,7 @@ impl<'f> TreeWriter<'f> {
         let Some(WriterDictionary { bytes, zstd }) = best.dictionary else {
             return Ok(());
         };
-        let header = RecordHeader {
-            kind: RecordKind::Dictionary,
-            basket_kind: 0,
-            tree: tree_no,
-            branch: state.number,
-            first_entry: 0,
-            entries: 0,
-            body_len: 0,
-            body_crc: 0,
-        };
+        let header = RecordHeader::metadata(RecordKind::Dictionary, tree_no, state.number);
         let record = record::encode_record(header, &bytes);
         state.meta.dictionary_offset = self.file.offset;
         state.meta.dictionary_len = record.len() as u64;
@@ -977,16 +959,7 @@ impl<'f> TreeWriter<'f> {
                 baskets: std::mem::take(&mut state.baskets),
             };
             let body = postcard::to_stdvec(&index).expect("index serializes");
-            let header = RecordHeader {
-                kind: RecordKind::BranchIndex,
-                basket_kind: 0,
-                tree: self.tree_no,
-                branch: b as u32,
-                first_entry: 0,
-                entries: 0,
-                body_len: 0,
-                body_crc: 0,
-            };
+            let header = RecordHeader::metadata(RecordKind::BranchIndex, self.tree_no, b as u32);
             let record = record::encode_record(header, &body);
             state.meta.index_offset = self.file.offset;
             state.meta.index_len = record.len() as u64;
