@@ -112,53 +112,26 @@ where
 /// The per-branch rules of the command line, in the order of their kinds (each field is decided
 /// by the last rule of its own kind that matches).
 fn branch_settings(args: &Args) -> Vec<(Glob, BranchSettings)> {
-    let rule = |glob: &Glob, settings: BranchSettings| (glob.clone(), settings);
-    let none = BranchSettings::default();
-    let codecs = args
-        .branch_codec
-        .iter()
-        .map(|(g, c)| rule(g, BranchSettings::codec(*c)));
-    let preconditions = args.branch_precondition.iter().map(|(g, p)| {
-        rule(
-            g,
-            BranchSettings {
-                precondition: Some(*p),
-                ..none
-            },
-        )
-    });
-    let rac = args.branch_rac.iter().map(|(g, m)| {
-        rule(
-            g,
-            BranchSettings {
-                rac: Some(*m),
-                ..none
-            },
-        )
-    });
-    let precision = args.float_precision.iter().map(|(g, b)| {
-        rule(
-            g,
-            BranchSettings {
-                mantissa_bits: Some(*b),
-                ..none
-            },
-        )
-    });
-    let quantize = args.float_quantize.iter().map(|(g, q)| {
-        rule(
-            g,
-            BranchSettings {
-                quantize: Some(*q),
-                ..none
-            },
-        )
-    });
-    codecs
-        .chain(preconditions)
-        .chain(rac)
-        .chain(precision)
-        .chain(quantize)
+    /// Each `GLOB=VALUE` rule of one flag as the setting `set` makes of its value.
+    fn rules<'a, T: Copy>(
+        pairs: &'a [(Glob, T)],
+        set: impl Fn(&mut BranchSettings, T) + 'a,
+    ) -> impl Iterator<Item = (Glob, BranchSettings)> + 'a {
+        pairs.iter().map(move |(glob, value)| {
+            let mut settings = BranchSettings::default();
+            set(&mut settings, *value);
+            (glob.clone(), settings)
+        })
+    }
+    rules(&args.branch_codec, |s, c| s.codec = Some(c))
+        .chain(rules(&args.branch_precondition, |s, p| {
+            s.precondition = Some(p)
+        }))
+        .chain(rules(&args.branch_rac, |s, m| s.rac = Some(m)))
+        .chain(rules(&args.float_precision, |s, b| {
+            s.mantissa_bits = Some(b)
+        }))
+        .chain(rules(&args.float_quantize, |s, q| s.quantize = Some(q)))
         .collect()
 }
 
