@@ -49,6 +49,10 @@ impl RawBranch {
                 self.basket_seek.len()
             )));
         }
+        // A basket below fWriteBasket without a key (seek 0) was never written out: it and the
+        // ones after it are in the record (a tree saved, by AutoSave or a crash-recovery
+        // write, while its baskets were still in memory).
+        let n = self.basket_seek[..n].iter().take_while(|&&seek| seek != 0).count();
         let mut out = Vec::with_capacity(n + self.embedded.len());
         for i in 0..n {
             let first = u64::try_from(self.basket_entry[i])
@@ -78,7 +82,7 @@ impl RawBranch {
                 embedded: None,
             });
         }
-        // Baskets in the record at positions below fWriteBasket were also written to keys of
+        // Baskets in the record at positions of baskets with keys were also written to keys of
         // their own (a tree saved while a basket was still in memory): the key is the copy read,
         // so that no entry is counted twice.
         for (i, basket) in self.embedded.iter().filter(|(i, _)| *i >= n) {

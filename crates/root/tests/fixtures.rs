@@ -363,7 +363,7 @@ fn baskets_with_and_without_entry_offsets() {
 fn baskets_in_the_tree_record_after_autosave_and_merges() {
     let file = RootFile::open(fixture("embedded2.root")).expect("open");
     let expected = expected("embedded2.root.json");
-    for tree in ["SaveSelf", "Twice", "Overwrite", "Merged"] {
+    for tree in ["SaveSelf", "Twice", "Overwrite", "Merged", "Memory"] {
         check_tree(&file, tree, &expected[tree]);
     }
 }
