@@ -454,14 +454,16 @@ impl Tree {
         }
     }
 
-    /// Gives each `x[n]` column whose branch writes no entry offsets its counter's column, from
-    /// which a reader rebuilds them (as ROOT reads such baskets: entry by entry, `n` values each).
+    /// Gives each `x[n]` column its counter's column, from which a reader rebuilds the entry
+    /// offsets of a basket written without them (the branch's `fEntryOffsetLen` is 0, or a
+    /// basket has no room for them after its data), as ROOT reads such baskets: entry by entry,
+    /// `n` values each.
     fn attach_counters(&mut self) {
         let counters: Vec<Option<Box<Column>>> = self
             .columns
             .iter()
             .map(|c| {
-                let name = c.counter.as_deref().filter(|_| !c.entry_offsets)?;
+                let name = c.counter.as_deref()?;
                 let counter = self.columns.iter().find(|k| k.name == name)?;
                 Some(Box::new(counter.clone()))
             })

@@ -346,7 +346,7 @@ fn baskets_with_and_without_entry_offsets() {
         .as_object_mut()
         .expect("branches")
         .remove("s");
-    for tree in ["OneEntry", "NoOffsets", "EmbeddedOne"] {
+    for tree in ["OneEntry", "NoOffsets", "Restored", "EmbeddedOne"] {
         let checked = check_tree(&file, tree, &written[tree]);
         assert!(checked >= 4, "{tree}: {checked}");
     }
