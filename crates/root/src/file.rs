@@ -320,7 +320,7 @@ impl<R: ReadAt> RootFile<R> {
         if n > c.remaining() / 26 + 1 {
             return Err(c.error(format!("{n} keys cannot fit in {} bytes", c.remaining())));
         }
-        let keys = (0..n).map(|_| read_key(&mut c)).collect::<Result<_>>()?;
+        let keys = (0..n).map(|_| read_key_entry(&mut c)).collect::<Result<_>>()?;
         Ok(Directory { keys })
     }
 
@@ -383,9 +383,26 @@ fn is_directory(class: &str) -> bool {
     class == "TDirectory" || class == "TDirectoryFile"
 }
 
-/// Reads one key header.
+/// Reads one key header at the key's own place (before its object's bytes): its declared length
+/// must hold what was read, since the object starts there.
 pub(crate) fn read_key(c: &mut Cursor<'_>) -> Result<Key> {
     let start = c.pos();
+    let key = read_key_entry(c)?;
+    if usize::from(key.key_len) < c.pos() - start {
+        return Err(c.error(format!(
+            "key {:?} declares a {}-byte header but holds {}",
+            key.name,
+            key.key_len,
+            c.pos() - start
+        )));
+    }
+    Ok(key)
+}
+
+/// Reads one key header of a directory's key list. Its `fKeylen` is the length of the key
+/// written at `fSeekKey`, which may differ from this copy (ROOT lists a subdirectory's key with
+/// class `TDirectoryFile` where the key on disk says `TDirectory`).
+fn read_key_entry(c: &mut Cursor<'_>) -> Result<Key> {
     let nbytes = c.i32()?;
     let version = c.i16()?;
     let obj_len = c.i32()?;
@@ -407,12 +424,6 @@ pub(crate) fn read_key(c: &mut Cursor<'_>) -> Result<Key> {
             "key {name:?} has negative sizes (nbytes {nbytes}, objlen {obj_len}, keylen {key_len})"
         )));
     };
-    if usize::from(key_len) < c.pos() - start {
-        return Err(c.error(format!(
-            "key {name:?} declares a {key_len}-byte header but holds {}",
-            c.pos() - start
-        )));
-    }
     Ok(Key {
         class_name,
         name,

@@ -456,7 +456,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         self.offsets.push(0);
         match self.column.layout {
             Layout::Fixed { .. } => return Ok(()),
-            Layout::String => {
+            Layout::String { header: false } => {
                 for e in 0..entries {
                     if at == data.len() {
                         // ROOT's TLeafC writes nothing at all for an empty char* string.
@@ -480,7 +480,8 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     self.offsets.push(at as u32);
                 }
             }
-            Layout::Vector { .. } | Layout::VectorVector { .. } => {
+            // Objects with a byte count: STL vectors, `std::string` members.
+            Layout::Vector { .. } | Layout::VectorVector { .. } | Layout::String { header: true } => {
                 for e in 0..entries {
                     let bcnt = data
                         .get(at..at + 4)
@@ -633,12 +634,17 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     out.offsets.push(last + outer as u64);
                 }
             }
-            Layout::String => {
+            Layout::String { header } => {
                 let Values::U8(values) = &mut out.values else {
                     return Err(bad("internal: string column without byte values".into()));
                 };
                 for e in range {
-                    let bytes = entry(e)?;
+                    let mut bytes = entry(e)?;
+                    if header {
+                        let mut c = Cursor::new(bytes, 0, "");
+                        object_header(&mut c, e).map_err(bad)?;
+                        bytes = &bytes[6..];
+                    }
                     let (len, skip) = match bytes.first() {
                         Some(255) if bytes.len() >= 5 => (
                             u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize,
@@ -664,15 +670,21 @@ impl<R: ReadAt> ColumnReader<'_, R> {
 
 /// Reads the 10-byte header of a streamed `std::vector`: byte count, version, size.
 fn vector_header(c: &mut Cursor<'_>, e: usize) -> Result<usize, String> {
+    object_header(c, e)?;
+    c.count("vector size")
+        .map_err(|_| format!("entry {e}: truncated vector header"))
+}
+
+/// The byte count (with its flag) and version that start a streamed STL object.
+fn object_header(c: &mut Cursor<'_>, e: usize) -> Result<(), String> {
     let bcnt = c
         .u32()
-        .map_err(|_| format!("entry {e}: truncated vector header"))?;
+        .map_err(|_| format!("entry {e}: truncated object header"))?;
     if bcnt & 0x4000_0000 == 0 {
-        return Err(format!("entry {e}: a vector without a byte count"));
+        return Err(format!("entry {e}: an object without a byte count"));
     }
     c.skip(2)
-        .and_then(|()| c.count("vector size"))
-        .map_err(|_| format!("entry {e}: truncated vector header"))
+        .map_err(|_| format!("entry {e}: truncated object header"))
 }
 
 fn take_values<'a>(

@@ -130,7 +130,8 @@ fn streamer_info(p: &mut Parser<'_>) -> Result<StreamerInfo> {
             if end.is_none() {
                 return Err(p.c.error(format!("a {kind} without a byte count")));
             }
-            elements.push(element(p)?);
+            // TStreamerSTLstring derives from TStreamerSTL, one class deeper than the others.
+            elements.push(element(p, kind == "TStreamerSTLstring")?);
             p.end(end)?;
         }
         p.end(array_end)?;
@@ -144,10 +145,14 @@ fn streamer_info(p: &mut Parser<'_>) -> Result<StreamerInfo> {
     })
 }
 
-/// Any `TStreamerElement` subclass: its own header, then the `TStreamerElement` base (the
-/// subclass's own fields are skipped by the caller).
-fn element(p: &mut Parser<'_>) -> Result<StreamerElement> {
+/// Any `TStreamerElement` subclass: its own header (and its base's, for a class two levels
+/// below `TStreamerElement`), then the `TStreamerElement` base (the subclasses' own fields are
+/// skipped by the caller).
+fn element(p: &mut Parser<'_>, grandchild: bool) -> Result<StreamerElement> {
     let (_, _) = p.header()?;
+    if grandchild {
+        let (_, _) = p.header()?;
+    }
     let (base_end, version) = p.header()?;
     let (name, title, bits) = p.named_with_bits()?;
     let kind = p.c.i32()?;

@@ -224,8 +224,10 @@ pub(crate) enum Layout {
     Vector { stored: Stored },
     /// `std::vector<std::vector<T>>`: a 10-byte header, then per inner vector a size and values.
     VectorVector { stored: Stored },
-    /// A TString-encoded string per entry (one length byte, or 255 and a 32-bit length).
-    String,
+    /// A TString-encoded string per entry (one length byte, or 255 and a 32-bit length);
+    /// `header`: after a 6-byte object header (byte count, version), as a `std::string` member
+    /// of a split object is streamed.
+    String { header: bool },
 }
 
 /// Where one basket of a column is.
@@ -584,7 +586,7 @@ impl Tree {
         };
         match b.class.as_str() {
             "TBranch" if b.leaves.len() == 1 => match leaf_column(&b.leaves[0]) {
-                Ok((_, Layout::String, _)) if b.entry_offset_len == 0 => {
+                Ok((_, Layout::String { header: false }, _)) if b.entry_offset_len == 0 => {
                     // TLeafC writes no bytes at all for an empty string.
                     self.unsupported.push(unsupported(
                         "char*",
@@ -717,7 +719,9 @@ fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<String>), S
             ReducedFloat::Double32,
             FloatRange::from_leaf_title(&leaf.title, 'd'),
         )?,
-        "TLeafC" if !leaf.has_count => return Ok((ColumnKind::String, Layout::String, None)),
+        "TLeafC" if !leaf.has_count => {
+            return Ok((ColumnKind::String, Layout::String { header: false }, None));
+        }
         class => return Err(format!("leaf class {class} is not supported")),
     };
     let t = stored.output();
@@ -747,6 +751,77 @@ fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<String>), S
     Ok((kind, layout, None))
 }
 
+/// The layout of an STL container or string of type `type_name` streamed as a whole: a branch of
+/// its own (`member` false) or a member of a split object (`member` true: a `std::string` then
+/// has an object header). `None` if the type is not an STL container or string; an error says
+/// why a container is not read.
+fn stl_layout(type_name: &str, member: bool) -> Option<Result<(ColumnKind, Layout), String>> {
+    let compact: String = type_name.chars().filter(|c| !c.is_whitespace()).collect();
+    let inner = |s: &str| {
+        ScalarType::from_cpp(s).or(match s {
+            "Longlong" | "longlong" => Some(ScalarType::I64),
+            "unsignedlonglong" => Some(ScalarType::U64),
+            "unsignedint" => Some(ScalarType::U32),
+            "unsignedshort" => Some(ScalarType::U16),
+            "unsignedchar" => Some(ScalarType::U8),
+            "unsignedlong" => Some(ScalarType::U64),
+            _ => None,
+        })
+    };
+    // std::vector<T>, with or without an allocator (RDataFrame's
+    // vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>), and ROOT::VecOps::RVec<T>, which
+    // ROOT stores as a std::vector<T>.
+    let strip = |s: &str| {
+        let inner = s
+            .strip_prefix("vector<")
+            .or_else(|| s.strip_prefix("std::vector<"))
+            .or_else(|| s.strip_prefix("ROOT::VecOps::RVec<"))
+            .or_else(|| s.strip_prefix("ROOT::RVec<"))
+            .and_then(|s| s.strip_suffix('>'))?;
+        let mut depth = 0;
+        let end = inner
+            .char_indices()
+            .find(|&(_, c)| {
+                depth += match c {
+                    '<' => 1,
+                    '>' => -1,
+                    _ => 0,
+                };
+                c == ',' && depth == 0
+            })
+            .map_or(inner.len(), |(i, _)| i);
+        let (element, allocator) = inner.split_at(end);
+        let allocator = allocator.trim_start_matches(',');
+        (allocator.is_empty()
+            || allocator.starts_with("allocator<")
+            || allocator.starts_with("std::allocator<")
+            || allocator.starts_with("ROOT::Detail::VecOps::RAdoptAllocator<"))
+        .then(|| element.to_owned())
+    };
+    if compact == "string" || compact == "std::string" {
+        return Some(Ok((ColumnKind::String, Layout::String { header: member })));
+    }
+    // An element type: a plain number, or `Double32_t`, which a collection streams as a
+    // 32-bit float (no member comment gives it a range) and reads back as a double.
+    let element = |s: &str| match s {
+        "Double32_t" => Some((ScalarType::F64, Stored::Double32)),
+        _ => inner(s).map(|t| (t, Stored::Plain(t))),
+    };
+    let outer = strip(&compact)?;
+    if let Some((t, stored)) = element(&outer) {
+        return Some(Ok((ColumnKind::Jagged(t), Layout::Vector { stored })));
+    }
+    if let Some((t, stored)) = strip(&outer).as_deref().and_then(element) {
+        return Some(Ok((
+            ColumnKind::JaggedJagged(t),
+            Layout::VectorVector { stored },
+        )));
+    }
+    Some(Err(format!(
+        "a std::vector of `{outer}` (not a number type evtc reads)"
+    )))
+}
+
 /// A column from a `TBranchElement` without sub-branches.
 fn element_column(
     b: &RawBranch,
@@ -760,80 +835,21 @@ fn element_column(
     };
     let class = e.class_name.clone();
     if e.streamer_type == -1 {
-        let compact: String = class.chars().filter(|c| !c.is_whitespace()).collect();
-        let inner = |s: &str| {
-            ScalarType::from_cpp(s).or(match s {
-                "Longlong" | "longlong" => Some(ScalarType::I64),
-                "unsignedlonglong" => Some(ScalarType::U64),
-                "unsignedint" => Some(ScalarType::U32),
-                "unsignedshort" => Some(ScalarType::U16),
-                "unsignedchar" => Some(ScalarType::U8),
-                "unsignedlong" => Some(ScalarType::U64),
-                _ => None,
-            })
-        };
-        // std::vector<T>, with or without an allocator (RDataFrame's
-        // vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>), and ROOT::VecOps::RVec<T>, which
-        // ROOT stores as a std::vector<T>.
-        let strip = |s: &str| {
-            let inner = s
-                .strip_prefix("vector<")
-                .or_else(|| s.strip_prefix("std::vector<"))
-                .or_else(|| s.strip_prefix("ROOT::VecOps::RVec<"))
-                .or_else(|| s.strip_prefix("ROOT::RVec<"))
-                .and_then(|s| s.strip_suffix('>'))?;
-            let mut depth = 0;
-            let end = inner
-                .char_indices()
-                .find(|&(_, c)| {
-                    depth += match c {
-                        '<' => 1,
-                        '>' => -1,
-                        _ => 0,
-                    };
-                    c == ',' && depth == 0
-                })
-                .map_or(inner.len(), |(i, _)| i);
-            let (element, allocator) = inner.split_at(end);
-            let allocator = allocator.trim_start_matches(',');
-            (allocator.is_empty()
-                || allocator.starts_with("allocator<")
-                || allocator.starts_with("std::allocator<")
-                || allocator.starts_with("ROOT::Detail::VecOps::RAdoptAllocator<"))
-            .then(|| element.to_owned())
-        };
-        if compact == "string" || compact == "std::string" {
-            return Ok((ColumnKind::String, Layout::String, "std::string".into()));
-        }
-        // An element type: a plain number, or `Double32_t`, which a collection streams as a
-        // 32-bit float (no member comment gives it a range) and reads back as a double.
-        let element = |s: &str| match s {
-            "Double32_t" => Some((ScalarType::F64, Stored::Double32)),
-            _ => inner(s).map(|t| (t, Stored::Plain(t))),
-        };
-        if let Some((t, stored)) = strip(&compact).as_deref().and_then(element) {
-            return Ok((ColumnKind::Jagged(t), Layout::Vector { stored }, class));
-        }
-        if let Some((t, stored)) = strip(&compact)
-            .as_deref()
-            .and_then(strip)
-            .as_deref()
-            .and_then(element)
-        {
-            return Ok((
-                ColumnKind::JaggedJagged(t),
-                Layout::VectorVector { stored },
+        return match stl_layout(&class, false) {
+            Some(Ok((kind, layout))) => {
+                let shown = if kind == ColumnKind::String {
+                    "std::string".to_owned()
+                } else {
+                    class
+                };
+                Ok((kind, layout, shown))
+            }
+            Some(Err(reason)) => Err((class, format!("{reason}: not supported"))),
+            None => Err((
                 class,
-            ));
-        }
-        if let Some(element) = strip(&compact) {
-            let reason = format!("a std::vector of `{element}` (not a number type evtc reads)");
-            return Err((class, format!("{reason}: not supported")));
-        }
-        return Err((
-            class,
-            "unsplit objects are not supported (only their split members are)".into(),
-        ));
+                "unsplit objects are not supported (only their split members are)".into(),
+            )),
+        };
     }
     // A refusal in C++ terms: the member, its class and its type, from the streamer info.
     let refuse = |what: &str| match member(b, e, streamers) {
@@ -844,9 +860,12 @@ fn element_column(
                 m.name, e.class_name, m.type_name
             ),
         ),
-        Err(_) => (
+        Err(why) => (
             class.clone(),
-            format!("{what} (streamer type {}): not supported", e.streamer_type),
+            format!(
+                "{what} (streamer type {}): not supported; {why}",
+                e.streamer_type
+            ),
         ),
     };
     // 0: a member of a split object; 31 and 41: a member of the objects of a split TClonesArray
@@ -856,6 +875,20 @@ fn element_column(
         31 | 41 => true,
         t => return Err(refuse(&format!("branch element type {t}"))),
     };
+    // 300: an STL container or string member (kSTL), streamed whole in each entry.
+    if e.streamer_type == 300 && !in_collection {
+        let m = member(b, e, streamers).map_err(|why| {
+            (
+                class.clone(),
+                format!("an STL member whose type the streamer info does not give: {why}"),
+            )
+        })?;
+        return match stl_layout(&m.type_name, true) {
+            Some(Ok((kind, layout))) => Ok((kind, layout, m.type_name.clone())),
+            Some(Err(reason)) => Err(refuse(&reason)),
+            None => Err(refuse("an STL container evtc does not read")),
+        };
+    }
     let (code, array) = match e.streamer_type {
         t @ 1..=19 => (t, false),
         t @ 21..=39 => (t - 20, true),
@@ -1062,7 +1095,9 @@ fn member<'s>(
                 e.class_name, e.class_version
             )
         })?;
-    if element.kind != e.streamer_type {
+    // An STL member is kStreamer (500) in the file's streamer info and kSTL (300) in the
+    // branch (ROOT's TStreamerInfo::Compile turns one into the other).
+    if element.kind != e.streamer_type && !(e.streamer_type == 300 && element.kind == 500) {
         return Err(format!(
             "member {name:?} of class {} has streamer type {} in the streamer info but {} in \
              the branch",
