@@ -440,6 +440,35 @@ fn read_key_entry(c: &mut Cursor<'_>) -> Result<Key> {
 mod tests {
     use super::*;
 
+    /// A small-version key header: class, name and title as short TStrings.
+    fn key_bytes(key_len: i16, class: &str, name: &str) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&100i32.to_be_bytes()); // fNbytes
+        b.extend_from_slice(&4i16.to_be_bytes()); // version
+        b.extend_from_slice(&60i32.to_be_bytes()); // fObjlen
+        b.extend_from_slice(&0u32.to_be_bytes()); // fDatime
+        b.extend_from_slice(&key_len.to_be_bytes());
+        b.extend_from_slice(&1i16.to_be_bytes()); // fCycle
+        b.extend_from_slice(&500i32.to_be_bytes()); // fSeekKey
+        b.extend_from_slice(&100i32.to_be_bytes()); // fSeekPdir
+        for s in [class, name, ""] {
+            b.push(s.len() as u8);
+            b.extend_from_slice(s.as_bytes());
+        }
+        b
+    }
+
+    #[test]
+    fn a_key_list_entry_may_be_longer_than_the_key_it_describes() {
+        // ROOT 6.0x lists a subdirectory's key as `TDirectoryFile` while the key written at
+        // fSeekKey says `TDirectory`: fKeylen (4 bytes shorter) describes the latter.
+        let bytes = key_bytes(45, "TDirectoryFile", "macros");
+        let listed = read_key_entry(&mut Cursor::new(&bytes, 0, "list")).expect("list entry");
+        assert_eq!((listed.name.as_str(), listed.key_len), ("macros", 45));
+        let own = read_key(&mut Cursor::new(&bytes, 0, "key")).expect_err("own key too short");
+        assert!(own.to_string().contains("declares a 45-byte header"), "{own}");
+    }
+
     #[test]
     fn streamer_infos_of_a_fixture() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kinds_505.root");
