@@ -1006,12 +1006,15 @@ struct UnsplitObject {
 /// branches.
 fn unsplit_object(b: &RawBranch, streamers: &Streamers) -> Option<Result<UnsplitObject, String>> {
     let e = b.element.as_ref()?;
-    let header = match b.class.as_str() {
-        "TBranchObject" => true,
-        "TBranchElement" if e.streamer_type == -1 => false,
+    // TBranchObject and a top-level TBranchElement of a class with a custom streamer (fType -1,
+    // TVector3, ...) call the object's Streamer: each entry starts with its byte count and
+    // version. Other TBranchElements stream the members only.
+    let (header, branch_object) = match b.class.as_str() {
+        "TBranchObject" => (true, true),
+        "TBranchElement" if e.streamer_type == -1 => (e.ftype == -1, false),
         _ => return None,
     };
-    let info = if header {
+    let info = if branch_object {
         streamers.only_info(&e.class_name)
     } else {
         streamers.info(&e.class_name, e.class_version)
@@ -1029,12 +1032,25 @@ fn unsplit_object(b: &RawBranch, streamers: &Streamers) -> Option<Result<Unsplit
             )));
         }
     };
+    let version = info.version;
     let plan = crate::plan::fixed_object(streamers, info, header).map(|(mut members, stride)| {
         if !header {
             return UnsplitObject {
                 members,
                 stride,
                 prefix: None,
+            };
+        }
+        if !branch_object {
+            // Every entry starts with the same byte count and the class's version.
+            let mut prefix = (0x4000_0000 | (stride as u32).saturating_sub(4))
+                .to_be_bytes()
+                .to_vec();
+            prefix.extend_from_slice(&(version as u16).to_be_bytes());
+            return UnsplitObject {
+                members,
+                stride,
+                prefix: Some(prefix.into()),
             };
         }
         // TLeafObject::FillBasket writes the class name (a length byte, the name, a NUL) before
