@@ -186,7 +186,7 @@ impl<R: ReadAt> RootFile<R> {
     ) -> Result<()> {
         for key in &dir.keys {
             let path = format!("{prefix}{}", key.name);
-            if key.class_name == "TTree" || key.class_name == "TNtuple" {
+            if is_tree(&key.class_name) {
                 out.push(TreeEntry {
                     path,
                     cycle: key.cycle,
@@ -207,7 +207,7 @@ impl<R: ReadAt> RootFile<R> {
     /// [`Error::NotFound`], [`Error::NotATree`], and corrupt or unsupported tree records.
     pub fn tree(&self, path: &str) -> Result<Tree> {
         let key = self.key(path)?;
-        if key.class_name != "TTree" && key.class_name != "TNtuple" {
+        if !is_tree(&key.class_name) {
             return Err(Error::NotATree {
                 path: path.to_owned(),
                 class: key.class_name,
@@ -216,7 +216,10 @@ impl<R: ReadAt> RootFile<R> {
         let name = path.rsplit_once(';').map_or(path, |(p, _)| p).to_owned();
         let what = format!("TTree {name:?} (key at byte {})", key.seek_key);
         let record = self.read_object(&key, &what)?;
-        Tree::parse(&record, key.key_len, name, self.streamers(), &what)
+        // A TNtuple or TNtupleD is a TTree (its base class, after the derived class's own
+        // header) and a variable count.
+        let derived = key.class_name != "TTree";
+        Tree::parse(&record, key.key_len, derived, name, self.streamers(), &what)
     }
 
     /// The file's streamer infos, read on first use. A file whose streamer infos cannot be read
@@ -377,6 +380,10 @@ impl<R: ReadAt> RootFile<R> {
                 source,
             })
     }
+}
+
+fn is_tree(class: &str) -> bool {
+    matches!(class, "TTree" | "TNtuple" | "TNtupleD")
 }
 
 fn is_directory(class: &str) -> bool {

@@ -354,15 +354,21 @@ impl Tree {
         self.columns.iter().find(|c| c.name == name)
     }
 
-    /// Parses a TTree record (its key header was `key_len` bytes: class tags count it).
+    /// Parses a TTree record (its key header was `key_len` bytes: class tags count it); with
+    /// `derived`, the record of a class derived from TTree (`TNtuple`), whose own header comes
+    /// first.
     pub(crate) fn parse(
         record: &[u8],
         key_len: u16,
+        derived: bool,
         name: String,
         streamers: &Streamers,
         what: &str,
     ) -> Result<Tree> {
         let mut p = Parser::new(record, key_len, what);
+        if derived {
+            let _ = p.header()?;
+        }
         let (end, version) = p.header()?;
         if !(16..=20).contains(&version) {
             return Err(p.version_error("TTree", version, "16-20"));

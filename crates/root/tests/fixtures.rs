@@ -372,7 +372,7 @@ fn baskets_in_the_tree_record_after_autosave_and_merges() {
 fn keys_that_are_not_trees_do_not_disturb_reading() {
     let file = RootFile::open(fixture("nontree.root")).expect("open");
     let expected = expected("nontree.root.json");
-    for tree in ["Events", "LongTitle"] {
+    for tree in ["Events", "LongTitle", "Ntuple", "NtupleD"] {
         check_tree(&file, tree, &expected[tree]);
     }
 }
