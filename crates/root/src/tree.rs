@@ -881,6 +881,14 @@ fn element_column(
         31 | 41 => true,
         t => return Err(refuse(&format!("branch element type {t}"))),
     };
+    // 65: a TString member, its length and characters in each entry.
+    if e.streamer_type == 65 && !in_collection {
+        return Ok((
+            ColumnKind::String,
+            Layout::String { header: false },
+            "TString".into(),
+        ));
+    }
     // 300: an STL container or string member (kSTL), streamed whole in each entry.
     if e.streamer_type == 300 && !in_collection {
         let m = member(b, e, streamers).map_err(|why| {

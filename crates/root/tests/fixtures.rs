@@ -530,16 +530,18 @@ fn vectors_of_double32_as_root_reads_them() {
     assert!(a.iter().zip(b).all(|(x, y)| *x == f64::from(*y as f32)));
 }
 
-/// `std::string` and `std::vector` members of a split class (kSTL branches; the string is a
-/// `TStreamerSTLstring`, one class deeper in the streamer info), checked against uproot.
+/// `TString`, `std::string` and `std::vector` members of a split class (kTString and kSTL
+/// branches; the `std::string` is a `TStreamerSTLstring`, one class deeper in the streamer
+/// info), checked against uproot.
 #[test]
 fn stl_members_of_a_split_class() {
     let file = RootFile::open(fixture("stlmembers.root")).expect("open");
     let checked = check_tree(&file, "Events", &expected("stlmembers.root.json")["Events"]);
-    assert_eq!(checked, 8);
+    assert_eq!(checked, 9);
     let tree = file.tree("Events").expect("tree");
-    let label = tree.column("obj/label").expect("label");
-    assert_eq!(label.kind, ColumnKind::String);
+    for name in ["obj/label", "obj/tag"] {
+        assert_eq!(tree.column(name).expect(name).kind, ColumnKind::String);
+    }
     let groups = tree.column("obj/groups").expect("groups");
     assert_eq!(groups.kind, ColumnKind::JaggedJagged(ScalarType::I32));
 }
