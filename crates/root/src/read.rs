@@ -408,6 +408,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             self.offsets.push(border as u32);
         }
         self.basket.truncate(self.start + border);
+        let border = self.strip_custom_headers(fields.entries, border);
         if let Layout::Fixed { stride, .. } = self.column.layout {
             // Every entry of a fixed layout has exactly `stride` bytes: a stream that differs
             // (an unsplit object with a variable part) is refused, never read at wrong offsets.
@@ -440,6 +441,35 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         }
         self.cached = Some(i);
         Ok(())
+    }
+
+    /// For an object of a class with a custom streamer ([`Column::custom_header`]): if every
+    /// entry of the loaded basket is that header and the members, moves the members together
+    /// (the basket then reads as one without headers). Returns the data's new length.
+    fn strip_custom_headers(&mut self, entries: usize, border: usize) -> usize {
+        let (Some(header), Layout::Fixed { stride, .. }) =
+            (&self.column.custom_header, self.column.layout)
+        else {
+            return border;
+        };
+        let whole = stride + header.len();
+        let data = &self.basket[self.start..self.start + border];
+        if entries.checked_mul(whole) != Some(border)
+            || !data.chunks_exact(whole).all(|e| e.starts_with(header))
+        {
+            return border;
+        }
+        for e in 0..entries {
+            let from = self.start + e * whole + header.len();
+            self.basket
+                .copy_within(from..from + stride, self.start + e * stride);
+        }
+        let border = entries * stride;
+        self.basket.truncate(self.start + border);
+        if !self.offsets.is_empty() {
+            self.offsets = (0..=entries).map(|e| (e * stride) as u32).collect();
+        }
+        border
     }
 
     /// Entry offsets of a variable-length basket written without them (`fEntryOffsetLen` 0), as

@@ -279,6 +279,11 @@ pub struct Column {
     /// Bytes every entry must start with (the class name `TBranchObject` writes before each
     /// object): a reader refuses an entry that holds another class.
     pub(crate) entry_prefix: Option<Arc<[u8]>>,
+    /// For an object of a class with a custom streamer: the object header (byte count and
+    /// version) its Streamer writes before the members if it calls WriteClassBuffer. A basket
+    /// whose entries all start with it and hold the members after it is read without the
+    /// headers; any other basket must hold the members alone.
+    pub(crate) custom_header: Option<Arc<[u8]>>,
 }
 
 impl Column {
@@ -556,6 +561,7 @@ impl Tree {
                         entry_offsets: b.entry_offset_len > 0,
                         counter_column: None,
                         entry_prefix: None,
+                        custom_header: None,
                     });
                 }
                 _ => {
@@ -589,6 +595,7 @@ impl Tree {
             entry_offsets: b.entry_offset_len > 0,
             counter_column: None,
             entry_prefix: None,
+            custom_header: None,
         };
         match b.class.as_str() {
             "TBranch" if b.leaves.len() == 1 => match leaf_column(&b.leaves[0]) {
@@ -975,6 +982,7 @@ fn member_columns(
         members,
         stride,
         prefix,
+        custom_header,
     } = object;
     members
         .into_iter()
@@ -993,6 +1001,7 @@ fn member_columns(
             };
             Column {
                 entry_prefix: prefix.clone(),
+                custom_header: custom_header.clone(),
                 ..column(
                     format!("{name}.{}", m.path),
                     kind,
@@ -1012,6 +1021,8 @@ struct UnsplitObject {
     stride: usize,
     /// What each entry starts with before the object.
     prefix: Option<Arc<[u8]>>,
+    /// See [`Column::custom_header`].
+    custom_header: Option<Arc<[u8]>>,
 }
 
 /// For an unsplit object branch (`TBranchObject`, or `TBranchElement` of streamer type -1), the
@@ -1020,15 +1031,18 @@ struct UnsplitObject {
 /// branches.
 fn unsplit_object(b: &RawBranch, streamers: &Streamers) -> Option<Result<UnsplitObject, String>> {
     let e = b.element.as_ref()?;
-    // TBranchObject and a top-level TBranchElement of a class with a custom streamer (fType -1,
-    // TVector3, ...) call the object's Streamer: each entry starts with its byte count and
-    // version. Other TBranchElements stream the members only.
-    let (header, branch_object) = match b.class.as_str() {
-        "TBranchObject" => (true, true),
-        "TBranchElement" if e.streamer_type == -1 => (e.ftype == -1, false),
+    // TBranchObject calls the object's Streamer: each entry starts with its byte count and
+    // version. A TBranchElement streams the members only, unless its class has a custom
+    // streamer (fType -1), whose bytes the streamer info cannot describe: those written by
+    // WriteClassBuffer (TVector3) are the members after the same header, those of others
+    // (TDatime) are often the members alone; the reader takes a basket as one or the other
+    // only if every entry fits it (`Column::custom_header`).
+    let (header, custom) = match b.class.as_str() {
+        "TBranchObject" => (true, false),
+        "TBranchElement" if e.streamer_type == -1 => (false, e.ftype == -1),
         _ => return None,
     };
-    let info = if branch_object {
+    let info = if header {
         streamers.only_info(&e.class_name)
     } else {
         streamers.info(&e.class_name, e.class_version)
@@ -1049,22 +1063,17 @@ fn unsplit_object(b: &RawBranch, streamers: &Streamers) -> Option<Result<Unsplit
     let version = info.version;
     let plan = crate::plan::fixed_object(streamers, info, header).map(|(mut members, stride)| {
         if !header {
+            // The byte count (the version and the members) and the class's version.
+            let custom_header = custom.then(|| {
+                let mut h = (0x4000_0000 | (stride as u32 + 2)).to_be_bytes().to_vec();
+                h.extend_from_slice(&(version as u16).to_be_bytes());
+                h.into()
+            });
             return UnsplitObject {
                 members,
                 stride,
                 prefix: None,
-            };
-        }
-        if !branch_object {
-            // Every entry starts with the same byte count and the class's version.
-            let mut prefix = (0x4000_0000 | (stride as u32).saturating_sub(4))
-                .to_be_bytes()
-                .to_vec();
-            prefix.extend_from_slice(&(version as u16).to_be_bytes());
-            return UnsplitObject {
-                members,
-                stride,
-                prefix: Some(prefix.into()),
+                custom_header,
             };
         }
         // TLeafObject::FillBasket writes the class name (a length byte, the name, a NUL) before
@@ -1079,6 +1088,7 @@ fn unsplit_object(b: &RawBranch, streamers: &Streamers) -> Option<Result<Unsplit
             members,
             stride: stride + prefix.len(),
             prefix: Some(prefix.into()),
+            custom_header: None,
         }
     });
     Some(plan.map_err(|why| {
