@@ -167,8 +167,10 @@ def measure_file(path: str, root_python: str | None = None) -> dict[str, Any]:
                 results[f"{tree}:{b}"] = ["file-refused", message]
             return out
         for tree, branch, cpp, reason in summary["skipped"]:
-            if (tree, branch) in wanted:
-                results[f"{tree}:{branch}"] = ["skipped", f"{cpp}: {reason}"]
+            # A refused branch refuses the branches under it (uproot's leaves).
+            for t, b in wanted:
+                if t == tree and (b == branch or b.startswith(branch + "/")):
+                    results[f"{t}:{b}"] = ["skipped", f"{cpp}: {reason}"]
         with evtc.open(dst) as e:
             for tree in e.keys():
                 t = e[tree]

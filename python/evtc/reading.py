@@ -188,7 +188,7 @@ class BranchInfo:
     """What the footer (or the ROOT TTree record) says about one branch."""
 
     name: str
-    kind: str  # scalar, fixed, jagged, jagged2, bytes, string
+    kind: str  # scalar, fixed, jagged, jagged2, bytes, string, bytes2, string2 (lists of strings)
     dtype: np.dtype
     length: int
     counter: str | None
@@ -269,11 +269,14 @@ class Tree:
         self.cluster_ends: list[int] = list(clusters)
         self._info = _BranchTable(file._reader, name, names)
         self.unsupported: dict[str, tuple[str, str]] = {n: (c, r) for n, c, r in unsupported}
-        # evtc-convert writes a list of lists (std::vector<std::vector<T>>) as the flattened
-        # values per entry plus a "name/sizes" branch of inner sizes: read them back as one.
+        # evtc-convert writes a list of lists (std::vector<std::vector<T>>) or of strings
+        # (std::vector<std::string>) as the flattened values (characters) per entry plus a
+        # "name/sizes" branch of inner sizes: read them back as one.
         self._sizes: dict[str, str] = dict(lists)
         for base in self._sizes:
-            self._info.replace(dataclasses.replace(self._info[base], kind="jagged2"))
+            info = self._info[base]
+            kind = {"jagged": "jagged2", "string": "string2", "bytes": "bytes2"}[info.kind]
+            self._info.replace(dataclasses.replace(info, kind=kind))
 
     # --- the mapping of branches -------------------------------------------------------------
 
@@ -527,6 +530,10 @@ class Branch:
             return values.tobytes().decode("utf-8", errors="replace")
         if kind == "bytes":
             return values.tobytes()
+        if kind in ("string2", "bytes2"):
+            data = values.tobytes()
+            items = [data[inner[j] : inner[j + 1]] for j in range(len(inner) - 1)]
+            return [i.decode("utf-8", errors="replace") for i in items] if kind == "string2" else items
         return [values[inner[j] : inner[j + 1]] for j in range(len(inner) - 1)]
 
     def __getitem__(self, entry: int) -> Any:
@@ -623,18 +630,24 @@ def _form(info: BranchInfo, key: str) -> dict[str, Any]:
     if info.kind == "jagged":
         return {"class": "ListOffsetArray", "offsets": "i64", "content": leaf, "form_key": key}
     if info.kind in ("string", "bytes"):
-        char, text = ("char", "string") if info.kind == "string" else ("byte", "bytestring")
-        leaf["parameters"] = {"__array__": char}
-        return {
-            "class": "ListOffsetArray",
-            "offsets": "i64",
-            "content": leaf,
-            "parameters": {"__array__": text},
-            "form_key": key,
-        }
-    # jagged2: a list of lists
-    inner = {"class": "ListOffsetArray", "offsets": "i64", "content": leaf, "form_key": f"{key}-inner"}
+        return _string_form(info.kind, leaf, key)
+    if info.kind in ("string2", "bytes2"):
+        inner = _string_form(info.kind[:-1], leaf, f"{key}-inner")
+    else:  # jagged2: a list of lists
+        inner = {"class": "ListOffsetArray", "offsets": "i64", "content": leaf, "form_key": f"{key}-inner"}
     return {"class": "ListOffsetArray", "offsets": "i64", "content": inner, "form_key": key}
+
+
+def _string_form(kind: str, leaf: dict[str, Any], key: str) -> dict[str, Any]:
+    char, text = ("char", "string") if kind == "string" else ("byte", "bytestring")
+    leaf["parameters"] = {"__array__": char}
+    return {
+        "class": "ListOffsetArray",
+        "offsets": "i64",
+        "content": leaf,
+        "parameters": {"__array__": text},
+        "form_key": key,
+    }
 
 
 def _ak_array(infos: list[BranchInfo], columns: list[Any], length: int) -> Any:
@@ -677,6 +690,13 @@ def _np_column(info: BranchInfo, column: Any) -> np.ndarray:
         for j in range(len(out)):
             item = data[offsets[j] : offsets[j + 1]]
             out[j] = item.decode("utf-8", errors="replace") if kind == "string" else item
+    elif kind in ("string2", "bytes2"):
+        data = values.tobytes()
+        items = [data[inner[k] : inner[k + 1]] for k in range(len(inner) - 1)]
+        if kind == "string2":
+            items = [i.decode("utf-8", errors="replace") for i in items]
+        for j in range(len(out)):
+            out[j] = items[offsets[j] : offsets[j + 1]]
     else:  # jagged2
         lists = np.split(values, inner[1:-1].astype(np.intp)) if len(inner) > 1 else []
         for j in range(len(out)):

@@ -24,8 +24,9 @@ use crate::errors;
 use crate::read::{Column, Reader};
 
 /// What the Python layer knows of a column: `(name, kind, dtype, shape, sizes branch)`, kind one
-/// of `scalar`, `fixed`, `jagged`, `jagged2`, `string`, `bytes`; `shape` the dimensions of a
-/// fixed array; the sizes branch of a list of lists converted into an evtc file.
+/// of `scalar`, `fixed`, `jagged`, `jagged2`, `string`, `bytes`, `string2`, `bytes2` (lists of
+/// strings); `shape` the dimensions of a fixed array; the sizes branch of a list of lists (of
+/// strings) converted into an evtc file.
 pub(crate) type ColumnSpec = (String, String, String, Vec<usize>, Option<String>);
 
 fn leaf_type(dtype: &str) -> PyResult<DataType> {
@@ -66,6 +67,8 @@ fn arrow_type(kind: &str, dtype: &str, shape: &[usize]) -> PyResult<DataType> {
         "jagged2" => DataType::LargeList(item(DataType::LargeList(item(leaf)))),
         "string" => DataType::LargeUtf8,
         "bytes" => DataType::LargeBinary,
+        "string2" => DataType::LargeList(item(DataType::LargeUtf8)),
+        "bytes2" => DataType::LargeList(item(DataType::LargeBinary)),
         other => return Err(errors::value(format!("no branch kind {other:?}"))),
     })
 }
@@ -131,6 +134,15 @@ fn to_array(t: &DataType, column: Column, sizes: Option<Column>) -> Result<Array
         inner,
     } = column;
     let missing = || ArrowError::InvalidArgumentError("a list column without offsets".into());
+    // A list of lists: the outer and inner offsets, from the sizes branch of a converted one.
+    let nested = |outer: Option<Vec<u64>>, inner: Option<Vec<u64>>, sizes: Option<Column>| {
+        Ok::<_, ArrowError>(match sizes {
+            // evtc: the sizes branch's lists are the outer lists, its values the sizes.
+            Some(s) => (s.offsets.ok_or_else(missing)?, sizes_to_offsets(&s.values)?),
+            // ROOT: the reader gives both.
+            None => (outer.ok_or_else(missing)?, inner.ok_or_else(missing)?),
+        })
+    };
     Ok(match t {
         DataType::FixedSizeList(..) => {
             fn nest(t: &DataType, leaf: ArrayRef) -> Result<ArrayRef, ArrowError> {
@@ -151,12 +163,7 @@ fn to_array(t: &DataType, column: Column, sizes: Option<Column>) -> Result<Array
         }
         DataType::LargeList(field) => match field.data_type() {
             DataType::LargeList(leaf_field) => {
-                let (outer, inner) = match sizes {
-                    // evtc: the sizes branch's lists are the outer lists, its values the sizes.
-                    Some(s) => (s.offsets.ok_or_else(missing)?, sizes_to_offsets(&s.values)?),
-                    // ROOT: the reader gives both.
-                    None => (outer.ok_or_else(missing)?, inner.ok_or_else(missing)?),
-                };
+                let (outer, inner) = nested(outer, inner, sizes)?;
                 let lists = LargeListArray::try_new(
                     leaf_field.clone(),
                     offsets(inner)?,
@@ -170,6 +177,16 @@ fn to_array(t: &DataType, column: Column, sizes: Option<Column>) -> Result<Array
                     None,
                 )?)
             }
+            strings @ (DataType::LargeUtf8 | DataType::LargeBinary) => {
+                let (outer, inner) = nested(outer, inner, sizes)?;
+                let strings = string_array(strings, values, inner)?;
+                Arc::new(LargeListArray::try_new(
+                    field.clone(),
+                    offsets(outer)?,
+                    strings,
+                    None,
+                )?)
+            }
             _ => Arc::new(LargeListArray::try_new(
                 field.clone(),
                 offsets(outer.ok_or_else(missing)?)?,
@@ -178,19 +195,24 @@ fn to_array(t: &DataType, column: Column, sizes: Option<Column>) -> Result<Array
             )?),
         },
         DataType::LargeUtf8 | DataType::LargeBinary => {
-            let Values::U8(bytes) = values else {
-                return Err(ArrowError::InvalidArgumentError(
-                    "a string column of non-byte values".into(),
-                ));
-            };
-            let o = offsets(outer.ok_or_else(missing)?)?;
-            if *t == DataType::LargeUtf8 {
-                Arc::new(LargeStringArray::try_new(o, Buffer::from_vec(bytes), None)?)
-            } else {
-                Arc::new(LargeBinaryArray::try_new(o, Buffer::from_vec(bytes), None)?)
-            }
+            string_array(t, values, outer.ok_or_else(missing)?)?
         }
         _ => leaf_array(values),
+    })
+}
+
+/// Strings (`t` is `LargeUtf8` or `LargeBinary`) of `values` split at `bounds`.
+fn string_array(t: &DataType, values: Values, bounds: Vec<u64>) -> Result<ArrayRef, ArrowError> {
+    let Values::U8(bytes) = values else {
+        return Err(ArrowError::InvalidArgumentError(
+            "a string column of non-byte values".into(),
+        ));
+    };
+    let o = offsets(bounds)?;
+    Ok(if *t == DataType::LargeUtf8 {
+        Arc::new(LargeStringArray::try_new(o, Buffer::from_vec(bytes), None)?)
+    } else {
+        Arc::new(LargeBinaryArray::try_new(o, Buffer::from_vec(bytes), None)?)
     })
 }
 

@@ -368,7 +368,7 @@ impl Reader {
                     let (offsets, inner) = match column.kind {
                         ColumnKind::Scalar(_) | ColumnKind::Fixed(..) => (None, None),
                         ColumnKind::Jagged(_) | ColumnKind::String => (Some(data.offsets), None),
-                        ColumnKind::JaggedJagged(_) => {
+                        ColumnKind::JaggedJagged(_) | ColumnKind::StringList => {
                             (Some(data.offsets), Some(data.inner_offsets))
                         }
                     };
@@ -518,8 +518,9 @@ impl Reader {
     /// `(entries, cluster_ends, names, unsupported, lists_of_lists)` of a tree: `names` are the
     /// branches in order (what `branch_info` takes the position of); `unsupported` lists ROOT
     /// branches the reader cannot read as `(name, class, reason)`; `lists_of_lists` pairs
-    /// converted `std::vector<std::vector<T>>` branches of evtc files with their sizes branch. Nothing per branch beyond its name is made,
-    /// so that opening a tree of many thousand branches stays cheap.
+    /// converted `std::vector<std::vector<T>>` and `std::vector<std::string>` branches of evtc
+    /// files with their sizes branch. Nothing per branch beyond its name is made, so that
+    /// opening a tree of many thousand branches stays cheap.
     fn tree_info<'py>(&self, py: Python<'py>, tree: &str) -> PyResult<Bound<'py, PyTuple>> {
         let unsupported = PyList::empty(py);
         let lists_of_lists = PyList::empty(py);
@@ -528,8 +529,8 @@ impl Reader {
                 let tree = self.evtc_tree(tree)?;
                 let branches = tree.branches();
                 let names = PyList::new(py, branches.iter().map(|b| b.name.as_str()))?;
-                // evtc-convert writes std::vector<std::vector<T>> as jagged values plus a jagged
-                // "name/sizes" branch of unsigned inner sizes.
+                // evtc-convert writes std::vector<std::vector<T>> (std::vector<std::string>) as
+                // jagged values (bytes) plus a jagged "name/sizes" branch of unsigned inner sizes.
                 let sizes: Vec<&BranchMeta> = branches
                     .iter()
                     .filter(|b| {
@@ -543,7 +544,10 @@ impl Reader {
                     for s in sizes {
                         let base = &s.name[..s.name.len() - "/sizes".len()];
                         if let Some(b) = by_name.get(base)
-                            && matches!(b.dtype, DataType::Jagged(_))
+                            && matches!(
+                                b.dtype,
+                                DataType::Jagged(_) | DataType::Bytes | DataType::Utf8
+                            )
                         {
                             lists_of_lists.append((base, &s.name))?;
                         }
@@ -585,8 +589,8 @@ impl Reader {
     }
 
     /// The branch at position `index` of `tree_info`'s names, as a dict: `name`, `kind`
-    /// (`scalar`, `fixed`, `jagged`, `jagged2`, `bytes`, `string`), `dtype`, `length`, `counter`,
-    /// `typename`, `codec`, `rac`, `raw_bytes`, `stored_bytes`.
+    /// (`scalar`, `fixed`, `jagged`, `jagged2`, `bytes`, `string`, `string2`), `dtype`, `length`,
+    /// `counter`, `typename`, `codec`, `rac`, `raw_bytes`, `stored_bytes`.
     fn branch_info<'py>(
         &self,
         py: Python<'py>,
@@ -629,6 +633,7 @@ impl Reader {
                     ColumnKind::Jagged(_) => ("jagged", 0),
                     ColumnKind::JaggedJagged(_) => ("jagged2", 0),
                     ColumnKind::String => ("string", 0),
+                    ColumnKind::StringList => ("string2", 0),
                 };
                 let codec = Codec::from_root_setting(c.compression)
                     .map_or_else(|_| format!("ROOT {}", c.compression), |k| k.to_string());

@@ -8,6 +8,7 @@ import re
 
 import awkward as ak
 import numpy as np
+import pyarrow as pa
 import pytest
 import uproot
 
@@ -174,6 +175,35 @@ def test_root_fixtures_every_branch_kind(path, tmp_path):
                 if isinstance(one, bytes):
                     one = one.decode()
                 assert _close(one, values[i]), (source.name, name, i)
+
+
+def test_root_strings_and_lists_of_strings(tmp_path):
+    """STL and TString members of split objects, std::vector<std::string> and a collection's
+    TStrings read directly and after conversion (characters plus a "name/sizes" branch) as lists
+    of strings in every library and entry by entry."""
+    path = FIXTURES / "stlmembers.root"
+    expected = json.loads((FIXTURES / "stlmembers.root.json").read_text())["Events"]["branches"]
+    by_root = json.loads((FIXTURES / "stlmembers.root.root.json").read_text())["Events"]["branches"]
+    expected["tags/tags.name"] = by_root["tags/tags.name"]  # uproot 5.7 misreads it
+    converted = tmp_path / "stl.evtc"
+    assert evtc.convert(path, converted)["skipped"] == []
+    assert "vs/sizes" in evtc.open(converted)["Events"].keys()
+
+    def text(x):
+        return [text(i) for i in x] if isinstance(x, list) else x.decode() if isinstance(x, bytes) else x
+
+    for source in (path, converted):
+        tree = evtc.open(source)["Events"]
+        arrays = tree.arrays(["vs", "obj/names", "tags/tags.name", "obj/label", "obj/tag"])
+        as_np = tree.arrays(["vs", "tags/tags.name"], library="np")
+        table = pa.table(tree.arrow(["vs", "tags/tags.name"]))
+        for name in ("vs", "obj/names", "tags/tags.name", "obj/label", "obj/tag"):
+            assert text(arrays[name].to_list()) == expected[name], (source.name, name)
+            for i in (0, 2, 3, 29):
+                assert text(tree[name][i]) == expected[name][i], (source.name, name, i)
+        for name in ("vs", "tags/tags.name"):
+            assert [text(list(x)) for x in as_np[name]] == expected[name], (source.name, name)
+            assert text(table[name].to_pylist()) == expected[name], (source.name, name)
 
 
 def test_unsupported_root_branches(tmp_path):

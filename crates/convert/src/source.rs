@@ -25,7 +25,8 @@ pub(crate) struct ColumnInfo {
     pub(crate) name: String,
     pub(crate) dtype: DataType,
     pub(crate) counter: Option<String>,
-    /// A list of lists: written as the flattened values plus a `name/sizes` branch.
+    /// A list of lists or of strings: written as each entry's values (characters) plus a
+    /// `name/sizes` branch of the inner lists' (strings') lengths.
     pub(crate) nested: bool,
     /// Uncompressed bytes of the whole column, as the input's metadata tells.
     pub(crate) raw_bytes: u64,
@@ -73,7 +74,7 @@ fn dtype(kind: ColumnKind) -> DataType {
         ColumnKind::Scalar(_) => DataType::Scalar(t),
         ColumnKind::Fixed(_, n) => DataType::FixedArray(t, n as u32),
         ColumnKind::Jagged(_) | ColumnKind::JaggedJagged(_) => DataType::Jagged(t),
-        ColumnKind::String => DataType::Bytes,
+        ColumnKind::String | ColumnKind::StringList => DataType::Bytes,
     }
 }
 
@@ -178,7 +179,10 @@ impl Input {
                         name: c.name.clone(),
                         dtype: dtype(c.kind),
                         counter: c.counter.clone(),
-                        nested: matches!(c.kind, ColumnKind::JaggedJagged(_)),
+                        nested: matches!(
+                            c.kind,
+                            ColumnKind::JaggedJagged(_) | ColumnKind::StringList
+                        ),
                         raw_bytes: c.tot_bytes,
                     })
                     .collect();

@@ -179,12 +179,15 @@ impl ColumnData {
     pub fn new(kind: ColumnKind) -> ColumnData {
         let nested = matches!(
             kind,
-            ColumnKind::Jagged(_) | ColumnKind::JaggedJagged(_) | ColumnKind::String
+            ColumnKind::Jagged(_)
+                | ColumnKind::JaggedJagged(_)
+                | ColumnKind::String
+                | ColumnKind::StringList
         );
         ColumnData {
             values: Values::new(kind.scalar()),
             offsets: if nested { vec![0] } else { Vec::new() },
-            inner_offsets: if matches!(kind, ColumnKind::JaggedJagged(_)) {
+            inner_offsets: if matches!(kind, ColumnKind::JaggedJagged(_) | ColumnKind::StringList) {
                 vec![0]
             } else {
                 Vec::new()
@@ -486,6 +489,13 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         self.offsets.push(0);
         match self.column.layout {
             Layout::Fixed { .. } => return Ok(()),
+            Layout::StringList { header: false } => {
+                return Err(bad(
+                    "the basket has no entry offsets, without which the strings of a \
+                     collection's objects cannot be told apart by entry"
+                        .into(),
+                ));
+            }
             Layout::String { header: false } => {
                 for e in 0..entries {
                     if at == data.len() {
@@ -511,7 +521,10 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                 }
             }
             // Objects with a byte count: STL vectors, `std::string` members.
-            Layout::Vector { .. } | Layout::VectorVector { .. } | Layout::String { header: true } => {
+            Layout::Vector { .. }
+            | Layout::VectorVector { .. }
+            | Layout::String { header: true }
+            | Layout::StringList { header: true } => {
                 for e in 0..entries {
                     let bcnt = data
                         .get(at..at + 4)
@@ -675,27 +688,69 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         object_header(&mut c, e).map_err(bad)?;
                         bytes = &bytes[6..];
                     }
-                    let (len, skip) = match bytes.first() {
-                        Some(255) if bytes.len() >= 5 => (
-                            u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize,
-                            5,
-                        ),
-                        Some(&n) => (usize::from(n), 1),
-                        None => (0, 0),
-                    };
-                    let s = bytes.get(skip..skip + len).ok_or_else(|| {
-                        bad(format!(
-                            "entry {e}: a {len}-byte string in {} bytes",
-                            bytes.len()
-                        ))
-                    })?;
-                    values.extend_from_slice(s);
+                    // An empty entry is an empty string (a char* leaf writes nothing for it).
+                    if !bytes.is_empty() {
+                        let (s, _) = tstring(bytes).ok_or_else(|| {
+                            bad(format!(
+                                "entry {e}: a string runs past its {} bytes",
+                                bytes.len()
+                            ))
+                        })?;
+                        values.extend_from_slice(s);
+                    }
                     out.offsets.push(values.len() as u64);
+                }
+            }
+            Layout::StringList { header } => {
+                let Values::U8(values) = &mut out.values else {
+                    return Err(bad("internal: string column without byte values".into()));
+                };
+                for e in range {
+                    let mut bytes = entry(e)?;
+                    // A vector says how many strings it holds; a collection's strings fill
+                    // the entry.
+                    let mut count = None;
+                    if header {
+                        let mut c = Cursor::new(bytes, 0, "");
+                        count = Some(vector_header(&mut c, e).map_err(bad)?);
+                        bytes = &bytes[10..];
+                    }
+                    let mut strings = 0usize;
+                    while count.map_or(!bytes.is_empty(), |n| strings < n) {
+                        let (s, used) = tstring(bytes).ok_or_else(|| {
+                            bad(format!("entry {e}: string {strings} runs past the entry"))
+                        })?;
+                        values.extend_from_slice(s);
+                        out.inner_offsets.push(values.len() as u64);
+                        bytes = &bytes[used..];
+                        strings += 1;
+                    }
+                    if !bytes.is_empty() {
+                        return Err(bad(format!(
+                            "entry {e}: {} bytes after its {strings} strings",
+                            bytes.len()
+                        )));
+                    }
+                    out.offsets.push(out.inner_offsets.len() as u64 - 1);
                 }
             }
         }
         Ok(())
     }
+}
+
+/// The first TString-encoded string of `bytes` (a length byte, or 255 and a big-endian 32-bit
+/// length, then the characters) and the bytes it takes; `None` if it runs past `bytes`.
+fn tstring(bytes: &[u8]) -> Option<(&[u8], usize)> {
+    let (len, skip): (usize, usize) = match *bytes.first()? {
+        255 => {
+            let l = bytes.get(1..5)?;
+            (u32::from_be_bytes([l[0], l[1], l[2], l[3]]) as usize, 5)
+        }
+        n => (usize::from(n), 1),
+    };
+    let end = skip.checked_add(len)?;
+    Some((bytes.get(skip..end)?, end))
 }
 
 /// Reads the 10-byte header of a streamed `std::vector`: byte count, version, size.

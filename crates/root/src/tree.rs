@@ -104,6 +104,12 @@ pub enum ColumnKind {
     JaggedJagged(ScalarType),
     /// A byte string per entry (`std::string`, `char*` leaves).
     String,
+    /// A list of byte strings per entry (`std::vector<std::string>`, the `TString`s of a split
+    /// collection's objects): the strings' bytes, entry offsets into the strings and the
+    /// strings' offsets into the bytes ([`ColumnData::inner_offsets`], as for lists of lists).
+    ///
+    /// [`ColumnData::inner_offsets`]: crate::ColumnData::inner_offsets
+    StringList,
 }
 
 impl ColumnKind {
@@ -116,6 +122,7 @@ impl ColumnKind {
             ColumnKind::Jagged(t) => format!("{t}[]"),
             ColumnKind::JaggedJagged(t) => format!("vector<vector<{t}>>"),
             ColumnKind::String => "string".to_owned(),
+            ColumnKind::StringList => "vector<string>".to_owned(),
         }
     }
 
@@ -126,7 +133,7 @@ impl ColumnKind {
             | ColumnKind::Fixed(t, _)
             | ColumnKind::Jagged(t)
             | ColumnKind::JaggedJagged(t) => t,
-            ColumnKind::String => ScalarType::U8,
+            ColumnKind::String | ColumnKind::StringList => ScalarType::U8,
         }
     }
 }
@@ -228,6 +235,10 @@ pub(crate) enum Layout {
     /// `header`: after a 6-byte object header (byte count, version), as a `std::string` member
     /// of a split object is streamed.
     String { header: bool },
+    /// A list of TString-encoded strings per entry: with `header`, a vector's (byte count,
+    /// version, size) before them (`std::vector<std::string>`); without, as many strings as
+    /// fill the entry (the `TString` members of a split collection's objects).
+    StringList { header: bool },
 }
 
 /// Where one basket of a column is.
@@ -654,9 +665,11 @@ impl Tree {
             }
             "TBranchElement" => match element_column(b, streamers) {
                 Ok((kind, layout, root_type)) => {
-                    // Members of objects in a split collection are counted by its branch.
+                    // Members of objects in a split collection are counted by its branch (a
+                    // list of strings by it too, but it counts strings, not bytes).
                     let counter = parent
                         .filter(|_| matches!(ftype, Some(31 | 41)))
+                        .filter(|_| kind != ColumnKind::StringList)
                         .map(str::to_owned);
                     self.columns
                         .push(column(name, kind, layout, counter, root_type));
@@ -821,6 +834,9 @@ fn stl_layout(type_name: &str, member: bool) -> Option<Result<(ColumnKind, Layou
         _ => inner(s).map(|t| (t, Stored::Plain(t))),
     };
     let outer = strip(&compact)?;
+    if outer == "string" || outer == "std::string" {
+        return Some(Ok((ColumnKind::StringList, Layout::StringList { header: true })));
+    }
     if let Some((t, stored)) = element(&outer) {
         return Some(Ok((ColumnKind::Jagged(t), Layout::Vector { stored })));
     }
@@ -888,13 +904,22 @@ fn element_column(
         31 | 41 => true,
         t => return Err(refuse(&format!("branch element type {t}"))),
     };
-    // 65: a TString member, its length and characters in each entry.
-    if e.streamer_type == 65 && !in_collection {
-        return Ok((
-            ColumnKind::String,
-            Layout::String { header: false },
-            "TString".into(),
-        ));
+    // 65: a TString member, its length and characters in each entry (each object's, back to
+    // back, in a collection).
+    if e.streamer_type == 65 {
+        return Ok(if in_collection {
+            (
+                ColumnKind::StringList,
+                Layout::StringList { header: false },
+                "TString[]".into(),
+            )
+        } else {
+            (
+                ColumnKind::String,
+                Layout::String { header: false },
+                "TString".into(),
+            )
+        });
     }
     // 300: an STL container or string member (kSTL), streamed whole in each entry.
     if e.streamer_type == 300 && !in_collection {
