@@ -523,6 +523,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             // Objects with a byte count: STL vectors, `std::string` members.
             Layout::Vector { .. }
             | Layout::VectorVector { .. }
+            | Layout::ObjectVector { .. }
             | Layout::String { header: true }
             | Layout::StringList { header: true } => {
                 for e in 0..entries {
@@ -699,6 +700,43 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         values.extend_from_slice(s);
                     }
                     out.offsets.push(values.len() as u64);
+                }
+            }
+            Layout::ObjectVector {
+                stored,
+                offset,
+                stride,
+            } => {
+                let prefix = self.column.entry_prefix.as_deref().unwrap_or(&[]);
+                let size = stored.size();
+                for e in range {
+                    let bytes = entry(e)?;
+                    let mut c = Cursor::new(bytes, 0, "");
+                    let n = vector_header(&mut c, e).map_err(bad)?;
+                    // A version with bit 14 (kStreamedMemberWise): each member of all objects
+                    // in turn, another layout.
+                    if bytes[4] & 0x40 != 0 {
+                        return Err(bad(format!(
+                            "entry {e}: the vector was written member-wise, which is not supported"
+                        )));
+                    }
+                    let objects = &bytes[10..];
+                    if n.checked_mul(stride) != Some(objects.len()) {
+                        return Err(bad(format!(
+                            "entry {e}: {n} objects of {stride} bytes in {} bytes",
+                            objects.len()
+                        )));
+                    }
+                    for (k, object) in objects.chunks_exact(stride).enumerate() {
+                        if !object.starts_with(prefix) {
+                            return Err(bad(format!(
+                                "entry {e}: object {k} is not of the planned class and size"
+                            )));
+                        }
+                        push(&mut out.values, stored, &object[offset..offset + size])?;
+                    }
+                    let last = *out.offsets.last().unwrap_or(&0);
+                    out.offsets.push(last + n as u64);
                 }
             }
             Layout::StringList { header } => {

@@ -235,6 +235,14 @@ pub(crate) enum Layout {
     /// `header`: after a 6-byte object header (byte count, version), as a `std::string` member
     /// of a split object is streamed.
     String { header: bool },
+    /// A `std::vector` of `stride`-byte objects streamed one by one (a 10-byte vector header,
+    /// then the objects, each starting with [`Column::entry_prefix`]): the value at `offset` in
+    /// each object.
+    ObjectVector {
+        stored: Stored,
+        offset: usize,
+        stride: usize,
+    },
     /// A list of TString-encoded strings per entry: with `header`, a vector's (byte count,
     /// version, size) before them (`std::vector<std::string>`); without, as many strings as
     /// fill the entry (the `TString` members of a split collection's objects).
@@ -288,7 +296,8 @@ pub struct Column {
     /// them from.
     pub(crate) counter_column: Option<Box<Column>>,
     /// Bytes every entry must start with (the class name `TBranchObject` writes before each
-    /// object): a reader refuses an entry that holds another class.
+    /// object; for [`Layout::ObjectVector`], every object): a reader refuses an entry that
+    /// holds another class.
     pub(crate) entry_prefix: Option<Arc<[u8]>>,
     /// For an object of a class with a custom streamer: the object header (byte count and
     /// version) its Streamer writes before the members if it calls WriteClassBuffer. A basket
@@ -674,12 +683,31 @@ impl Tree {
                     self.columns
                         .push(column(name, kind, layout, counter, root_type));
                 }
-                Err((class, reason)) => match unsplit_object(b, streamers) {
-                    Some(Ok(object)) => {
-                        self.columns.extend(member_columns(&name, object, &column));
-                    }
+                Err((class, reason)) => match object_vector(b, streamers) {
+                    Some(Ok(columns)) => self.columns.extend(columns.into_iter().map(
+                        |(path, t, stored, offset, stride, header, type_name)| Column {
+                            entry_prefix: Some(header),
+                            ..column(
+                                format!("{name}.{path}"),
+                                ColumnKind::Jagged(t),
+                                Layout::ObjectVector {
+                                    stored,
+                                    offset,
+                                    stride,
+                                },
+                                None,
+                                format!("{type_name}[]"),
+                            )
+                        },
+                    )),
                     Some(Err(why)) => self.unsupported.push(unsupported(&class, &why)),
-                    None => self.unsupported.push(unsupported(&class, &reason)),
+                    None => match unsplit_object(b, streamers) {
+                        Some(Ok(object)) => {
+                            self.columns.extend(member_columns(&name, object, &column));
+                        }
+                        Some(Err(why)) => self.unsupported.push(unsupported(&class, &why)),
+                        None => self.unsupported.push(unsupported(&class, &reason)),
+                    },
                 },
             },
             class => {
@@ -777,6 +805,38 @@ fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<String>), S
     Ok((kind, layout, None))
 }
 
+/// The element type of `std::vector<T>` (white space removed), with or without an allocator
+/// (RDataFrame's `vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>`), and of
+/// `ROOT::VecOps::RVec<T>`, which ROOT stores as a `std::vector<T>`.
+fn vector_element(compact: &str) -> Option<String> {
+    let s = compact;
+    let inner = s
+        .strip_prefix("vector<")
+        .or_else(|| s.strip_prefix("std::vector<"))
+        .or_else(|| s.strip_prefix("ROOT::VecOps::RVec<"))
+        .or_else(|| s.strip_prefix("ROOT::RVec<"))
+        .and_then(|s| s.strip_suffix('>'))?;
+    let mut depth = 0;
+    let end = inner
+        .char_indices()
+        .find(|&(_, c)| {
+            depth += match c {
+                '<' => 1,
+                '>' => -1,
+                _ => 0,
+            };
+            c == ',' && depth == 0
+        })
+        .map_or(inner.len(), |(i, _)| i);
+    let (element, allocator) = inner.split_at(end);
+    let allocator = allocator.trim_start_matches(',');
+    (allocator.is_empty()
+        || allocator.starts_with("allocator<")
+        || allocator.starts_with("std::allocator<")
+        || allocator.starts_with("ROOT::Detail::VecOps::RAdoptAllocator<"))
+    .then(|| element.to_owned())
+}
+
 /// The layout of an STL container or string of type `type_name` streamed as a whole: a branch of
 /// its own (`member` false) or a member of a split object (`member` true: a `std::string` then
 /// has an object header). `None` if the type is not an STL container or string; an error says
@@ -794,36 +854,7 @@ fn stl_layout(type_name: &str, member: bool) -> Option<Result<(ColumnKind, Layou
             _ => None,
         })
     };
-    // std::vector<T>, with or without an allocator (RDataFrame's
-    // vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>), and ROOT::VecOps::RVec<T>, which
-    // ROOT stores as a std::vector<T>.
-    let strip = |s: &str| {
-        let inner = s
-            .strip_prefix("vector<")
-            .or_else(|| s.strip_prefix("std::vector<"))
-            .or_else(|| s.strip_prefix("ROOT::VecOps::RVec<"))
-            .or_else(|| s.strip_prefix("ROOT::RVec<"))
-            .and_then(|s| s.strip_suffix('>'))?;
-        let mut depth = 0;
-        let end = inner
-            .char_indices()
-            .find(|&(_, c)| {
-                depth += match c {
-                    '<' => 1,
-                    '>' => -1,
-                    _ => 0,
-                };
-                c == ',' && depth == 0
-            })
-            .map_or(inner.len(), |(i, _)| i);
-        let (element, allocator) = inner.split_at(end);
-        let allocator = allocator.trim_start_matches(',');
-        (allocator.is_empty()
-            || allocator.starts_with("allocator<")
-            || allocator.starts_with("std::allocator<")
-            || allocator.starts_with("ROOT::Detail::VecOps::RAdoptAllocator<"))
-        .then(|| element.to_owned())
-    };
+    let strip = vector_element;
     if compact == "string" || compact == "std::string" {
         return Some(Ok((ColumnKind::String, Layout::String { header: member })));
     }
@@ -1037,6 +1068,58 @@ fn member_columns(
             }
         })
         .collect()
+}
+
+/// One basic member of the objects of an [`object_vector`]: its path, value type, how it is
+/// stored, its offset in an object, the object's size, the header every object starts with and
+/// the member's C++ type.
+type VectorMember = (String, ScalarType, Stored, usize, usize, Arc<[u8]>, String);
+
+/// For an unsplit `std::vector` of objects of a fixed-size class (`std::vector<TLorentzVector>`)
+/// streamed object by object: one member per basic member of the class, each a jagged column
+/// (an object's value per object, as for a split collection); or why it cannot be read. `None`
+/// if the branch is not such a vector.
+fn object_vector(b: &RawBranch, streamers: &Streamers) -> Option<Result<Vec<VectorMember>, String>> {
+    let e = b.element.as_ref()?;
+    if b.class != "TBranchElement" || e.streamer_type != -1 {
+        return None;
+    }
+    let compact: String = e.class_name.chars().filter(|c| !c.is_whitespace()).collect();
+    let class = vector_element(&compact)?;
+    let refuse = |why: String| {
+        Some(Err(format!(
+            "a `{}` is read member by member when its objects have a fixed size: {why}",
+            e.class_name
+        )))
+    };
+    let Some(info) = streamers.only_info(&class) else {
+        return refuse(format!(
+            "the file has no single streamer info for class `{class}`"
+        ));
+    };
+    let (members, stride) = match crate::plan::fixed_object(streamers, info, true) {
+        Ok(plan) => plan,
+        Err(why) => return refuse(why),
+    };
+    if let Some(m) = members.iter().find(|m| m.len != 1) {
+        return refuse(format!(
+            "member `{}` is an array of {} values in each object",
+            m.path, m.len
+        ));
+    }
+    // Each object: its byte count (version and members) and its class's version.
+    let mut header = (0x4000_0000 | (stride as u32).saturating_sub(4))
+        .to_be_bytes()
+        .to_vec();
+    header.extend_from_slice(&(info.version as u16).to_be_bytes());
+    let header: Arc<[u8]> = header.into();
+    Some(Ok(members
+        .into_iter()
+        .map(|m| {
+            let t = m.stored.output();
+            (m.path, t, m.stored, m.offset, stride, header.clone(), m.type_name)
+        })
+        .collect()))
 }
 
 /// The plan of an unsplit object branch.
