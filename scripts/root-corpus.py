@@ -199,16 +199,20 @@ def measure_file(path: str, root_python: str | None = None) -> dict[str, Any]:
                     continue
                 t = e[tree]
                 parts = [n for n in t.keys() if n.startswith((b + "/", b + "."))]
-                if parts and values and all(isinstance(v, dict) for v in values):
+                records = all(isinstance(v, dict) for v in values) or all(
+                    isinstance(v, list) and all(isinstance(o, dict) for o in v) for v in values
+                )
+                if parts and values and records:
                     results[key] = compare_record(t, b, parts, values)
     for tree, b in wanted:
         results.setdefault(f"{tree}:{b}", ["missing", ""])
     return out
 
 
-def compare_record(t: Any, b: str, parts: list[str], values: list[dict]) -> list[str]:
-    """Compares evtc's field columns of a record branch with uproot's records, field by field;
-    every leaf field of uproot's records must be one of the columns."""
+def compare_record(t: Any, b: str, parts: list[str], values: list[Any]) -> list[str]:
+    """Compares evtc's field columns of a record branch (records, or lists of records: a vector
+    of objects) with uproot's, field by field; every leaf field of uproot's records must be one
+    of the columns."""
 
     def leaves(record: Any, prefix: str = "") -> list[str]:
         if not isinstance(record, dict):
@@ -224,7 +228,9 @@ def compare_record(t: Any, b: str, parts: list[str], values: list[dict]) -> list
     for name in parts:
         path = name[len(b) + 1 :].replace("/", ".").split(".")
         try:
-            theirs = [get(v, path) for v in values]
+            theirs = [
+                [get(o, path) for o in v] if isinstance(v, list) else get(v, path) for v in values
+            ]
         except (KeyError, TypeError):
             return ["missing", f"column {name} has no field in uproot's records"]
         diff = first_difference(as_list(t[name].array(library="ak")), theirs)
@@ -232,7 +238,12 @@ def compare_record(t: Any, b: str, parts: list[str], values: list[dict]) -> list
             return ["WRONG", f"{name}: {diff}"]
         covered.add(".".join(path))
     # TObject bookkeeping (fUniqueID, fBits) is not data: evtc leaves it out.
-    left = [f for f in leaves(values[0]) if f not in covered and f.split(".")[-1] not in ("fUniqueID", "fBits")]
+    first = next((v[0] if isinstance(v, list) else v for v in values if v), {})
+    left = [
+        f
+        for f in leaves(first)
+        if f not in covered and f.split(".")[-1] not in ("fUniqueID", "fBits")
+    ]
     if left:
         return ["missing", f"fields {left[:5]} of the record are in no column"]
     return ["equal", "record"]

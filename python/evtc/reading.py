@@ -197,17 +197,7 @@ class BranchInfo:
     rac: bool
     raw_bytes: int
     stored_bytes: int
-    shape: tuple[int, ...] = ()  # fixed arrays: (n,), or ROOT's x[2][3] dimensions
-
-
-def _fixed_shape(typename: str, length: int) -> tuple[int, ...]:
-    """The dimensions of a ROOT fixed array (``idx[2][2] (Short_t)``); evtc stores them flat."""
-    m = re.match(r"^[^\[\s]*((?:\[\d+\])+)", typename)
-    if m:
-        dims = tuple(int(d) for d in re.findall(r"\d+", m.group(1)))
-        if int(np.prod(dims)) == length:
-            return dims
-    return (length,)
+    shape: tuple[int, ...] = ()  # fixed arrays: (n,), or the dimensions of ROOT's x[2][3]
 
 
 class _BranchTable(Mapping):
@@ -240,7 +230,7 @@ class _BranchTable(Mapping):
                 rac=bool(b["rac"]),
                 raw_bytes=int(b["raw_bytes"]),
                 stored_bytes=int(b["stored_bytes"]),
-                shape=_fixed_shape(typename, length) if kind == "fixed" else (),
+                shape=(tuple(b["shape"]) or (length,)) if kind == "fixed" else (),
             )
             self._made[name] = info
         return info

@@ -590,7 +590,8 @@ impl Reader {
 
     /// The branch at position `index` of `tree_info`'s names, as a dict: `name`, `kind`
     /// (`scalar`, `fixed`, `jagged`, `jagged2`, `bytes`, `string`, `string2`), `dtype`, `length`,
-    /// `counter`, `typename`, `codec`, `rac`, `raw_bytes`, `stored_bytes`.
+    /// `counter`, `typename`, `shape` (a multi-dimensional fixed array's dimensions, else empty),
+    /// `codec`, `rac`, `raw_bytes`, `stored_bytes`.
     fn branch_info<'py>(
         &self,
         py: Python<'py>,
@@ -618,7 +619,8 @@ impl Reader {
                 d.set_item("dtype", numpy_name(b.dtype.scalar()))?;
                 d.set_item("length", length)?;
                 d.set_item("counter", &b.counter)?;
-                d.set_item("typename", b.dtype.to_string())?;
+                d.set_item("typename", b.type_name())?;
+                d.set_item("shape", b.shape().unwrap_or_default())?;
                 d.set_item("codec", codec)?;
                 d.set_item("rac", b.rac)?;
                 d.set_item("raw_bytes", b.raw_bytes)?;
@@ -643,6 +645,7 @@ impl Reader {
                 d.set_item("length", length)?;
                 d.set_item("counter", &c.counter)?;
                 d.set_item("typename", &c.root_type)?;
+                d.set_item("shape", &c.dims)?;
                 d.set_item("codec", codec)?;
                 d.set_item("rac", false)?;
                 d.set_item("raw_bytes", c.tot_bytes)?;

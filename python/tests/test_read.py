@@ -159,10 +159,6 @@ def test_root_fixtures_every_branch_kind(path, tmp_path):
             if isinstance(values, dict):  # summaries of big branches
                 continue
             theirs = up[name].array(library="ak").to_list() if name in up.keys() else values
-            if source == converted and name == "idx":
-                # evtc's fixed arrays are one-dimensional: x[2][2] comes back as x[4].
-                values = [sum(v, []) for v in values]
-                theirs = [sum(v, []) for v in theirs]
             if source == converted and name in ("str", "cstr"):
                 # ROOT strings are converted as byte strings (ROOT does not promise UTF-8).
                 got = [b.decode() for b in got]

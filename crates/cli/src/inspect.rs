@@ -261,7 +261,7 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
             };
             branches.push(BranchReport {
                 name: b.name.clone(),
-                dtype: b.dtype.to_string(),
+                dtype: b.type_name(),
                 counter: b.counter.clone(),
                 codec,
                 precondition: Some(precondition),

@@ -435,6 +435,9 @@ fn branch_specs(
                 .any(|o| &o.name == *n && matches!(o.dtype, DataType::Scalar(t) if t.is_integer()))
         });
         let mut spec = BranchSpec::new(c.name.clone(), c.dtype);
+        if !c.shape.is_empty() {
+            spec = spec.shape(c.shape.clone());
+        }
         let counter = counter.filter(|_| !c.nested);
         if let Some(counter) = counter {
             spec = spec.counter(counter.clone());

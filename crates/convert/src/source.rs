@@ -30,6 +30,8 @@ pub(crate) struct ColumnInfo {
     pub(crate) nested: bool,
     /// Uncompressed bytes of the whole column, as the input's metadata tells.
     pub(crate) raw_bytes: u64,
+    /// A multi-dimensional fixed array's dimensions; empty otherwise.
+    pub(crate) shape: Vec<u32>,
 }
 
 pub(crate) struct SourceTree<'a> {
@@ -184,6 +186,7 @@ impl Input {
                             ColumnKind::JaggedJagged(_) | ColumnKind::StringList
                         ),
                         raw_bytes: c.tot_bytes,
+                        shape: c.dims.iter().map(|&d| d as u32).collect(),
                     })
                     .collect();
                 Ok(SourceTree {
@@ -206,6 +209,7 @@ impl Input {
                         counter: b.counter.clone(),
                         nested: false,
                         raw_bytes: b.raw_bytes,
+                        shape: b.shape().unwrap_or_default(),
                     })
                     .collect();
                 Ok(SourceTree {

@@ -176,6 +176,12 @@ pub const EXT_MANTISSA_BITS: &str = "mantissa-bits";
 /// user); its value is the range's ends as two f64 and the bits as one byte (docs/format.md 4.2).
 pub const EXT_QUANTIZED: &str = "quantized";
 
+/// Key of the optional branch extension that records, since version 1.4, the dimensions of a
+/// multi-dimensional fixed array (ROOT's `x[2][3]`), whose values are stored flat in row-major
+/// order; its value is the dimensions as little-endian u32, at least two, whose product is the
+/// array's length (docs/format.md 4.2).
+pub const EXT_SHAPE: &str = "shape";
+
 /// An addition of a later minor version (docs/format.md 4.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Extension {
@@ -247,6 +253,33 @@ impl BranchMeta {
             .find(|e| e.key == EXT_MANTISSA_BITS)
             .and_then(|e| e.value.first())
             .map(|&b| u32::from(b))
+    }
+
+    /// The branch's type as displayed: its [`DataType`], with its dimensions for a
+    /// multi-dimensional fixed array (`f64[2][3]`).
+    pub fn type_name(&self) -> String {
+        match (self.dtype, self.shape()) {
+            (DataType::FixedArray(t, _), Some(dims)) => {
+                let dims: String = dims.iter().map(|d| format!("[{d}]")).collect();
+                format!("{t}{dims}")
+            }
+            (dtype, _) => dtype.to_string(),
+        }
+    }
+
+    /// The dimensions of this fixed-array branch ([`EXT_SHAPE`]), if it records them and they
+    /// are well formed (two or more, their product the array's length).
+    pub fn shape(&self) -> Option<Vec<u32>> {
+        let v = &self.extensions.iter().find(|e| e.key == EXT_SHAPE)?.value;
+        let dims: Vec<u32> = v
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let DataType::FixedArray(_, n) = self.dtype else {
+            return None;
+        };
+        let product = dims.iter().try_fold(1u32, |p, &d| p.checked_mul(d));
+        (v.len() % 4 == 0 && dims.len() >= 2 && product == Some(n)).then_some(dims)
     }
 
     /// The quantization this float branch's values went through before writing

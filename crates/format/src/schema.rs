@@ -24,6 +24,7 @@ pub struct BranchSpec {
     pub(crate) rac: Option<RacMode>,
     pub(crate) mantissa_bits: Option<u32>,
     pub(crate) quantize: Option<evtc_codecs::Quantization>,
+    pub(crate) shape: Option<Vec<u32>>,
 }
 
 impl BranchSpec {
@@ -39,6 +40,7 @@ impl BranchSpec {
             rac: None,
             mantissa_bits: None,
             quantize: None,
+            shape: None,
         }
     }
 
@@ -112,6 +114,15 @@ impl BranchSpec {
     /// [`Quantization::max_error`]: evtc_codecs::Quantization::max_error
     pub fn quantize(mut self, quantization: evtc_codecs::Quantization) -> BranchSpec {
         self.quantize = Some(quantization);
+        self
+    }
+
+    /// The dimensions of this fixed-array branch's values (`[2, 3]` for ROOT's `x[2][3]`),
+    /// stored flat in row-major order: two or more, whose product is the array's length. The
+    /// branch records them (docs/format.md 4.2, `shape`) for readers that give arrays their
+    /// shape.
+    pub fn shape(mut self, dims: Vec<u32>) -> BranchSpec {
+        self.shape = Some(dims);
         self
     }
 

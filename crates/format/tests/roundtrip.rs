@@ -1011,3 +1011,56 @@ fn rac_auto_only_where_a_random_read_gains() {
     assert_eq!(rac, [false, true, false]);
     assert_eq!(tree.branch("arr").unwrap().read::<f32>().unwrap(), arr);
 }
+
+/// A multi-dimensional fixed array records its dimensions (the values stay flat, row-major);
+/// dimensions that do not multiply to the array's length, or a shape on another type, are
+/// refused by name.
+#[test]
+fn fixed_arrays_record_their_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shape.evtc");
+    let mut file = FileWriter::create(&path, WriteOptions::default()).unwrap();
+    let specs = vec![
+        BranchSpec::fixed("m", ScalarType::F64, 6).shape(vec![2, 3]),
+        BranchSpec::fixed("flat", ScalarType::F64, 6),
+    ];
+    let values: Vec<f64> = (0..600).map(f64::from).collect();
+    let mut tree = file.tree("T", specs).unwrap();
+    tree.fill_column(0, &values).unwrap();
+    tree.fill_column(1, &values).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+
+    let file = FileReader::open(&path).unwrap();
+    let tree = file.tree("T").unwrap();
+    let m = tree.branch("m").unwrap();
+    assert_eq!(m.meta().shape(), Some(vec![2, 3]));
+    assert_eq!(m.meta().type_name(), "f64[2][3]");
+    assert_eq!(m.read::<f64>().unwrap(), values);
+    let flat = tree.branch("flat").unwrap();
+    assert_eq!(
+        (flat.meta().shape(), flat.meta().type_name()),
+        (None, "f64[6]".into())
+    );
+
+    for (spec, needle) in [
+        (
+            BranchSpec::fixed("a", ScalarType::I32, 6).shape(vec![4, 2]),
+            "shape [4, 2]",
+        ),
+        (
+            BranchSpec::fixed("b", ScalarType::I32, 6).shape(vec![6]),
+            "shape [6]",
+        ),
+        (
+            BranchSpec::jagged("c", ScalarType::I32).shape(vec![2, 3]),
+            "i32[]",
+        ),
+    ] {
+        let mut file =
+            FileWriter::create(dir.path().join("bad.evtc"), WriteOptions::default()).unwrap();
+        let e = file.tree("T", vec![spec]).expect_err("refused");
+        assert!(e.to_string().contains(needle), "{e}");
+    }
+}

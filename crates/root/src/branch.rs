@@ -52,7 +52,10 @@ impl RawBranch {
         // A basket below fWriteBasket without a key (seek 0) was never written out: it and the
         // ones after it are in the record (a tree saved, by AutoSave or a crash-recovery
         // write, while its baskets were still in memory).
-        let n = self.basket_seek[..n].iter().take_while(|&&seek| seek != 0).count();
+        let n = self.basket_seek[..n]
+            .iter()
+            .take_while(|&&seek| seek != 0)
+            .count();
         let mut out = Vec::with_capacity(n + self.embedded.len());
         for i in 0..n {
             let first = u64::try_from(self.basket_entry[i])

@@ -323,7 +323,9 @@ impl<R: ReadAt> RootFile<R> {
         if n > c.remaining() / 26 + 1 {
             return Err(c.error(format!("{n} keys cannot fit in {} bytes", c.remaining())));
         }
-        let keys = (0..n).map(|_| read_key_entry(&mut c)).collect::<Result<_>>()?;
+        let keys = (0..n)
+            .map(|_| read_key_entry(&mut c))
+            .collect::<Result<_>>()?;
         Ok(Directory { keys })
     }
 
@@ -473,7 +475,10 @@ mod tests {
         let listed = read_key_entry(&mut Cursor::new(&bytes, 0, "list")).expect("list entry");
         assert_eq!((listed.name.as_str(), listed.key_len), ("macros", 45));
         let own = read_key(&mut Cursor::new(&bytes, 0, "key")).expect_err("own key too short");
-        assert!(own.to_string().contains("declares a 45-byte header"), "{own}");
+        assert!(
+            own.to_string().contains("declares a 45-byte header"),
+            "{own}"
+        );
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub(crate) struct FixedMember {
     pub(crate) len: usize,
     /// Byte offset in the entry.
     pub(crate) offset: usize,
+    /// A multi-dimensional array's dimensions; empty otherwise.
+    pub(crate) dims: Vec<usize>,
     /// The member's C++ type.
     pub(crate) type_name: String,
 }
@@ -141,6 +143,7 @@ fn walk(
                     stored,
                     len,
                     offset: *offset,
+                    dims: el.dims.clone(),
                     type_name: el.type_name.clone(),
                 });
                 *offset += stored.size() * len;

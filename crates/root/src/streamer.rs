@@ -20,6 +20,9 @@ pub(crate) struct StreamerElement {
     pub(crate) type_name: String,
     /// Values in a fixed-array member (`fArrayLength`; 0 for non-arrays).
     pub(crate) array_length: usize,
+    /// A multi-dimensional array member's dimensions (`fMaxIndex[..fArrayDim]`, `[2, 3]` for
+    /// `x[2][3]`); empty for other members.
+    pub(crate) dims: Vec<usize>,
     /// The `Float16_t`/`Double32_t` parameters as `TStreamerElement::Streamer` sets them:
     /// streamed by version 3; from the title by later versions when the element's `kHasRange`
     /// bit is set; else none.
@@ -158,17 +161,31 @@ fn element(p: &mut Parser<'_>, grandchild: bool) -> Result<StreamerElement> {
     let kind = p.c.i32()?;
     let _size = p.c.i32()?;
     let array_length = usize::try_from(p.c.i32()?).unwrap_or(0);
-    let _array_dim = p.c.i32()?;
+    let array_dim = usize::try_from(p.c.i32()?).unwrap_or(0);
     let max_index = if version == 1 {
         p.c.count("fMaxIndex size")?
     } else {
         5
     };
-    p.c.skip(
-        max_index
-            .checked_mul(4)
-            .ok_or_else(|| p.c.error("fMaxIndex overflows"))?,
-    )?;
+    if max_index > p.c.remaining() / 4 {
+        return Err(p
+            .c
+            .error(format!("fMaxIndex of {max_index} values overflows")));
+    }
+    let mut dims = Vec::new();
+    for i in 0..max_index {
+        let d = p.c.i32()?;
+        if i < array_dim {
+            dims.push(usize::try_from(d).unwrap_or(0));
+        }
+    }
+    // One dimension is the array length itself; a shape that does not multiply to it is
+    // ignored (the values stay flat).
+    if dims.len() < 2
+        || dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) != Some(array_length)
+    {
+        dims.clear();
+    }
     let type_name = p.c.string()?;
     let range = if version == 3 {
         let mut f = || p.c.i64().map(|v| f64::from_bits(v as u64));
@@ -189,6 +206,7 @@ fn element(p: &mut Parser<'_>, grandchild: bool) -> Result<StreamerElement> {
         kind,
         type_name,
         array_length,
+        dims,
         range,
     })
 }

@@ -281,6 +281,9 @@ pub struct Column {
     pub counter: Option<String>,
     /// ROOT's description of the type (leaf title or class name), for display.
     pub root_type: String,
+    /// For fixed arrays of two or more dimensions (`x[2][3]`): the dimensions, row-major (the
+    /// values are flat); empty otherwise.
+    pub dims: Vec<usize>,
     /// The branch's compression setting (`fCompress`, e.g. 505).
     pub compression: i32,
     /// Uncompressed bytes of the branch's baskets (ROOT's `fTotBytes`).
@@ -568,6 +571,7 @@ impl Tree {
                         kind: ColumnKind::Scalar(ScalarType::I32),
                         counter: None,
                         root_type: format!("{class} (objects per entry)"),
+                        dims: Vec::new(),
                         compression: b.compress,
                         tot_bytes: u64::try_from(b.tot_bytes).unwrap_or(0),
                         zip_bytes: u64::try_from(b.zip_bytes).unwrap_or(0),
@@ -607,6 +611,7 @@ impl Tree {
             kind,
             counter,
             root_type,
+            dims: Vec::new(),
             compression: b.compress,
             tot_bytes: u64::try_from(b.tot_bytes).unwrap_or(0),
             zip_bytes: u64::try_from(b.zip_bytes).unwrap_or(0),
@@ -630,8 +635,10 @@ impl Tree {
                 Ok((kind, layout, counter)) => {
                     let leaf = &b.leaves[0];
                     let root_type = format!("{} ({})", leaf.title, leaf_type_name(leaf));
-                    self.columns
-                        .push(column(name, kind, layout, counter, root_type));
+                    self.columns.push(Column {
+                        dims: leaf_dims(&leaf.title, kind),
+                        ..column(name, kind, layout, counter, root_type)
+                    });
                 }
                 Err(reason) => self
                     .unsupported
@@ -668,8 +675,10 @@ impl Tree {
                     };
                     let col_name = format!("{name}/{}", leaf.name);
                     let root_type = format!("{} ({})", leaf.title, leaf_type_name(leaf));
-                    self.columns
-                        .push(column(col_name, kind, layout, None, root_type));
+                    self.columns.push(Column {
+                        dims: leaf_dims(&leaf.title, kind),
+                        ..column(col_name, kind, layout, None, root_type)
+                    });
                 }
             }
             "TBranchElement" => match element_column(b, streamers) {
@@ -680,8 +689,17 @@ impl Tree {
                         .filter(|_| matches!(ftype, Some(31 | 41)))
                         .filter(|_| kind != ColumnKind::StringList)
                         .map(str::to_owned);
-                    self.columns
-                        .push(column(name, kind, layout, counter, root_type));
+                    // A member array's dimensions, from the streamer info.
+                    let dims = match (kind, &b.element) {
+                        (ColumnKind::Fixed(..), Some(e)) => {
+                            member(b, e, streamers).map_or(Vec::new(), |m| m.dims.clone())
+                        }
+                        _ => Vec::new(),
+                    };
+                    self.columns.push(Column {
+                        dims,
+                        ..column(name, kind, layout, counter, root_type)
+                    });
                 }
                 Err((class, reason)) => match object_vector(b, streamers) {
                     Some(Ok(columns)) => self.columns.extend(columns.into_iter().map(
@@ -866,7 +884,10 @@ fn stl_layout(type_name: &str, member: bool) -> Option<Result<(ColumnKind, Layou
     };
     let outer = strip(&compact)?;
     if outer == "string" || outer == "std::string" {
-        return Some(Ok((ColumnKind::StringList, Layout::StringList { header: true })));
+        return Some(Ok((
+            ColumnKind::StringList,
+            Layout::StringList { header: true },
+        )));
     }
     if let Some((t, stored)) = element(&outer) {
         return Some(Ok((ColumnKind::Jagged(t), Layout::Vector { stored })));
@@ -880,6 +901,28 @@ fn stl_layout(type_name: &str, member: bool) -> Option<Result<(ColumnKind, Layou
     Some(Err(format!(
         "a std::vector of `{outer}` (not a number type evtc reads)"
     )))
+}
+
+/// The dimensions of a multi-dimensional fixed-array leaf from its title (`m[2][3]/D`: `[2, 3]`),
+/// if it has two or more numeric ones whose product is the array's length; empty otherwise.
+fn leaf_dims(title: &str, kind: ColumnKind) -> Vec<usize> {
+    let ColumnKind::Fixed(_, len) = kind else {
+        return Vec::new();
+    };
+    let name = title.split('/').next().unwrap_or(title);
+    let dims: Option<Vec<usize>> = name
+        .split('[')
+        .skip(1)
+        .map(|part| part.split_once(']').and_then(|(d, _)| d.parse().ok()))
+        .collect();
+    match dims {
+        Some(d)
+            if d.len() >= 2 && d.iter().try_fold(1usize, |a, &x| a.checked_mul(x)) == Some(len) =>
+        {
+            d
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// A column from a `TBranchElement` without sub-branches.
@@ -1058,6 +1101,7 @@ fn member_columns(
             Column {
                 entry_prefix: prefix.clone(),
                 custom_header: custom_header.clone(),
+                dims: if m.len > 1 { m.dims } else { Vec::new() },
                 ..column(
                     format!("{name}.{}", m.path),
                     kind,
@@ -1079,12 +1123,19 @@ type VectorMember = (String, ScalarType, Stored, usize, usize, Arc<[u8]>, String
 /// streamed object by object: one member per basic member of the class, each a jagged column
 /// (an object's value per object, as for a split collection); or why it cannot be read. `None`
 /// if the branch is not such a vector.
-fn object_vector(b: &RawBranch, streamers: &Streamers) -> Option<Result<Vec<VectorMember>, String>> {
+fn object_vector(
+    b: &RawBranch,
+    streamers: &Streamers,
+) -> Option<Result<Vec<VectorMember>, String>> {
     let e = b.element.as_ref()?;
     if b.class != "TBranchElement" || e.streamer_type != -1 {
         return None;
     }
-    let compact: String = e.class_name.chars().filter(|c| !c.is_whitespace()).collect();
+    let compact: String = e
+        .class_name
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     let class = vector_element(&compact)?;
     let refuse = |why: String| {
         Some(Err(format!(
@@ -1117,7 +1168,15 @@ fn object_vector(b: &RawBranch, streamers: &Streamers) -> Option<Result<Vec<Vect
         .into_iter()
         .map(|m| {
             let t = m.stored.output();
-            (m.path, t, m.stored, m.offset, stride, header.clone(), m.type_name)
+            (
+                m.path,
+                t,
+                m.stored,
+                m.offset,
+                stride,
+                header.clone(),
+                m.type_name,
+            )
         })
         .collect()))
 }

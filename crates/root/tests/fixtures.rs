@@ -491,9 +491,11 @@ fn unsplit_objects_of_fixed_size_read_member_by_member_as_root_does() {
     // member), checked against ROOT's values.
     let file = RootFile::open(fixture("objects.root")).expect("open");
     let checked = check_tree(&file, "Events", &expected("objects.root.json")["Events"]);
-    assert_eq!(checked, 21);
+    assert_eq!(checked, 22);
     let tree = file.tree("Events").expect("tree");
-    assert_eq!(tree.columns.len(), 21);
+    assert_eq!(tree.columns.len(), 22);
+    // A two-dimensional member array of an unsplit object keeps its dimensions.
+    assert_eq!(tree.column("cand.grid").expect("grid").dims, [2, 3]);
     assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
 }
 
@@ -561,7 +563,8 @@ fn stl_members_and_lists_of_strings() {
     uproot["Events"]["branches"]["tags/tags.name"] =
         by_root["Events"]["branches"]["tags/tags.name"].clone();
     let checked = check_tree(&file, "Events", &uproot["Events"]);
-    assert_eq!(checked, 15);
+    assert_eq!(checked, 16);
+    assert_eq!(tree_dims(&file, "Events", "obj/grid[2][3]"), [2, 3]);
     let tree = file.tree("Events").expect("tree");
     for name in ["obj/label", "obj/tag"] {
         assert_eq!(tree.column(name).expect(name).kind, ColumnKind::String);
@@ -574,4 +577,18 @@ fn stl_members_and_lists_of_strings() {
     assert_eq!(tree.column("tags/tags.name").expect("name").counter, None);
     let groups = tree.column("obj/groups").expect("groups");
     assert_eq!(groups.kind, ColumnKind::JaggedJagged(ScalarType::I32));
+}
+
+fn tree_dims(file: &RootFile, tree: &str, column: &str) -> Vec<usize> {
+    let tree = file.tree(tree).expect("tree");
+    tree.column(column).expect(column).dims.clone()
+}
+
+/// Multi-dimensional fixed arrays keep their dimensions: a leaf `idx[2][2]/S` (from its title),
+/// and the member arrays of split and unsplit objects (from the streamer info).
+#[test]
+fn fixed_arrays_keep_their_dimensions() {
+    let file = RootFile::open(fixture("kinds_505.root")).expect("open");
+    assert_eq!(tree_dims(&file, "Events", "idx"), [2, 2]);
+    assert_eq!(tree_dims(&file, "Events", "pos"), Vec::<usize>::new());
 }

@@ -14,7 +14,9 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Location, Result};
 use crate::io::{LocalFile, ReadAt};
-use crate::meta::{BasketIndex, Boundaries, DataType, EXT_RAC_ENTRY_SIZES, FileMeta, TreeMeta};
+use crate::meta::{
+    BasketIndex, Boundaries, DataType, EXT_RAC_ENTRY_SIZES, EXT_SHAPE, FileMeta, TreeMeta,
+};
 use crate::record::{
     self, FILE_HEADER_LEN, RECORD_HEADER_LEN, RecordHeader, RecordKind, TRAILER_LEN, Trailer,
 };
@@ -530,6 +532,12 @@ fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
                 return Err(Error::RequiredExtension {
                     key: ext.key.clone(),
                 });
+            }
+            if b.extensions.iter().any(|e| e.key == EXT_SHAPE) && b.shape().is_none() {
+                return Err(Error::corrupt(
+                    location(Some(&b.name)),
+                    "its shape is not two or more dimensions whose product is its array length",
+                ));
             }
             if b.rac_entry_sizes() && !(b.rac && b.boundaries == Boundaries::Counts) {
                 return Err(Error::corrupt(

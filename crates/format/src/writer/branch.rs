@@ -11,8 +11,8 @@ use evtc_rac::RacOptions;
 
 use crate::error::{Error, Result};
 use crate::meta::{
-    BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS, EXT_QUANTIZED, Extension,
-    ScalarType,
+    BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS, EXT_QUANTIZED, EXT_SHAPE,
+    Extension, ScalarType,
 };
 use crate::schema::{BranchSpec, COUNT_PRECONDITION, RacMode, WriteOptions, auto_precondition};
 
@@ -315,6 +315,25 @@ pub(super) fn build_branches(
         let mut extensions = Vec::new();
         let float = matches!(scalar, ScalarType::F32 | ScalarType::F64)
             && !matches!(spec.dtype, DataType::Bytes | DataType::Utf8);
+        if let Some(dims) = &spec.shape {
+            let product = dims.iter().try_fold(1u32, |p, &d| p.checked_mul(d));
+            match spec.dtype {
+                DataType::FixedArray(_, n) if dims.len() >= 2 && product == Some(n) => {
+                    extensions.push(Extension {
+                        key: EXT_SHAPE.into(),
+                        required: false,
+                        value: dims.iter().flat_map(|d| d.to_le_bytes()).collect(),
+                    });
+                }
+                _ => {
+                    return Err(invalid(format!(
+                        "branch {:?}: shape {dims:?} does not fit {} values (two or more \
+                         dimensions whose product is a fixed array's length)",
+                        spec.name, spec.dtype
+                    )));
+                }
+            }
+        }
         let reduction = match (spec.mantissa_bits, spec.quantize) {
             (Some(_), Some(_)) => {
                 return Err(invalid(format!(
