@@ -876,6 +876,10 @@ fn stl_layout(type_name: &str, member: bool) -> Option<Result<(ColumnKind, Layou
     if compact == "string" || compact == "std::string" {
         return Some(Ok((ColumnKind::String, Layout::String { header: member })));
     }
+    // TString's own streamer writes the characters alone.
+    if compact == "TString" && !member {
+        return Some(Ok((ColumnKind::String, Layout::String { header: false })));
+    }
     // An element type: a plain number, or `Double32_t`, which a collection streams as a
     // 32-bit float (no member comment gives it a range) and reads back as a double.
     let element = |s: &str| match s {
@@ -883,7 +887,7 @@ fn stl_layout(type_name: &str, member: bool) -> Option<Result<(ColumnKind, Layou
         _ => inner(s).map(|t| (t, Stored::Plain(t))),
     };
     let outer = strip(&compact)?;
-    if outer == "string" || outer == "std::string" {
+    if matches!(outer.as_str(), "string" | "std::string" | "TString") {
         return Some(Ok((
             ColumnKind::StringList,
             Layout::StringList { header: true },
@@ -940,7 +944,7 @@ fn element_column(
     if e.streamer_type == -1 {
         return match stl_layout(&class, false) {
             Some(Ok((kind, layout))) => {
-                let shown = if kind == ColumnKind::String {
+                let shown = if kind == ColumnKind::String && class != "TString" {
                     "std::string".to_owned()
                 } else {
                     class
@@ -1149,6 +1153,9 @@ fn object_vector(
         ));
     };
     let (members, stride) = match crate::plan::fixed_object(streamers, info, true) {
+        Ok((members, _)) if members.is_empty() => {
+            return refuse(format!("class `{class}` has no members evtc reads"));
+        }
         Ok(plan) => plan,
         Err(why) => return refuse(why),
     };
@@ -1228,7 +1235,17 @@ fn unsplit_object(b: &RawBranch, streamers: &Streamers) -> Option<Result<Unsplit
         }
     };
     let version = info.version;
-    let plan = crate::plan::fixed_object(streamers, info, header).map(|(mut members, stride)| {
+    let plan = crate::plan::fixed_object(streamers, info, header).and_then(|(members, stride)| {
+        if members.is_empty() {
+            Err(format!(
+                "class `{}` has no members evtc reads",
+                e.class_name
+            ))
+        } else {
+            Ok((members, stride))
+        }
+    });
+    let plan = plan.map(|(mut members, stride)| {
         if !header {
             // The byte count (the version and the members) and the class's version.
             let custom_header = custom.then(|| {
