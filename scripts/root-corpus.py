@@ -167,9 +167,12 @@ def measure_file(path: str, root_python: str | None = None) -> dict[str, Any]:
                 results[f"{tree}:{b}"] = ["file-refused", message]
             return out
         for tree, branch, cpp, reason in summary["skipped"]:
-            # A refused branch refuses the branches under it (uproot's leaves).
+            # A refused branch refuses the branches under it (uproot's leaves); a refused member
+            # column (`b.fX`) refuses the object branch it belongs to.
             for t, b in wanted:
-                if t == tree and (b == branch or b.startswith(branch + "/")):
+                if t == tree and (
+                    b == branch or b.startswith(branch + "/") or branch.startswith(b + ".")
+                ):
                     results[f"{t}:{b}"] = ["skipped", f"{cpp}: {reason}"]
         with evtc.open(dst) as e:
             for tree in e.keys():

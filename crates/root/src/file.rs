@@ -219,7 +219,33 @@ impl<R: ReadAt> RootFile<R> {
         // A TNtuple or TNtupleD is a TTree (its base class, after the derived class's own
         // header) and a variable count.
         let derived = key.class_name != "TTree";
-        Tree::parse(&record, key.key_len, derived, name, self.streamers(), &what)
+        let mut tree = Tree::parse(&record, key.key_len, derived, name, self.streamers(), &what)?;
+        self.refuse_member_wise_vectors(&mut tree);
+        Ok(tree)
+    }
+
+    /// Vectors of objects are read object by object; whether one was written member-wise is
+    /// in its entries' headers only: the first entry of each says, and such a branch is refused
+    /// with the reason (so that `--skip-unsupported` leaves it out instead of failing).
+    fn refuse_member_wise_vectors(&self, tree: &mut Tree) {
+        let member_wise: Vec<usize> = tree
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c.layout, crate::tree::Layout::ObjectVector { .. }))
+            .filter(|(_, c)| self.column_reader(c).first_vector_member_wise() == Some(true))
+            .map(|(i, _)| i)
+            .collect();
+        for i in member_wise.into_iter().rev() {
+            let c = tree.columns.remove(i);
+            tree.unsupported.push(crate::tree::UnsupportedBranch {
+                name: c.name,
+                class: c.root_type,
+                reason: "its vector of objects was written member-wise (each member of all \
+                         objects in turn), which is not supported"
+                    .into(),
+            });
+        }
     }
 
     /// The file's streamer infos, read on first use. A file whose streamer infos cannot be read

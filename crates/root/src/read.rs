@@ -305,6 +305,19 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         Ok(())
     }
 
+    /// For a [`Layout::ObjectVector`] column: whether its first entry's vector was written
+    /// member-wise (each member of all objects in turn), which it cannot read. `None` when the
+    /// column has no entry or its first basket cannot be read (the error comes when reading).
+    pub(crate) fn first_vector_member_wise(&mut self) -> Option<bool> {
+        let first = self.column.baskets.iter().position(|b| b.entries > 0)?;
+        self.load(first).ok()?;
+        let data = &self.basket[self.start..];
+        let end = self.offsets.get(1).map_or(data.len(), |&o| o as usize);
+        let entry = data.get(..end)?;
+        // Byte count, then the version: bit 14 (kStreamedMemberWise).
+        entry.get(4).map(|v| v & 0x40 != 0)
+    }
+
     fn what(&self, i: usize) -> String {
         let b = &self.column.baskets[i];
         format!(
