@@ -10,7 +10,7 @@ use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::file::{RootFile, read_key};
 use crate::source::ReadAt;
-use crate::tree::{Column, ColumnKind, Layout, ScalarType, Stored};
+use crate::tree::{Column, ColumnKind, Layout, ListHeader, ScalarType, Stored};
 
 /// A column's values, in native types.
 #[derive(Debug, Clone, PartialEq)]
@@ -502,7 +502,9 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         self.offsets.push(0);
         match self.column.layout {
             Layout::Fixed { .. } => return Ok(()),
-            Layout::StringList { header: false } => {
+            Layout::StringList {
+                header: ListHeader::None,
+            } => {
                 return Err(bad(
                     "the basket has no entry offsets, without which the strings of a \
                      collection's objects cannot be told apart by entry"
@@ -538,7 +540,10 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             | Layout::VectorVector { .. }
             | Layout::ObjectVector { .. }
             | Layout::String { header: true }
-            | Layout::StringList { header: true } => {
+            | Layout::VectorsInCollection { .. }
+            | Layout::StringList {
+                header: ListHeader::Vector | ListHeader::Object,
+            } => {
                 for e in 0..entries {
                     let bcnt = data
                         .get(at..at + 4)
@@ -752,6 +757,26 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     out.offsets.push(last + n as u64);
                 }
             }
+            Layout::VectorsInCollection { stored } => {
+                for e in range {
+                    let bytes = entry(e)?;
+                    let mut c = Cursor::new(bytes, 0, "");
+                    object_header(&mut c, e).map_err(bad)?;
+                    let mut lists = 0usize;
+                    while c.remaining() > 0 {
+                        let n = c
+                            .count("vector size")
+                            .map_err(|_| bad(format!("entry {e}: vector {lists} is cut short")))?;
+                        let values = take_values(&mut c, n, stored.size(), e).map_err(bad)?;
+                        push(&mut out.values, stored, values)?;
+                        let last = *out.inner_offsets.last().unwrap_or(&0);
+                        out.inner_offsets.push(last + n as u64);
+                        lists += 1;
+                    }
+                    let last = *out.offsets.last().unwrap_or(&0);
+                    out.offsets.push(last + lists as u64);
+                }
+            }
             Layout::StringList { header } => {
                 let Values::U8(values) = &mut out.values else {
                     return Err(bad("internal: string column without byte values".into()));
@@ -761,10 +786,17 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     // A vector says how many strings it holds; a collection's strings fill
                     // the entry.
                     let mut count = None;
-                    if header {
-                        let mut c = Cursor::new(bytes, 0, "");
-                        count = Some(vector_header(&mut c, e).map_err(bad)?);
-                        bytes = &bytes[10..];
+                    let mut c = Cursor::new(bytes, 0, "");
+                    match header {
+                        ListHeader::None => {}
+                        ListHeader::Object => {
+                            object_header(&mut c, e).map_err(bad)?;
+                            bytes = &bytes[6..];
+                        }
+                        ListHeader::Vector => {
+                            count = Some(vector_header(&mut c, e).map_err(bad)?);
+                            bytes = &bytes[10..];
+                        }
                     }
                     let mut strings = 0usize;
                     while count.map_or(!bytes.is_empty(), |n| strings < n) {

@@ -243,10 +243,24 @@ pub(crate) enum Layout {
         offset: usize,
         stride: usize,
     },
-    /// A list of TString-encoded strings per entry: with `header`, a vector's (byte count,
-    /// version, size) before them (`std::vector<std::string>`); without, as many strings as
-    /// fill the entry (the `TString` members of a split collection's objects).
-    StringList { header: bool },
+    /// A list of TString-encoded strings per entry, after `header`.
+    StringList { header: ListHeader },
+    /// A list of lists per entry: the `std::vector<T>` members of a split collection's objects,
+    /// after an object header (byte count, version), each a size and its values, as many as
+    /// fill the entry.
+    VectorsInCollection { stored: Stored },
+}
+
+/// What comes before the items of a list in an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListHeader {
+    /// Nothing: as many items as fill the entry (the `TString`s of a collection's objects).
+    None,
+    /// An object header (byte count, version), then as many items as fill the entry (the
+    /// `std::string`s of a collection's objects).
+    Object,
+    /// A vector's byte count, version and size (`std::vector<std::string>`).
+    Vector,
 }
 
 /// Where one basket of a column is.
@@ -683,11 +697,11 @@ impl Tree {
             }
             "TBranchElement" => match element_column(b, streamers) {
                 Ok((kind, layout, root_type)) => {
-                    // Members of objects in a split collection are counted by its branch (a
-                    // list of strings by it too, but it counts strings, not bytes).
+                    // Members of objects in a split collection are counted by its branch (lists
+                    // of strings or of lists by it too, but it counts the lists, not values).
                     let counter = parent
                         .filter(|_| matches!(ftype, Some(31 | 41)))
-                        .filter(|_| kind != ColumnKind::StringList)
+                        .filter(|_| matches!(kind, ColumnKind::Jagged(_)))
                         .map(str::to_owned);
                     // A member array's dimensions, from the streamer info.
                     let dims = match (kind, &b.element) {
@@ -890,7 +904,9 @@ fn stl_layout(type_name: &str, member: bool) -> Option<Result<(ColumnKind, Layou
     if matches!(outer.as_str(), "string" | "std::string" | "TString") {
         return Some(Ok((
             ColumnKind::StringList,
-            Layout::StringList { header: true },
+            Layout::StringList {
+                header: ListHeader::Vector,
+            },
         )));
     }
     if let Some((t, stored)) = element(&outer) {
@@ -988,7 +1004,9 @@ fn element_column(
         return Ok(if in_collection {
             (
                 ColumnKind::StringList,
-                Layout::StringList { header: false },
+                Layout::StringList {
+                    header: ListHeader::None,
+                },
                 "TString[]".into(),
             )
         } else {
@@ -998,6 +1016,34 @@ fn element_column(
                 "TString".into(),
             )
         });
+    }
+    // 300 in a collection: each object's STL member without its own header, all after one
+    // object header.
+    if e.streamer_type == 300 && in_collection {
+        let m = member(b, e, streamers).map_err(|why| {
+            (
+                class.clone(),
+                format!("an STL member whose type the streamer info does not give: {why}"),
+            )
+        })?;
+        let compact: String = m.type_name.chars().filter(|c| !c.is_whitespace()).collect();
+        if compact == "string" || compact == "std::string" {
+            return Ok((
+                ColumnKind::StringList,
+                Layout::StringList {
+                    header: ListHeader::Object,
+                },
+                format!("{}[]", m.type_name),
+            ));
+        }
+        return match stl_layout(&m.type_name, true) {
+            Some(Ok((ColumnKind::Jagged(t), Layout::Vector { stored }))) => Ok((
+                ColumnKind::JaggedJagged(t),
+                Layout::VectorsInCollection { stored },
+                format!("{}[]", m.type_name),
+            )),
+            _ => Err(refuse("an STL container in each object of a collection")),
+        };
     }
     // 300: an STL container or string member (kSTL), streamed whole in each entry.
     if e.streamer_type == 300 && !in_collection {

@@ -559,8 +559,8 @@ fn vectors_of_double32_as_root_reads_them() {
 /// `TString`, `std::string`, `std::vector<T>` and `std::vector<std::string>` members of a split
 /// class (kTString and kSTL branches; the `std::string` is a `TStreamerSTLstring`, one class
 /// deeper in the streamer info), a top-level `std::vector<std::string>`, `TString` and
-/// `std::vector<TString>`, and the `TString`s of a split `TClonesArray`, checked against uproot
-/// (and ROOT, where uproot misreads).
+/// `std::vector<TString>`, and the `TString`, `std::string` and `std::vector<float>` members of
+/// a split `TClonesArray`'s objects, checked against uproot (and ROOT, where uproot misreads).
 #[test]
 fn stl_members_and_lists_of_strings() {
     let file = RootFile::open(fixture("stlmembers.root")).expect("open");
@@ -570,18 +570,21 @@ fn stl_members_and_lists_of_strings() {
     uproot["Events"]["branches"]["tags/tags.name"] =
         by_root["Events"]["branches"]["tags/tags.name"].clone();
     let checked = check_tree(&file, "Events", &uproot["Events"]);
-    assert_eq!(checked, 18);
+    assert_eq!(checked, 20);
     assert_eq!(tree_dims(&file, "Events", "obj/grid[2][3]"), [2, 3]);
     let tree = file.tree("Events").expect("tree");
     for name in ["obj/label", "obj/tag", "ts"] {
         assert_eq!(tree.column(name).expect(name).kind, ColumnKind::String);
     }
-    for name in ["obj/names", "vs", "vts", "tags/tags.name"] {
+    for name in ["obj/names", "vs", "vts", "tags/tags.name", "tags/tags.note"] {
         assert_eq!(tree.column(name).expect(name).kind, ColumnKind::StringList);
     }
-    // The strings of a collection's objects are not counted by the collection's branch, which
-    // counts strings, not characters.
+    let vals = tree.column("tags/tags.vals").expect("vals");
+    assert_eq!(vals.kind, ColumnKind::JaggedJagged(ScalarType::F32));
+    // The lists of a collection's objects are not counted by the collection's branch, which
+    // counts lists, not characters or values.
     assert_eq!(tree.column("tags/tags.name").expect("name").counter, None);
+    assert_eq!(vals.counter, None);
     let groups = tree.column("obj/groups").expect("groups");
     assert_eq!(groups.kind, ColumnKind::JaggedJagged(ScalarType::I32));
 }
