@@ -201,15 +201,22 @@ def measure_file(path: str, root_python: str | None = None) -> dict[str, Any]:
                 if key in results or tree not in e.keys():
                     continue
                 t = e[tree]
-                parts = [n for n in t.keys() if n.startswith((b + "/", b + "."))]
-                records = all(isinstance(v, dict) for v in values) or all(
-                    isinstance(v, list) and all(isinstance(o, dict) for o in v) for v in values
-                )
-                if parts and values and records:
+                # (A list of lists' `/sizes` branch is read with its values' branch.)
+                parts = [
+                    n
+                    for n in t.keys()
+                    if n.startswith((b + "/", b + ".")) and not n.endswith("/sizes")
+                ]
+                if parts and values and all(records(v) for v in values):
                     results[key] = compare_record(t, b, parts, values)
     for tree, b in wanted:
         results.setdefault(f"{tree}:{b}", ["missing", ""])
     return out
+
+
+def records(v: Any) -> bool:
+    """Whether `v` is a record or (nested) lists of records."""
+    return isinstance(v, dict) or (isinstance(v, list) and all(records(x) for x in v))
 
 
 def compare_record(t: Any, b: str, parts: list[str], values: list[Any]) -> list[str]:
@@ -223,17 +230,22 @@ def compare_record(t: Any, b: str, parts: list[str], values: list[Any]) -> list[
         return [p for k, v in record.items() for p in leaves(v, f"{prefix}.{k}" if prefix else k)]
 
     def get(record: Any, path: list[str]) -> Any:
+        if isinstance(record, list):
+            return [get(r, path) for r in record]
         for k in path:
             record = record[k]
         return record
+
+    def first_record(v: Any) -> Any:
+        if isinstance(v, list):
+            return next((r for r in map(first_record, v) if r is not None), None)
+        return v
 
     covered = set()
     for name in parts:
         path = name[len(b) + 1 :].replace("/", ".").split(".")
         try:
-            theirs = [
-                [get(o, path) for o in v] if isinstance(v, list) else get(v, path) for v in values
-            ]
+            theirs = [get(v, path) for v in values]
         except (KeyError, TypeError):
             return ["missing", f"column {name} has no field in uproot's records"]
         diff = first_difference(as_list(t[name].array(library="ak")), theirs)
@@ -241,7 +253,7 @@ def compare_record(t: Any, b: str, parts: list[str], values: list[Any]) -> list[
             return ["WRONG", f"{name}: {diff}"]
         covered.add(".".join(path))
     # TObject bookkeeping (fUniqueID, fBits) is not data: evtc leaves it out.
-    first = next((v[0] if isinstance(v, list) else v for v in values if v), {})
+    first = first_record(values) or {}
     left = [
         f
         for f in leaves(first)

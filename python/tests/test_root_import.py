@@ -91,12 +91,14 @@ def test_every_fixture_branch_is_converted_equal_or_refused(root, tmp_path):
             if isinstance(want, dict):  # a summary of a big branch, checked elsewhere
                 continue
             want = _plain(want)
-            if tree is not None and name not in tree.keys() and want and isinstance(want[0], dict):
-                # An object read whole by ROOT: one column per member, `name.member`.
-                for member in want[0]:
+            first = _first_record(want)
+            if tree is not None and name not in tree.keys() and first is not None:
+                # Objects read whole (in lists, or lists of lists): one column per member,
+                # `name.member`, of the same nesting.
+                for member in first:
                     column = f"{name}.{member}"
                     assert column in tree.keys(), f"{root} {tree_name}/{column}: not written"
-                    checked += _check(tree, column, [w[member] for w in want], root)
+                    checked += _check(tree, column, _pluck(want, member), root)
                 continue
             if tree is None or name not in tree.keys():
                 where = f"{root} {tree_name}/{name}"
@@ -105,6 +107,19 @@ def test_every_fixture_branch_is_converted_equal_or_refused(root, tmp_path):
                 continue
             checked += _check(tree, name, want, root)
     assert checked > 0, root
+
+
+def _first_record(x):
+    """The first record of nested lists of records, or None if `x` is not one."""
+    if isinstance(x, dict):
+        return x
+    if isinstance(x, list) and x and all(isinstance(i, (list, dict)) for i in x):
+        return next((r for r in map(_first_record, x) if r is not None), None)
+    return None
+
+
+def _pluck(x, member: str):
+    return [_pluck(i, member) for i in x] if isinstance(x, list) else x[member]
 
 
 def _check(tree, name: str, want: list, root: str) -> int:

@@ -220,30 +220,35 @@ impl<R: ReadAt> RootFile<R> {
         // header) and a variable count.
         let derived = key.class_name != "TTree";
         let mut tree = Tree::parse(&record, key.key_len, derived, name, self.streamers(), &what)?;
-        self.refuse_member_wise_vectors(&mut tree);
+        self.refuse_misfit_plans(&mut tree);
         Ok(tree)
     }
 
-    /// Vectors of objects are read object by object; whether one was written member-wise is
-    /// in its entries' headers only: the first entry of each says, and such a branch is refused
-    /// with the reason (so that `--skip-unsupported` leaves it out instead of failing).
-    fn refuse_member_wise_vectors(&self, tree: &mut Tree) {
-        let member_wise: Vec<usize> = tree
+    /// Objects planned from the streamer infos (vectors of objects, objects of varying size)
+    /// may be streamed otherwise than planned (a vector written member-wise is marked in each
+    /// entry only): each such column's first entry is read when the tree is opened, and a
+    /// column it does not fit is refused with the reason (so that `--skip-unsupported` leaves
+    /// it out instead of failing the conversion).
+    fn refuse_misfit_plans(&self, tree: &mut Tree) {
+        use crate::tree::Layout;
+        let misfits: Vec<(usize, String)> = tree
             .columns
             .iter()
             .enumerate()
-            .filter(|(_, c)| matches!(c.layout, crate::tree::Layout::ObjectVector { .. }))
-            .filter(|(_, c)| self.column_reader(c).first_vector_member_wise() == Some(true))
-            .map(|(i, _)| i)
+            .filter(|(_, c)| {
+                matches!(
+                    c.layout,
+                    Layout::ObjectVector { .. } | Layout::Interpreted { .. }
+                )
+            })
+            .filter_map(|(i, c)| Some((i, self.column_reader(c).first_entry_misfit()?)))
             .collect();
-        for i in member_wise.into_iter().rev() {
+        for (i, why) in misfits.into_iter().rev() {
             let c = tree.columns.remove(i);
             tree.unsupported.push(crate::tree::UnsupportedBranch {
                 name: c.name,
                 class: c.root_type,
-                reason: "its vector of objects was written member-wise (each member of all \
-                         objects in turn), which is not supported"
-                    .into(),
+                reason: format!("its first entry does not read as its class is laid out: {why}"),
             });
         }
     }

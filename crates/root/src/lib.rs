@@ -32,6 +32,7 @@ mod compression;
 mod cursor;
 mod error;
 mod file;
+mod interp;
 mod objects;
 mod plan;
 mod read;

@@ -88,7 +88,7 @@ impl Values {
     }
 
     /// Appends big-endian values of the stored type.
-    fn extend_stored(&mut self, stored: Stored, bytes: &[u8]) -> Result<(), String> {
+    pub(crate) fn extend_stored(&mut self, stored: Stored, bytes: &[u8]) -> Result<(), String> {
         match (stored, self) {
             (Stored::Truncated { bits, .. }, Values::F32(v)) => {
                 v.extend(bytes.chunks_exact(3).map(|b| truncated(b, bits)));
@@ -305,17 +305,19 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         Ok(())
     }
 
-    /// For a [`Layout::ObjectVector`] column: whether its first entry's vector was written
-    /// member-wise (each member of all objects in turn), which it cannot read. `None` when the
-    /// column has no entry or its first basket cannot be read (the error comes when reading).
-    pub(crate) fn first_vector_member_wise(&mut self) -> Option<bool> {
+    /// For a column read by a plan of the objects' layout ([`Layout::ObjectVector`],
+    /// [`Layout::Interpreted`]): why its first entry does not read as planned (a vector written
+    /// member-wise, a stream of another shape), if it does not. `None` when it reads, when the
+    /// column has no entry, or when its first basket cannot be read (that error comes when
+    /// reading).
+    pub(crate) fn first_entry_misfit(&mut self) -> Option<String> {
         let first = self.column.baskets.iter().position(|b| b.entries > 0)?;
         self.load(first).ok()?;
-        let data = &self.basket[self.start..];
-        let end = self.offsets.get(1).map_or(data.len(), |&o| o as usize);
-        let entry = data.get(..end)?;
-        // Byte count, then the version: bit 14 (kStreamedMemberWise).
-        entry.get(4).map(|v| v & 0x40 != 0)
+        let mut out = ColumnData::new(self.column.kind);
+        match self.decode(first, 0..1, &mut out) {
+            Err(Error::Corrupt { detail, .. }) => Some(detail),
+            _ => None,
+        }
     }
 
     fn what(&self, i: usize) -> String {
@@ -502,6 +504,13 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         self.offsets.push(0);
         match self.column.layout {
             Layout::Fixed { .. } => return Ok(()),
+            Layout::Interpreted { .. } => {
+                return Err(bad(
+                    "the basket has no entry offsets, without which objects of varying size \
+                     cannot be told apart by entry"
+                        .into(),
+                ));
+            }
             Layout::StringList {
                 header: ListHeader::None,
             } => {
@@ -755,6 +764,41 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     }
                     let last = *out.offsets.last().unwrap_or(&0);
                     out.offsets.push(last + n as u64);
+                }
+            }
+            Layout::Interpreted { target } => {
+                let Some(plan) = self.column.plan.as_deref() else {
+                    return Err(bad(
+                        "internal: an interpreted column without its plan".into()
+                    ));
+                };
+                let kind = self.column.kind;
+                for e in range {
+                    let bytes = entry(e)?;
+                    let mut c = Cursor::new(bytes, 0, "");
+                    let mut walk = crate::interp::Walk {
+                        target,
+                        values: &mut out.values,
+                        inner: &mut out.inner_offsets,
+                        kind,
+                    };
+                    walk.node(&plan.root, &mut c)
+                        .map_err(|why| bad(format!("entry {e}: {why}")))?;
+                    if c.remaining() != 0 {
+                        return Err(bad(format!(
+                            "entry {e}: {} bytes after the planned object",
+                            c.remaining()
+                        )));
+                    }
+                    match kind {
+                        ColumnKind::Scalar(_) | ColumnKind::Fixed(..) => {}
+                        ColumnKind::Jagged(_) | ColumnKind::String => {
+                            out.offsets.push(out.values.len() as u64);
+                        }
+                        ColumnKind::JaggedJagged(_) | ColumnKind::StringList => {
+                            out.offsets.push(out.inner_offsets.len() as u64 - 1);
+                        }
+                    }
                 }
             }
             Layout::VectorsInCollection { stored } => {

@@ -29,6 +29,12 @@ pub(crate) struct StreamerElement {
     pub(crate) range: FloatRange,
 }
 
+/// A class name without white space: ROOT writes `vector<vector<int> >` in one place and
+/// `vector<vector<int>>` in another; infos are found by this form.
+fn compact(class: &str) -> String {
+    class.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
 /// `TStreamerElement::kHasRange`, a `TObject` bit.
 const HAS_RANGE: u32 = 1 << 6;
 
@@ -66,7 +72,7 @@ impl Streamers {
             if let Tagged::Object { class, end } = p.tagged()? {
                 if class == "TStreamerInfo" {
                     let info = streamer_info(&mut p)?;
-                    infos.entry(info.class.clone()).or_default().push(info);
+                    infos.entry(compact(&info.class)).or_default().push(info);
                 } else if end.is_none() {
                     return Err(p.c.error(format!(
                         "cannot skip an object of class {class} without a byte count"
@@ -86,7 +92,7 @@ impl Streamers {
     /// The only layout of `class` in the file (a class streamed inside another object carries its
     /// version in the data; with one layout in the file there is no choice to make).
     pub(crate) fn only_info(&self, class: &str) -> Option<&StreamerInfo> {
-        match self.infos.get(class)?.as_slice() {
+        match self.infos.get(&compact(class))?.as_slice() {
             [info] => Some(info),
             _ => None,
         }
@@ -94,7 +100,7 @@ impl Streamers {
 
     /// The layout of `class` at `version`; the only layout of `class` when the file has one.
     pub(crate) fn info(&self, class: &str, version: i32) -> Option<&StreamerInfo> {
-        let infos = self.infos.get(class)?;
+        let infos = self.infos.get(&compact(class))?;
         infos
             .iter()
             .find(|i| i.version == version)

@@ -243,6 +243,9 @@ pub(crate) enum Layout {
         offset: usize,
         stride: usize,
     },
+    /// Column `target` of the column's interpreted plan ([`Column::plan`]): objects of varying
+    /// size walked entry by entry.
+    Interpreted { target: usize },
     /// A list of TString-encoded strings per entry, after `header`.
     StringList { header: ListHeader },
     /// A list of lists per entry: the `std::vector<T>` members of a split collection's objects,
@@ -321,6 +324,8 @@ pub struct Column {
     /// whose entries all start with it and hold the members after it is read without the
     /// headers; any other basket must hold the members alone.
     pub(crate) custom_header: Option<Arc<[u8]>>,
+    /// For [`Layout::Interpreted`] columns: the plan of the branch's objects.
+    pub(crate) plan: Option<Arc<crate::interp::Plan>>,
 }
 
 impl Column {
@@ -600,6 +605,7 @@ impl Tree {
                         counter_column: None,
                         entry_prefix: None,
                         custom_header: None,
+                        plan: None,
                     });
                 }
                 _ => {
@@ -635,6 +641,7 @@ impl Tree {
             counter_column: None,
             entry_prefix: None,
             custom_header: None,
+            plan: None,
         };
         match b.class.as_str() {
             "TBranch" if b.leaves.len() == 1 => match leaf_column(&b.leaves[0]) {
@@ -715,32 +722,74 @@ impl Tree {
                         ..column(name, kind, layout, counter, root_type)
                     });
                 }
-                Err((class, reason)) => match object_vector(b, streamers) {
-                    Some(Ok(columns)) => self.columns.extend(columns.into_iter().map(
-                        |(path, t, stored, offset, stride, header, type_name)| Column {
-                            entry_prefix: Some(header),
-                            ..column(
-                                format!("{name}.{path}"),
-                                ColumnKind::Jagged(t),
-                                Layout::ObjectVector {
-                                    stored,
-                                    offset,
-                                    stride,
+                Err((class, reason)) => {
+                    // Objects of fixed size are read at fixed offsets; others, and what those
+                    // cannot plan, through the interpreter.
+                    let fixed = match object_vector(b, streamers) {
+                        Some(Ok(columns)) => {
+                            self.columns.extend(columns.into_iter().map(
+                                |(path, t, stored, offset, stride, header, type_name)| Column {
+                                    entry_prefix: Some(header),
+                                    ..column(
+                                        format!("{name}.{path}"),
+                                        ColumnKind::Jagged(t),
+                                        Layout::ObjectVector {
+                                            stored,
+                                            offset,
+                                            stride,
+                                        },
+                                        None,
+                                        format!("{type_name}[]"),
+                                    )
                                 },
-                                None,
-                                format!("{type_name}[]"),
-                            )
+                            ));
+                            return Ok(());
+                        }
+                        Some(Err(why)) => Some(why),
+                        None => match unsplit_object(b, streamers) {
+                            Some(Ok(object)) => {
+                                self.columns.extend(member_columns(&name, object, &column));
+                                return Ok(());
+                            }
+                            Some(Err(why)) => Some(why),
+                            None => None,
                         },
-                    )),
-                    Some(Err(why)) => self.unsupported.push(unsupported(&class, &why)),
-                    None => match unsplit_object(b, streamers) {
-                        Some(Ok(object)) => {
-                            self.columns.extend(member_columns(&name, object, &column));
+                    };
+                    match interpreted(b, streamers) {
+                        Some(Ok(plan)) => {
+                            let plan = Arc::new(plan);
+                            let named = |path: &str| match path {
+                                "" => name.clone(),
+                                p if p.starts_with('.') => format!("{name}{p}"),
+                                p => format!("{name}.{p}"),
+                            };
+                            for (i, t) in plan.targets.iter().enumerate() {
+                                self.columns.push(Column {
+                                    plan: Some(plan.clone()),
+                                    ..column(
+                                        named(&t.path),
+                                        t.kind,
+                                        Layout::Interpreted { target: i },
+                                        None,
+                                        t.type_name.clone(),
+                                    )
+                                });
+                            }
+                            for (path, type_name, why) in &plan.refused {
+                                self.unsupported.push(UnsupportedBranch {
+                                    name: named(path),
+                                    class: type_name.clone(),
+                                    reason: why.clone(),
+                                });
+                            }
                         }
                         Some(Err(why)) => self.unsupported.push(unsupported(&class, &why)),
-                        None => self.unsupported.push(unsupported(&class, &reason)),
-                    },
-                },
+                        None => {
+                            let why = fixed.unwrap_or(reason);
+                            self.unsupported.push(unsupported(&class, &why));
+                        }
+                    }
+                }
             },
             class => {
                 let class = b.element.as_ref().map_or(class, |e| &e.class_name);
@@ -837,10 +886,23 @@ fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<String>), S
     Ok((kind, layout, None))
 }
 
+/// The number type of a C++ type name with its white space removed (`unsignedint`, `Float_t`).
+pub(crate) fn scalar_type(s: &str) -> Option<ScalarType> {
+    ScalarType::from_cpp(s).or(match s {
+        "Longlong" | "longlong" => Some(ScalarType::I64),
+        "unsignedlonglong" => Some(ScalarType::U64),
+        "unsignedint" => Some(ScalarType::U32),
+        "unsignedshort" => Some(ScalarType::U16),
+        "unsignedchar" => Some(ScalarType::U8),
+        "unsignedlong" => Some(ScalarType::U64),
+        _ => None,
+    })
+}
+
 /// The element type of `std::vector<T>` (white space removed), with or without an allocator
 /// (RDataFrame's `vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>`), and of
 /// `ROOT::VecOps::RVec<T>`, which ROOT stores as a `std::vector<T>`.
-fn vector_element(compact: &str) -> Option<String> {
+pub(crate) fn vector_element(compact: &str) -> Option<String> {
     let s = compact;
     let inner = s
         .strip_prefix("vector<")
@@ -875,17 +937,7 @@ fn vector_element(compact: &str) -> Option<String> {
 /// why a container is not read.
 fn stl_layout(type_name: &str, member: bool) -> Option<Result<(ColumnKind, Layout), String>> {
     let compact: String = type_name.chars().filter(|c| !c.is_whitespace()).collect();
-    let inner = |s: &str| {
-        ScalarType::from_cpp(s).or(match s {
-            "Longlong" | "longlong" => Some(ScalarType::I64),
-            "unsignedlonglong" => Some(ScalarType::U64),
-            "unsignedint" => Some(ScalarType::U32),
-            "unsignedshort" => Some(ScalarType::U16),
-            "unsignedchar" => Some(ScalarType::U8),
-            "unsignedlong" => Some(ScalarType::U64),
-            _ => None,
-        })
-    };
+    let inner = scalar_type;
     let strip = vector_element;
     if compact == "string" || compact == "std::string" {
         return Some(Ok((ColumnKind::String, Layout::String { header: member })));
@@ -1232,6 +1284,57 @@ fn object_vector(
             )
         })
         .collect()))
+}
+
+/// The interpreter's plan for a `TBranchElement` whose objects vary in size: an unsplit object
+/// of a class without a custom streamer, an unsplit `std::vector` (of objects, of vectors of
+/// objects), or an STL member of a split object; `None` for other branches; an error says why
+/// a part cannot be read.
+fn interpreted(
+    b: &RawBranch,
+    streamers: &Streamers,
+) -> Option<Result<crate::interp::Plan, String>> {
+    use crate::interp::{Root, plan};
+    let e = b.element.as_ref()?;
+    if b.class != "TBranchElement" {
+        return None;
+    }
+    let compact: String = e
+        .class_name
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let result = match (e.streamer_type, e.ftype) {
+        (-1, _) if vector_element(&compact).is_some() => plan(streamers, Root::Stl(&e.class_name)),
+        // A class with a custom streamer (fType -1) writes what the streamer info cannot tell.
+        (-1, 0) => match streamers.info(&e.class_name, e.class_version) {
+            Some(info) => plan(
+                streamers,
+                Root::Class {
+                    info,
+                    header: false,
+                },
+            ),
+            None => Err(format!(
+                "the file has no streamer info for class `{}` version {}",
+                e.class_name, e.class_version
+            )),
+        },
+        (300, 0) => match member(b, e, streamers) {
+            Ok(m) => plan(streamers, Root::Stl(&m.type_name)),
+            Err(why) => Err(why),
+        },
+        _ => return None,
+    };
+    Some(
+        result.and_then(|p| match (p.targets.is_empty(), p.refused.first()) {
+            (false, _) => Ok(p),
+            (true, Some((path, type_name, why))) => {
+                Err(format!("`{path}` is a `{type_name}`: {why}"))
+            }
+            (true, None) => Err(format!("`{}` has no members evtc reads", e.class_name)),
+        }),
+    )
 }
 
 /// The plan of an unsplit object branch.

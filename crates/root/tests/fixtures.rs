@@ -602,3 +602,67 @@ fn fixed_arrays_keep_their_dimensions() {
     assert_eq!(tree_dims(&file, "Events", "idx"), [2, 2]);
     assert_eq!(tree_dims(&file, "Events", "pos"), Vec::<usize>::new());
 }
+
+/// Objects of varying size through the interpreter: an unsplit object holding a vector and a
+/// string (checked against ROOT's reading; uproot 5.7 cannot read it), the split members of a
+/// class (checked against uproot) and a vector of vectors of a class without ClassDef (version 0
+/// and checksum headers, as xAOD's ElementLinks), one list of lists per member; vectors of
+/// objects that ROOT wrote member-wise are refused, with the reason.
+#[test]
+fn objects_of_varying_size_through_the_interpreter() {
+    let file = RootFile::open(fixture("interp.root")).expect("open");
+    let tree = file.tree("Events").expect("tree");
+    let n = tree.entries as usize;
+    let by_root = expected("interp.root.root.json");
+    check_tree(&file, "Events", &by_root["Events"]);
+    let mut uproot = expected("interp.root.json");
+    let links = uproot["Events"]["branches"]
+        .as_object_mut()
+        .expect("branches")
+        .remove("evs/links")
+        .expect("links");
+    let checked = check_tree(&file, "Events", &uproot["Events"]);
+    assert_eq!(checked, 10);
+    // The links, member by member: lists of lists of the records' fields.
+    for member in ["key", "index"] {
+        let column = tree.column(&format!("evs/links.{member}")).expect(member);
+        assert_eq!(column.kind, ColumnKind::JaggedJagged(ScalarType::U32));
+        let data = file.read_column(column, 0..tree.entries).expect("read");
+        let want: Vec<Value> = links
+            .as_array()
+            .expect("entries")
+            .iter()
+            .map(|entry| {
+                Value::Array(
+                    entry
+                        .as_array()
+                        .expect("lists")
+                        .iter()
+                        .map(|list| {
+                            Value::Array(
+                                list.as_array()
+                                    .expect("records")
+                                    .iter()
+                                    .map(|r| r[member].clone())
+                                    .collect(),
+                            )
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        assert_eq!(entries(&data, column.kind, n), want, "{member}");
+    }
+    let refused: Vec<&str> = tree.unsupported.iter().map(|u| u.name.as_str()).collect();
+    assert!(
+        refused.contains(&"vhits.e") && refused.contains(&"ev.run"),
+        "{refused:?}"
+    );
+    assert!(
+        tree.unsupported
+            .iter()
+            .all(|u| u.reason.contains("written member-wise")),
+        "{:?}",
+        tree.unsupported
+    );
+}

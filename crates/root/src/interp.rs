@@ -1,0 +1,417 @@
+//! The object interpreter: reads objects whose streamed size varies (objects holding vectors and
+//! strings, vectors of objects, vectors of vectors of objects) by walking the file's streamer
+//! infos entry by entry.
+//!
+//! [`plan`] turns a class (or an STL type) into a tree of [`Node`]s and lists its basic and
+//! string members as columns, each with the number of lists above it: 0 (one value, a fixed
+//! array or a string per entry), 1 (a list per entry) or 2 (a list of lists). A column reader
+//! walks each entry through the tree, keeping the values of its own column only. Every object
+//! header's byte count is checked against what its parts took, and every entry must be used up
+//! exactly: a stream that differs from the plan is an error, never misread.
+
+use crate::cursor::Cursor;
+use crate::read::Values;
+use crate::streamer::{StreamerInfo, Streamers};
+use crate::tree::{ColumnKind, ReducedFloat, Stored};
+
+/// Nesting deeper than this is refused (a class cannot contain itself by value).
+const MAX_DEPTH: usize = 16;
+/// `TObject::kIsReferenced`: a process ID follows the bits.
+const IS_REFERENCED: u32 = 1 << 4;
+/// The byte-count flag of an object header.
+const BYTE_COUNT: u32 = 0x4000_0000;
+/// A vector's version bit for member-wise streaming.
+const MEMBER_WISE: u16 = 1 << 14;
+
+/// How one part of a streamed object is read.
+#[derive(Debug)]
+pub(crate) enum Node {
+    /// A basic value or a fixed array of `len`, of column `column` (if it is one).
+    Basic {
+        stored: Stored,
+        len: usize,
+        column: Option<usize>,
+    },
+    /// `TObject` bookkeeping: version, unique ID, bits (and a process ID when referenced).
+    TObject,
+    /// An object: with `header`, its byte count and version (and a checksum after version 0),
+    /// checked against what its parts take; without, its members alone.
+    Object { header: bool, parts: Vec<Node> },
+    /// A `std::vector`: with `header`, its byte count and version; then its size and elements.
+    Vector { header: bool, element: Box<Node> },
+    /// A string (a length byte, or 255 and a 32-bit length, then the characters): with
+    /// `header`, after an object header (`std::string` members).
+    Str { header: bool, column: Option<usize> },
+}
+
+/// A column of an interpreted object: its path below the branch, kind and C++ type.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub(crate) path: String,
+    pub(crate) kind: ColumnKind,
+    pub(crate) type_name: String,
+}
+
+/// The plan of an interpreted branch: its tree and its columns.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub(crate) root: Node,
+    pub(crate) targets: Vec<Target>,
+    /// Members that cannot be columns (too deeply nested lists, arrays in lists): path, C++
+    /// type and reason.
+    pub(crate) refused: Vec<(String, String, String)>,
+}
+
+/// What a plan starts from.
+pub(crate) enum Root<'a> {
+    /// An object of this class: with its header (`TBranchObject`, a vector's element) or its
+    /// members alone (`TBranchElement`).
+    Class {
+        info: &'a StreamerInfo,
+        header: bool,
+    },
+    /// An STL type streamed whole, with its header (a vector branch or member).
+    Stl(&'a str),
+}
+
+/// The plan of `root`, or why there is none (a part of unknown or unsupported kind).
+pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String> {
+    let mut p = Planner {
+        streamers,
+        targets: Vec::new(),
+        refused: Vec::new(),
+    };
+    let root = match root {
+        Root::Class { info, header } => p.class(info, header, "", 0, 0)?,
+        Root::Stl(type_name) => p.stl(type_name, true, "", "", 0, 0)?,
+    };
+    Ok(Plan {
+        root,
+        targets: p.targets,
+        refused: p.refused,
+    })
+}
+
+struct Planner<'s> {
+    streamers: &'s Streamers,
+    targets: Vec<Target>,
+    refused: Vec<(String, String, String)>,
+}
+
+impl<'s> Planner<'s> {
+    fn class(
+        &mut self,
+        info: &StreamerInfo,
+        header: bool,
+        prefix: &str,
+        lists: usize,
+        depth: usize,
+    ) -> Result<Node, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("class `{}` nests objects too deeply", info.class));
+        }
+        let mut parts = Vec::new();
+        for el in &info.elements {
+            let refuse = |what: &str| {
+                format!(
+                    "member `{}` of class `{}` is a `{}` ({what})",
+                    el.name, info.class, el.type_name
+                )
+            };
+            let path = format!("{prefix}{}", el.name);
+            let node = match el.kind {
+                0 if el.name == "TObject" => Node::TObject,
+                66 => Node::TObject,
+                0 => self.class(self.info(&el.name)?, true, prefix, lists, depth + 1)?,
+                61 | 62 => {
+                    let info = self.info(&el.type_name)?;
+                    self.class(info, true, &format!("{path}."), lists, depth + 1)?
+                }
+                code @ (1..=19 | 21..=39) => {
+                    let (code, len) = if code > 20 {
+                        (code - 20, el.array_length)
+                    } else {
+                        (code, 1)
+                    };
+                    let stored = match code {
+                        9 => Stored::reduced(ReducedFloat::Double32, el.range)?,
+                        19 => Stored::reduced(ReducedFloat::Float16, el.range)?,
+                        code => Stored::Plain(
+                            crate::plan::basic(code).ok_or_else(|| refuse("an unknown type"))?,
+                        ),
+                    };
+                    if len == 0 {
+                        return Err(refuse("an array of unknown length"));
+                    }
+                    self.basic(stored, len, &path, &el.type_name, lists)
+                }
+                65 => self.string(false, &path, "TString", lists),
+                300 | 500 => self.stl(&el.type_name, true, &path, &el.type_name, lists, depth)?,
+                _ => return Err(refuse("a pointer or a kind the interpreter does not read")),
+            };
+            parts.push(node);
+        }
+        Ok(Node::Object { header, parts })
+    }
+
+    fn info(&self, class: &str) -> Result<&'s StreamerInfo, String> {
+        self.streamers
+            .only_info(class)
+            .ok_or_else(|| format!("the file has no single streamer info for class `{class}`"))
+    }
+
+    /// A part of STL type `type_name` (`header`: streamed with its own object header).
+    fn stl(
+        &mut self,
+        type_name: &str,
+        header: bool,
+        path: &str,
+        shown: &str,
+        lists: usize,
+        depth: usize,
+    ) -> Result<Node, String> {
+        let compact: String = type_name.chars().filter(|c| !c.is_whitespace()).collect();
+        if matches!(compact.as_str(), "string" | "std::string") {
+            return Ok(self.string(header, path, shown, lists));
+        }
+        if compact == "TString" {
+            return Ok(self.string(false, path, shown, lists));
+        }
+        let Some(element) = crate::tree::vector_element(&compact) else {
+            return Err(format!(
+                "`{path}` is a `{type_name}`, not a std::vector or string"
+            ));
+        };
+        if depth > MAX_DEPTH {
+            return Err(format!("`{type_name}` nests too deeply"));
+        }
+        let element = if let Some(t) = crate::tree::scalar_type(&element) {
+            self.basic(Stored::Plain(t), 1, path, &element, lists + 1)
+        } else if element == "Double32_t" {
+            self.basic(Stored::Double32, 1, path, &element, lists + 1)
+        } else if crate::tree::vector_element(&element).is_some()
+            || matches!(element.as_str(), "string" | "std::string" | "TString")
+        {
+            // The elements of an STL container are streamed without headers of their own.
+            self.stl(&element, false, path, &element, lists + 1, depth + 1)?
+        } else {
+            let info = self.info(&element)?;
+            self.class(info, true, &format!("{path}."), lists + 1, depth + 1)?
+        };
+        Ok(Node::Vector {
+            header,
+            element: Box::new(element),
+        })
+    }
+
+    fn basic(
+        &mut self,
+        stored: Stored,
+        len: usize,
+        path: &str,
+        type_name: &str,
+        lists: usize,
+    ) -> Node {
+        let t = stored.output();
+        let kind = match (lists, len) {
+            (0, 1) => Some(ColumnKind::Scalar(t)),
+            (0, n) => Some(ColumnKind::Fixed(t, n)),
+            (1, 1) => Some(ColumnKind::Jagged(t)),
+            (2, 1) => Some(ColumnKind::JaggedJagged(t)),
+            _ => None,
+        };
+        let column = self.target(kind, path, type_name, lists);
+        Node::Basic {
+            stored,
+            len,
+            column,
+        }
+    }
+
+    fn string(&mut self, header: bool, path: &str, type_name: &str, lists: usize) -> Node {
+        let kind = match lists {
+            0 => Some(ColumnKind::String),
+            1 => Some(ColumnKind::StringList),
+            _ => None,
+        };
+        let column = self.target(kind, path, type_name, lists);
+        Node::Str { header, column }
+    }
+
+    fn target(
+        &mut self,
+        kind: Option<ColumnKind>,
+        path: &str,
+        type_name: &str,
+        lists: usize,
+    ) -> Option<usize> {
+        let Some(kind) = kind else {
+            self.refused.push((
+                path.to_owned(),
+                type_name.to_owned(),
+                format!("a value {lists} lists deep, or an array in a list: evtc holds at most lists of lists of numbers, or lists of strings"),
+            ));
+            return None;
+        };
+        self.targets.push(Target {
+            path: path.to_owned(),
+            kind,
+            type_name: type_name.to_owned(),
+        });
+        Some(self.targets.len() - 1)
+    }
+}
+
+/// What the walk of one entry keeps: column `target`'s values and list boundaries.
+pub(crate) struct Walk<'o> {
+    pub(crate) target: usize,
+    pub(crate) values: &'o mut Values,
+    /// Offsets of the innermost lists (of a list of lists: the inner lists; of a list of
+    /// strings: the strings).
+    pub(crate) inner: &'o mut Vec<u64>,
+    /// The target's kind.
+    pub(crate) kind: ColumnKind,
+}
+
+impl Walk<'_> {
+    /// Reads `node` from `c`; errors say what did not fit.
+    pub(crate) fn node(&mut self, node: &Node, c: &mut Cursor<'_>) -> Result<(), String> {
+        match node {
+            Node::Basic {
+                stored,
+                len,
+                column,
+            } => {
+                let bytes = c
+                    .take(stored.size() * len)
+                    .map_err(|_| "a value runs past the entry".to_owned())?;
+                if *column == Some(self.target) {
+                    self.values.extend_stored(*stored, bytes)?;
+                }
+            }
+            Node::TObject => {
+                let v = c.u16().map_err(|_| "a TObject runs past the entry")?;
+                if u32::from(v) << 16 & BYTE_COUNT != 0 {
+                    c.skip(4).map_err(|_| "a TObject runs past the entry")?;
+                }
+                c.skip(4).map_err(|_| "a TObject runs past the entry")?;
+                let bits = c.u32().map_err(|_| "a TObject runs past the entry")?;
+                if bits & IS_REFERENCED != 0 {
+                    c.skip(2).map_err(|_| "a TObject runs past the entry")?;
+                }
+            }
+            Node::Object { header, parts } => {
+                let end = if *header {
+                    Some(object_header(c)?.0)
+                } else {
+                    None
+                };
+                for part in parts {
+                    self.node(part, c)?;
+                }
+                if let Some(end) = end
+                    && c.pos() != end
+                {
+                    return Err(format!(
+                        "an object's parts end at byte {} of the entry where its byte count \
+                         says {end}",
+                        c.pos()
+                    ));
+                }
+            }
+            Node::Vector { header, element } => {
+                let end = if *header {
+                    let (end, version) = object_header(c)?;
+                    if version & MEMBER_WISE != 0 {
+                        return Err("a vector of objects was written member-wise, which is not \
+                                    supported"
+                            .into());
+                    }
+                    Some(end)
+                } else {
+                    None
+                };
+                let n = c
+                    .count("vector size")
+                    .map_err(|_| "a vector's size runs past the entry")?;
+                // Every element takes a byte at least: a lying size fails here, not later.
+                if n > c.remaining() && !matches!(**element, Node::Object { header: false, .. }) {
+                    return Err(format!("a vector of {n} elements cannot fit in the entry"));
+                }
+                for _ in 0..n {
+                    self.node(element, c)?;
+                }
+                if matches!(self.kind, ColumnKind::JaggedJagged(_)) && self.innermost(element) {
+                    self.inner.push(self.values.len() as u64);
+                }
+                if let Some(end) = end
+                    && c.pos() != end
+                {
+                    return Err("a vector's elements do not fill its byte count".into());
+                }
+            }
+            Node::Str { header, column } => {
+                let end = if *header {
+                    Some(object_header(c)?.0)
+                } else {
+                    None
+                };
+                let len = match c.u8().map_err(|_| "a string runs past the entry")? {
+                    255 => c
+                        .count("string length")
+                        .map_err(|_| "a string runs past the entry")?,
+                    n => usize::from(n),
+                };
+                let bytes = c
+                    .take(len)
+                    .map_err(|_| "a string runs past the entry".to_owned())?;
+                if *column == Some(self.target)
+                    && let Values::U8(v) = &mut *self.values
+                {
+                    v.extend_from_slice(bytes);
+                    if self.kind == ColumnKind::StringList {
+                        self.inner.push(v.len() as u64);
+                    }
+                }
+                if let Some(end) = end
+                    && c.pos() != end
+                {
+                    return Err("a string does not fill its byte count".into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `element` holds the target directly (not through another vector): the vector
+    /// of `element`s is the target's innermost list.
+    fn innermost(&self, element: &Node) -> bool {
+        match element {
+            Node::Basic { column, .. } | Node::Str { column, .. } => *column == Some(self.target),
+            Node::Object { parts, .. } => parts.iter().any(|p| self.innermost(p)),
+            Node::Vector { .. } | Node::TObject => false,
+        }
+    }
+}
+
+/// Reads an object header (byte count, version, and a checksum after version 0: ROOT's
+/// `WriteVersion` for classes without a dictionary version) and returns where the object ends
+/// and its version.
+fn object_header(c: &mut Cursor<'_>) -> Result<(usize, u16), String> {
+    let start = c.pos();
+    let bcnt = c
+        .u32()
+        .map_err(|_| "an object header runs past the entry")?;
+    if bcnt & BYTE_COUNT == 0 {
+        return Err("an object without a byte count".into());
+    }
+    let end = start + 4 + (bcnt & !BYTE_COUNT) as usize;
+    let version = c
+        .u16()
+        .map_err(|_| "an object header runs past the entry")?;
+    if version & !MEMBER_WISE == 0 {
+        c.skip(4)
+            .map_err(|_| "an object header runs past the entry")?; // checksum
+    }
+    Ok((end, version))
+}
