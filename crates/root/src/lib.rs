@@ -1,12 +1,15 @@
-//! `evtc-root` reads TTrees from ROOT files (written by ROOT 6.x, 6.40 included, and by uproot 5)
+//! `evtc-root` reads TTrees from ROOT files (written by ROOT 5.23 to 6.40, and by uproot 5)
 //! into typed columns, so that evtc can import them. It knows ROOT's byte layout and the codecs
 //! (through `evtc-codecs`), nothing of evtc files.
 //!
 //! - [`RootFile`] opens a file (positional reads through [`ReadAt`]), lists its trees
-//!   ([`RootFile::trees`], subdirectories and cycles included) and reads one ([`RootFile::tree`]).
-//! - A [`Tree`] lists its importable [`Column`]s (scalars, fixed arrays, `x[n]` arrays with
-//!   their counter, `std::vector<T>`, `std::vector<std::vector<T>>`, strings, leaf-list leaves,
-//!   split struct members) and the branches it cannot import, with the reason.
+//!   ([`RootFile::trees`], subdirectories and cycles included, `TNtuple`s too) and reads one
+//!   ([`RootFile::tree`]).
+//! - A [`Tree`] lists its importable [`Column`]s (scalars, fixed arrays with their dimensions,
+//!   `x[n]` arrays with their counter, `std::vector<T>`, `std::vector<std::vector<T>>`, strings
+//!   and lists of strings, leaf-list leaves, split object and collection members, the members
+//!   of unsplit objects, planned from the file's streamer infos and, for objects of varying
+//!   size, read by an interpreter of them) and the branches it cannot import, with the reason.
 //! - [`ColumnReader`] decodes baskets straight into [`ColumnData`] (values + offsets, the Arrow
 //!   layout) for any entry range, one basket in memory at a time.
 //!
