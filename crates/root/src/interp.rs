@@ -20,7 +20,7 @@ const MAX_DEPTH: usize = 16;
 const IS_REFERENCED: u32 = 1 << 4;
 /// The byte-count flag of an object header.
 const BYTE_COUNT: u32 = 0x4000_0000;
-/// A vector's version bit for member-wise streaming.
+/// A vector's version bit for member-wise streaming (each member of all elements in turn).
 const MEMBER_WISE: u16 = 1 << 14;
 
 /// How one part of a streamed object is read.
@@ -319,66 +319,134 @@ impl Walk<'_> {
                     ));
                 }
             }
-            Node::Vector { header, element } => {
-                let end = if *header {
-                    let (end, version) = object_header(c)?;
-                    if version & MEMBER_WISE != 0 {
-                        return Err("a vector of objects was written member-wise, which is not \
-                                    supported"
-                            .into());
-                    }
-                    Some(end)
-                } else {
-                    None
+            Node::Vector { header, element } => self.vector(*header, element, c)?,
+            Node::Str { header, column } => self.string(*header, *column, c)?,
+        }
+        Ok(())
+    }
+
+    /// A vector: with `header`, its byte count and version (a version marked member-wise: the
+    /// elements' class version, then each member of all elements in turn), then its size and
+    /// elements.
+    fn vector(&mut self, header: bool, element: &Node, c: &mut Cursor<'_>) -> Result<(), String> {
+        let mut member_wise = false;
+        let end = if header {
+            let (end, version) = object_header(c)?;
+            if version & MEMBER_WISE != 0 {
+                let Node::Object { header: true, .. } = element else {
+                    return Err("a vector of non-objects marked member-wise".into());
                 };
-                let n = c
-                    .count("vector size")
-                    .map_err(|_| "a vector's size runs past the entry")?;
-                // Every element takes a byte at least: a lying size fails here, not later.
-                if n > c.remaining() && !matches!(**element, Node::Object { header: false, .. }) {
-                    return Err(format!("a vector of {n} elements cannot fit in the entry"));
+                let v = c.u16().map_err(|_| "a vector header runs past the entry")?;
+                if v == 0 {
+                    c.skip(4)
+                        .map_err(|_| "a vector header runs past the entry")?;
                 }
+                member_wise = true;
+            }
+            Some(end)
+        } else {
+            None
+        };
+        let n = c
+            .count("vector size")
+            .map_err(|_| "a vector's size runs past the entry")?;
+        // Every element takes a byte at least: a lying size fails here, not later.
+        if n > c.remaining() {
+            return Err(format!("a vector of {n} elements cannot fit in the entry"));
+        }
+        match element {
+            Node::Object { parts, .. } if member_wise => {
+                // Each target is in one part, so its values come in element order. An STL
+                // part is one object header, then each element's without its own.
+                for part in parts {
+                    match part {
+                        Node::Vector {
+                            header: true,
+                            element,
+                        } => self.grouped(c, n, |w, c| w.vector(false, element, c))?,
+                        Node::Str {
+                            header: true,
+                            column,
+                        } => self.grouped(c, n, |w, c| w.string(false, *column, c))?,
+                        part => {
+                            for _ in 0..n {
+                                self.node(part, c)?;
+                            }
+                        }
+                    }
+                }
+            }
+            element => {
                 for _ in 0..n {
                     self.node(element, c)?;
                 }
-                if matches!(self.kind, ColumnKind::JaggedJagged(_)) && self.innermost(element) {
-                    self.inner.push(self.values.len() as u64);
-                }
-                if let Some(end) = end
-                    && c.pos() != end
-                {
-                    return Err("a vector's elements do not fill its byte count".into());
-                }
             }
-            Node::Str { header, column } => {
-                let end = if *header {
-                    Some(object_header(c)?.0)
-                } else {
-                    None
-                };
-                let len = match c.u8().map_err(|_| "a string runs past the entry")? {
-                    255 => c
-                        .count("string length")
-                        .map_err(|_| "a string runs past the entry")?,
-                    n => usize::from(n),
-                };
-                let bytes = c
-                    .take(len)
-                    .map_err(|_| "a string runs past the entry".to_owned())?;
-                if *column == Some(self.target)
-                    && let Values::U8(v) = &mut *self.values
-                {
-                    v.extend_from_slice(bytes);
-                    if self.kind == ColumnKind::StringList {
-                        self.inner.push(v.len() as u64);
-                    }
-                }
-                if let Some(end) = end
-                    && c.pos() != end
-                {
-                    return Err("a string does not fill its byte count".into());
-                }
+        }
+        if matches!(self.kind, ColumnKind::JaggedJagged(_)) && self.innermost(element) {
+            self.inner.push(self.values.len() as u64);
+        }
+        if let Some(end) = end
+            && c.pos() != end
+        {
+            return Err("a vector's elements do not fill its byte count".into());
+        }
+        Ok(())
+    }
+
+    /// One object header, then `n` parts read by `part`, which must fill its byte count;
+    /// nothing at all when `n` is 0.
+    fn grouped(
+        &mut self,
+        c: &mut Cursor<'_>,
+        n: usize,
+        part: impl Fn(&mut Self, &mut Cursor<'_>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        if n == 0 {
+            return Ok(());
+        }
+        let (end, _) = object_header(c)?;
+        for _ in 0..n {
+            part(self, c)?;
+        }
+        if c.pos() != end {
+            return Err("the members of a member-wise vector do not fill their byte count".into());
+        }
+        Ok(())
+    }
+
+    /// A string: with `header`, after an object header whose byte count it must fill.
+    fn string(
+        &mut self,
+        header: bool,
+        column: Option<usize>,
+        c: &mut Cursor<'_>,
+    ) -> Result<(), String> {
+        let end = if header {
+            Some(object_header(c)?.0)
+        } else {
+            None
+        };
+        let len = match c.u8().map_err(|_| "a string runs past the entry")? {
+            255 => c
+                .count("string length")
+                .map_err(|_| "a string runs past the entry")?,
+            n => usize::from(n),
+        };
+        let bytes = c
+            .take(len)
+            .map_err(|_| "a string runs past the entry".to_owned())?;
+        if column == Some(self.target)
+            && let Values::U8(v) = &mut *self.values
+        {
+            v.extend_from_slice(bytes);
+            if self.kind == ColumnKind::StringList {
+                self.inner.push(v.len() as u64);
             }
+        }
+        if let Some(end) = end
+            && c.pos() != end
+        {
+            return Err("a string does not fill its byte count".into());
         }
         Ok(())
     }
