@@ -10,7 +10,7 @@ use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::source::{ReadAt, read_range};
 use crate::streamer::Streamers;
-use crate::tree::Tree;
+use crate::tree::{BasketRef, Tree};
 
 /// An open ROOT file: its header and top directory, read through positional reads.
 #[derive(Debug)]
@@ -231,6 +231,9 @@ impl<R: ReadAt> RootFile<R> {
     /// it out instead of failing the conversion).
     fn refuse_misfit_plans(&self, tree: &mut Tree) {
         use crate::tree::Layout;
+        // The columns of one branch share its baskets and walk the same bytes: one probe each.
+        let mut probed: std::collections::HashMap<*const BasketRef, Option<String>> =
+            std::collections::HashMap::new();
         let misfits: Vec<(usize, String)> = tree
             .columns
             .iter()
@@ -241,7 +244,13 @@ impl<R: ReadAt> RootFile<R> {
                     Layout::ObjectVector { .. } | Layout::Interpreted { .. }
                 )
             })
-            .filter_map(|(i, c)| Some((i, self.column_reader(c).first_entry_misfit()?)))
+            .filter_map(|(i, c)| {
+                let key = c.baskets.as_ptr();
+                let why = probed
+                    .entry(key)
+                    .or_insert_with(|| self.column_reader(c).first_entry_misfit());
+                Some((i, why.clone()?))
+            })
             .collect();
         for (i, why) in misfits.into_iter().rev() {
             let c = tree.columns.remove(i);
