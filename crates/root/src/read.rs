@@ -504,6 +504,13 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         self.offsets.push(0);
         match self.column.layout {
             Layout::Fixed { .. } => return Ok(()),
+            Layout::FlaggedArray { .. } | Layout::ArraysInCollection { .. } => {
+                return Err(bad(
+                    "the basket has no entry offsets, without which the arrays of varying \
+                     length cannot be told apart by entry"
+                        .into(),
+                ));
+            }
             Layout::Interpreted { .. } => {
                 return Err(bad(
                     "the basket has no entry offsets, without which objects of varying size \
@@ -799,6 +806,46 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                             out.offsets.push(out.inner_offsets.len() as u64 - 1);
                         }
                     }
+                }
+            }
+            Layout::FlaggedArray { stored } => {
+                let size = stored.size();
+                for e in range {
+                    let bytes = entry(e)?;
+                    let values = match bytes.split_first() {
+                        Some((1, values)) if values.len() % size == 0 => values,
+                        Some((0, [])) => &[],
+                        _ => {
+                            return Err(bad(format!(
+                                "entry {e}: {} bytes are not a flag and whole values of {size} \
+                                 bytes",
+                                bytes.len()
+                            )));
+                        }
+                    };
+                    push(&mut out.values, stored, values)?;
+                    let last = *out.offsets.last().unwrap_or(&0);
+                    out.offsets.push(last + (values.len() / size) as u64);
+                }
+            }
+            Layout::ArraysInCollection { stored, len } => {
+                let width = stored.size() * len;
+                for e in range {
+                    let bytes = entry(e)?;
+                    if bytes.len() % width != 0 {
+                        return Err(bad(format!(
+                            "entry {e}: {} bytes are not whole arrays of {width} bytes",
+                            bytes.len()
+                        )));
+                    }
+                    push(&mut out.values, stored, bytes)?;
+                    let arrays = bytes.len() / width;
+                    for _ in 0..arrays {
+                        let last = *out.inner_offsets.last().unwrap_or(&0);
+                        out.inner_offsets.push(last + len as u64);
+                    }
+                    let last = *out.offsets.last().unwrap_or(&0);
+                    out.offsets.push(last + arrays as u64);
                 }
             }
             Layout::VectorsInCollection { stored } => {

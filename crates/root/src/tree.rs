@@ -246,6 +246,11 @@ pub(crate) enum Layout {
     /// Column `target` of the column's interpreted plan ([`Column::plan`]): objects of varying
     /// size walked entry by entry.
     Interpreted { target: usize },
+    /// A `T* x //[n]` member: a byte (1 if there are values, else 0), then the values.
+    FlaggedArray { stored: Stored },
+    /// A fixed array member of a split collection's objects: `len` values per object, all the
+    /// entry's objects back to back.
+    ArraysInCollection { stored: Stored, len: usize },
     /// A list of TString-encoded strings per entry, after `header`.
     StringList { header: ListHeader },
     /// A list of lists per entry: the `std::vector<T>` members of a split collection's objects,
@@ -1111,10 +1116,32 @@ fn element_column(
             None => Err(refuse("an STL container evtc does not read")),
         };
     }
+    // 41-59: a `T* x //[n]` array (kOffsetP): a byte saying whether there are values, then
+    // the values; in a collection's objects their counts are in another member.
+    if let t @ 41..=59 = e.streamer_type {
+        if in_collection {
+            return Err(refuse(&format!(
+                "a variable-length array in each object of a collection, code {t}"
+            )));
+        }
+        let m = member(b, e, streamers).map_err(|r| (class.clone(), r))?;
+        let stored = match t - 40 {
+            9 => Stored::reduced(ReducedFloat::Double32, m.range),
+            19 => Stored::reduced(ReducedFloat::Float16, m.range),
+            code => crate::plan::basic(code)
+                .map(Stored::Plain)
+                .ok_or_else(|| format!("basic type code {code}")),
+        }
+        .map_err(|r| (class.clone(), r))?;
+        return Ok((
+            ColumnKind::Jagged(stored.output()),
+            Layout::FlaggedArray { stored },
+            m.type_name.clone(),
+        ));
+    }
     let (code, array) = match e.streamer_type {
         t @ 1..=19 => (t, false),
         t @ 21..=39 => (t - 20, true),
-        t @ 41..=59 => return Err(refuse(&format!("a variable-length array, code {t}"))),
         t if t >= 61 => return Err(refuse("an object, string or collection member")),
         t => return Err(refuse(&format!("code {t}"))),
     };
@@ -1142,10 +1169,16 @@ fn element_column(
     };
     let t = stored.output();
     if in_collection {
-        if array {
-            return Err(refuse("an array in each object of a collection"));
-        }
         let root_type = root_type.unwrap_or_else(|| t.root_name().to_owned());
+        if array {
+            // Each object's array: a list of `len` values per object.
+            let len = member(b, e, streamers).map_or(len, |m| m.array_length.max(1));
+            return Ok((
+                ColumnKind::JaggedJagged(t),
+                Layout::ArraysInCollection { stored, len },
+                format!("{root_type}[{len}][]"),
+            ));
+        }
         return Ok((
             ColumnKind::Jagged(t),
             Layout::Jagged { stored },

@@ -559,8 +559,9 @@ fn vectors_of_double32_as_root_reads_them() {
 /// `TString`, `std::string`, `std::vector<T>` and `std::vector<std::string>` members of a split
 /// class (kTString and kSTL branches; the `std::string` is a `TStreamerSTLstring`, one class
 /// deeper in the streamer info), a top-level `std::vector<std::string>`, `TString` and
-/// `std::vector<TString>`, and the `TString`, `std::string` and `std::vector<float>` members of
-/// a split `TClonesArray`'s objects, checked against uproot (and ROOT, where uproot misreads).
+/// `std::vector<TString>`, a `T* x //[n]` member, and the `TString`, `std::string`,
+/// `std::vector<float>` and `float[3]` members of a split `TClonesArray`'s objects, checked
+/// against uproot (and ROOT, where uproot misreads).
 #[test]
 fn stl_members_and_lists_of_strings() {
     let file = RootFile::open(fixture("stlmembers.root")).expect("open");
@@ -570,7 +571,7 @@ fn stl_members_and_lists_of_strings() {
     uproot["Events"]["branches"]["tags/tags.name"] =
         by_root["Events"]["branches"]["tags/tags.name"].clone();
     let checked = check_tree(&file, "Events", &uproot["Events"]);
-    assert_eq!(checked, 20);
+    assert_eq!(checked, 23);
     assert_eq!(tree_dims(&file, "Events", "obj/grid[2][3]"), [2, 3]);
     let tree = file.tree("Events").expect("tree");
     for name in ["obj/label", "obj/tag", "ts"] {
@@ -579,6 +580,12 @@ fn stl_members_and_lists_of_strings() {
     for name in ["obj/names", "vs", "vts", "tags/tags.name", "tags/tags.note"] {
         assert_eq!(tree.column(name).expect(name).kind, ColumnKind::StringList);
     }
+    // `float* var; //[nvar]`: a jagged column; a fixed array of collection objects: a list of
+    // arrays per entry.
+    let var = tree.column("obj/var").expect("var");
+    assert_eq!(var.kind, ColumnKind::Jagged(ScalarType::F32));
+    let pos = tree.column("tags/tags.pos[3]").expect("pos");
+    assert_eq!(pos.kind, ColumnKind::JaggedJagged(ScalarType::F32));
     let vals = tree.column("tags/tags.vals").expect("vals");
     assert_eq!(vals.kind, ColumnKind::JaggedJagged(ScalarType::F32));
     // The lists of a collection's objects are not counted by the collection's branch, which
