@@ -170,7 +170,7 @@ impl<'s> Planner<'s> {
         lists: usize,
         depth: usize,
     ) -> Result<Node, String> {
-        let compact: String = type_name.chars().filter(|c| !c.is_whitespace()).collect();
+        let compact = crate::streamer::compact(type_name);
         if matches!(compact.as_str(), "string" | "std::string") {
             return Ok(self.string(header, path, shown, lists));
         }

@@ -29,9 +29,9 @@ pub(crate) struct StreamerElement {
     pub(crate) range: FloatRange,
 }
 
-/// A class name without white space: ROOT writes `vector<vector<int> >` in one place and
-/// `vector<vector<int>>` in another; infos are found by this form.
-fn compact(class: &str) -> String {
+/// A type name without white space: ROOT writes `vector<vector<int> >` in one place and
+/// `vector<vector<int>>` in another; infos are found, and types matched, by this form.
+pub(crate) fn compact(class: &str) -> String {
     class.chars().filter(|c| !c.is_whitespace()).collect()
 }
 

@@ -941,7 +941,7 @@ pub(crate) fn vector_element(compact: &str) -> Option<String> {
 /// has an object header). `None` if the type is not an STL container or string; an error says
 /// why a container is not read.
 fn stl_layout(type_name: &str, member: bool) -> Option<Result<(ColumnKind, Layout), String>> {
-    let compact: String = type_name.chars().filter(|c| !c.is_whitespace()).collect();
+    let compact = crate::streamer::compact(type_name);
     let inner = scalar_type;
     let strip = vector_element;
     if compact == "string" || compact == "std::string" {
@@ -1083,7 +1083,7 @@ fn element_column(
                 format!("an STL member whose type the streamer info does not give: {why}"),
             )
         })?;
-        let compact: String = m.type_name.chars().filter(|c| !c.is_whitespace()).collect();
+        let compact = crate::streamer::compact(&m.type_name);
         if compact == "string" || compact == "std::string" {
             return Ok((
                 ColumnKind::StringList,
@@ -1266,11 +1266,7 @@ fn object_vector(
     if b.class != "TBranchElement" || e.streamer_type != -1 {
         return None;
     }
-    let compact: String = e
-        .class_name
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
+    let compact = crate::streamer::compact(&e.class_name);
     let class = vector_element(&compact)?;
     let refuse = |why: String| {
         Some(Err(format!(
@@ -1332,11 +1328,7 @@ fn interpreted(
     if b.class != "TBranchElement" {
         return None;
     }
-    let compact: String = e
-        .class_name
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
+    let compact = crate::streamer::compact(&e.class_name);
     let result = match (e.streamer_type, e.ftype) {
         (-1, _) if vector_element(&compact).is_some() => plan(streamers, Root::Stl(&e.class_name)),
         // A class with a custom streamer (fType -1) writes what the streamer info cannot tell.
