@@ -226,9 +226,9 @@ impl<R: ReadAt> RootFile<R> {
 
     /// Objects planned from the streamer infos (vectors of objects, objects of varying size)
     /// may be streamed otherwise than planned (a vector written member-wise is marked in each
-    /// entry only): each such column's first entry is read when the tree is opened, and a
-    /// column it does not fit is refused with the reason (so that `--skip-unsupported` leaves
-    /// it out instead of failing the conversion).
+    /// entry only): each such branch's first basket is read when the tree is opened, and the
+    /// columns it does not fit are refused with the reason (so that `--skip-unsupported` leaves
+    /// them out instead of failing the conversion).
     fn refuse_misfit_plans(&self, tree: &mut Tree) {
         use crate::tree::Layout;
         // The columns of one branch share its baskets and walk the same bytes: one probe each.
@@ -248,7 +248,7 @@ impl<R: ReadAt> RootFile<R> {
                 let key = c.baskets.as_ptr();
                 let why = probed
                     .entry(key)
-                    .or_insert_with(|| self.column_reader(c).first_entry_misfit());
+                    .or_insert_with(|| self.column_reader(c).first_basket_misfit());
                 Some((i, why.clone()?))
             })
             .collect();
@@ -257,7 +257,7 @@ impl<R: ReadAt> RootFile<R> {
             tree.unsupported.push(crate::tree::UnsupportedBranch {
                 name: c.name,
                 class: c.root_type,
-                reason: format!("its first entry does not read as its class is laid out: {why}"),
+                reason: format!("its first basket does not read as its class is laid out: {why}"),
             });
         }
     }

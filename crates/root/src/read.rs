@@ -306,15 +306,16 @@ impl<R: ReadAt> ColumnReader<'_, R> {
     }
 
     /// For a column read by a plan of the objects' layout ([`Layout::ObjectVector`],
-    /// [`Layout::Interpreted`]): why its first entry does not read as planned (a vector written
-    /// member-wise, a stream of another shape), if it does not. `None` when it reads, when the
-    /// column has no entry, or when its first basket cannot be read (that error comes when
-    /// reading).
-    pub(crate) fn first_entry_misfit(&mut self) -> Option<String> {
+    /// [`Layout::Interpreted`]): why the entries of its first basket do not read as planned (a
+    /// vector written member-wise, a stream of another shape), if they do not. `None` when they
+    /// read, when the column has no entry, or when the basket cannot be read (that error comes
+    /// when reading).
+    pub(crate) fn first_basket_misfit(&mut self) -> Option<String> {
         let first = self.column.baskets.iter().position(|b| b.entries > 0)?;
         self.load(first).ok()?;
+        let entries = usize::try_from(self.column.baskets[first].entries).ok()?;
         let mut out = ColumnData::new(self.column.kind);
-        match self.decode(first, 0..1, &mut out) {
+        match self.decode(first, 0..entries, &mut out) {
             Err(Error::Corrupt { detail, .. }) => Some(detail),
             _ => None,
         }
