@@ -177,7 +177,7 @@ impl<'s> Planner<'s> {
         if compact == "TString" {
             return Ok(self.string(false, path, shown, lists));
         }
-        let Some(element) = crate::tree::vector_element(&compact) else {
+        let Some(element) = crate::columns::vector_element(&compact) else {
             return Err(format!(
                 "`{path}` is a `{type_name}`, not a std::vector or string"
             ));
@@ -185,11 +185,11 @@ impl<'s> Planner<'s> {
         if depth > MAX_DEPTH {
             return Err(format!("`{type_name}` nests too deeply"));
         }
-        let element = if let Some(t) = crate::tree::scalar_type(&element) {
+        let element = if let Some(t) = crate::columns::scalar_type(&element) {
             self.basic(Stored::Plain(t), 1, path, &element, lists + 1)
         } else if element == "Double32_t" {
             self.basic(Stored::Double32, 1, path, &element, lists + 1)
-        } else if crate::tree::vector_element(&element).is_some()
+        } else if crate::columns::vector_element(&element).is_some()
             || matches!(element.as_str(), "string" | "std::string" | "TString")
         {
             // The elements of an STL container are streamed without headers of their own.

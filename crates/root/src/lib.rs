@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 
 mod branch;
+mod columns;
 mod compression;
 mod cursor;
 mod error;

@@ -1,0 +1,707 @@
+//! How one branch becomes columns: a leaf's kind ([`leaf_column`]), a branch element's
+//! ([`element_column`]), STL types ([`stl_layout`]), unsplit objects of fixed size
+//! ([`unsplit_object`], [`object_vector`]) and, for objects of varying size, the interpreter's
+//! plan ([`interpreted`]); the file's streamer infos give members their types and ranges.
+
+use std::sync::Arc;
+
+use crate::branch::{Element, RawBranch, RawLeaf};
+use crate::streamer::{FloatRange, StreamerElement, Streamers};
+use crate::tree::{Column, ColumnKind, Layout, ListHeader, ReducedFloat, ScalarType, Stored};
+
+/// The C++ type a leaf class holds.
+pub(crate) fn leaf_type_name(leaf: &RawLeaf) -> &'static str {
+    match (leaf.class.as_str(), leaf.is_unsigned) {
+        ("TLeafO", _) => "Bool_t",
+        ("TLeafB", false) => "Char_t",
+        ("TLeafB", true) => "UChar_t",
+        ("TLeafS", false) => "Short_t",
+        ("TLeafS", true) => "UShort_t",
+        ("TLeafI", false) => "Int_t",
+        ("TLeafI", true) => "UInt_t",
+        ("TLeafL" | "TLeafG", false) => "Long64_t",
+        ("TLeafL" | "TLeafG", true) => "ULong64_t",
+        ("TLeafF", _) => "Float_t",
+        ("TLeafD", _) => "Double_t",
+        ("TLeafF16", _) => "Float16_t",
+        ("TLeafD32", _) => "Double32_t",
+        ("TLeafC", _) => "char*",
+        _ => "?",
+    }
+}
+
+/// A column from a plain branch's single leaf.
+pub(crate) fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<String>), String> {
+    let unsigned = leaf.is_unsigned;
+    let stored = match leaf.class.as_str() {
+        "TLeafO" => Stored::Plain(ScalarType::Bool),
+        "TLeafB" if unsigned => Stored::Plain(ScalarType::U8),
+        "TLeafB" => Stored::Plain(ScalarType::I8),
+        "TLeafS" if unsigned => Stored::Plain(ScalarType::U16),
+        "TLeafS" => Stored::Plain(ScalarType::I16),
+        "TLeafI" if unsigned => Stored::Plain(ScalarType::U32),
+        "TLeafI" => Stored::Plain(ScalarType::I32),
+        "TLeafL" | "TLeafG" if unsigned => Stored::Plain(ScalarType::U64),
+        "TLeafL" | "TLeafG" => Stored::Plain(ScalarType::I64),
+        "TLeafF" => Stored::Plain(ScalarType::F32),
+        "TLeafD" => Stored::Plain(ScalarType::F64),
+        // The range and bit count, if any, are in the title (`x[0,10,16]`), as ROOT reads them.
+        "TLeafF16" => Stored::reduced(
+            ReducedFloat::Float16,
+            FloatRange::from_leaf_title(&leaf.title, 'f'),
+        )?,
+        "TLeafD32" => Stored::reduced(
+            ReducedFloat::Double32,
+            FloatRange::from_leaf_title(&leaf.title, 'd'),
+        )?,
+        "TLeafC" if !leaf.has_count => {
+            return Ok((ColumnKind::String, Layout::String { header: false }, None));
+        }
+        class => return Err(format!("leaf class {class} is not supported")),
+    };
+    let t = stored.output();
+    let len =
+        usize::try_from(leaf.len).map_err(|_| format!("negative leaf length {}", leaf.len))?;
+    if leaf.has_count {
+        // `x[n]` or `x[n][3]`: the counter gives entry lengths only when each row is one value.
+        let counter = leaf
+            .title
+            .split_once('[')
+            .and_then(|(_, rest)| rest.split_once(']'))
+            .map(|(c, _)| c.to_owned())
+            .filter(|c| len == 1 && c.parse::<u64>().is_err());
+        return Ok((ColumnKind::Jagged(t), Layout::Jagged { stored }, counter));
+    }
+    let layout = Layout::Fixed {
+        stored,
+        len: len.max(1),
+        offset: 0,
+        stride: stored.size() * len.max(1),
+    };
+    let kind = if len > 1 {
+        ColumnKind::Fixed(t, len)
+    } else {
+        ColumnKind::Scalar(t)
+    };
+    Ok((kind, layout, None))
+}
+
+/// The number type of a C++ type name with its white space removed (`unsignedint`, `Float_t`).
+pub(crate) fn scalar_type(s: &str) -> Option<ScalarType> {
+    ScalarType::from_cpp(s).or(match s {
+        "Longlong" | "longlong" => Some(ScalarType::I64),
+        "unsignedlonglong" => Some(ScalarType::U64),
+        "unsignedint" => Some(ScalarType::U32),
+        "unsignedshort" => Some(ScalarType::U16),
+        "unsignedchar" => Some(ScalarType::U8),
+        "unsignedlong" => Some(ScalarType::U64),
+        _ => None,
+    })
+}
+
+/// The element type of `std::vector<T>` (white space removed), with or without an allocator
+/// (RDataFrame's `vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>`), and of
+/// `ROOT::VecOps::RVec<T>`, which ROOT stores as a `std::vector<T>`.
+pub(crate) fn vector_element(compact: &str) -> Option<String> {
+    let s = compact;
+    let inner = s
+        .strip_prefix("vector<")
+        .or_else(|| s.strip_prefix("std::vector<"))
+        .or_else(|| s.strip_prefix("ROOT::VecOps::RVec<"))
+        .or_else(|| s.strip_prefix("ROOT::RVec<"))
+        .and_then(|s| s.strip_suffix('>'))?;
+    let mut depth = 0;
+    let end = inner
+        .char_indices()
+        .find(|&(_, c)| {
+            depth += match c {
+                '<' => 1,
+                '>' => -1,
+                _ => 0,
+            };
+            c == ',' && depth == 0
+        })
+        .map_or(inner.len(), |(i, _)| i);
+    let (element, allocator) = inner.split_at(end);
+    let allocator = allocator.trim_start_matches(',');
+    (allocator.is_empty()
+        || allocator.starts_with("allocator<")
+        || allocator.starts_with("std::allocator<")
+        || allocator.starts_with("ROOT::Detail::VecOps::RAdoptAllocator<"))
+    .then(|| element.to_owned())
+}
+
+/// The layout of an STL container or string of type `type_name` streamed as a whole: a branch of
+/// its own (`member` false) or a member of a split object (`member` true: a `std::string` then
+/// has an object header). `None` if the type is not an STL container or string; an error says
+/// why a container is not read.
+pub(crate) fn stl_layout(
+    type_name: &str,
+    member: bool,
+) -> Option<Result<(ColumnKind, Layout), String>> {
+    let compact = crate::streamer::compact(type_name);
+    let inner = scalar_type;
+    let strip = vector_element;
+    if compact == "string" || compact == "std::string" {
+        return Some(Ok((ColumnKind::String, Layout::String { header: member })));
+    }
+    // TString's own streamer writes the characters alone.
+    if compact == "TString" && !member {
+        return Some(Ok((ColumnKind::String, Layout::String { header: false })));
+    }
+    // An element type: a plain number, or `Double32_t`, which a collection streams as a
+    // 32-bit float (no member comment gives it a range) and reads back as a double.
+    let element = |s: &str| match s {
+        "Double32_t" => Some((ScalarType::F64, Stored::Double32)),
+        _ => inner(s).map(|t| (t, Stored::Plain(t))),
+    };
+    let outer = strip(&compact)?;
+    if matches!(outer.as_str(), "string" | "std::string" | "TString") {
+        return Some(Ok((
+            ColumnKind::StringList,
+            Layout::StringList {
+                header: ListHeader::Vector,
+            },
+        )));
+    }
+    if let Some((t, stored)) = element(&outer) {
+        return Some(Ok((ColumnKind::Jagged(t), Layout::Vector { stored })));
+    }
+    if let Some((t, stored)) = strip(&outer).as_deref().and_then(element) {
+        return Some(Ok((
+            ColumnKind::JaggedJagged(t),
+            Layout::VectorVector { stored },
+        )));
+    }
+    Some(Err(format!(
+        "a std::vector of `{outer}` (not a number type evtc reads)"
+    )))
+}
+
+/// The dimensions of a multi-dimensional fixed-array leaf from its title (`m[2][3]/D`: `[2, 3]`),
+/// if it has two or more numeric ones whose product is the array's length; empty otherwise.
+pub(crate) fn leaf_dims(title: &str, kind: ColumnKind) -> Vec<usize> {
+    let ColumnKind::Fixed(_, len) = kind else {
+        return Vec::new();
+    };
+    let name = title.split('/').next().unwrap_or(title);
+    let dims: Option<Vec<usize>> = name
+        .split('[')
+        .skip(1)
+        .map(|part| part.split_once(']').and_then(|(d, _)| d.parse().ok()))
+        .collect();
+    match dims {
+        Some(d)
+            if d.len() >= 2 && d.iter().try_fold(1usize, |a, &x| a.checked_mul(x)) == Some(len) =>
+        {
+            d
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A column from a `TBranchElement` without sub-branches.
+pub(crate) fn element_column(
+    b: &RawBranch,
+    streamers: &Streamers,
+) -> Result<(ColumnKind, Layout, String), (String, String)> {
+    let Some(e) = &b.element else {
+        return Err((
+            b.class.clone(),
+            "branch element without its class data".into(),
+        ));
+    };
+    let class = e.class_name.clone();
+    if e.streamer_type == -1 {
+        return match stl_layout(&class, false) {
+            Some(Ok((kind, layout))) => {
+                let shown = if kind == ColumnKind::String && class != "TString" {
+                    "std::string".to_owned()
+                } else {
+                    class
+                };
+                Ok((kind, layout, shown))
+            }
+            Some(Err(reason)) => Err((class, format!("{reason}: not supported"))),
+            None => Err((
+                class,
+                "unsplit objects are not supported (only their split members are)".into(),
+            )),
+        };
+    }
+    // A refusal in C++ terms: the member, its class and its type, from the streamer info.
+    let refuse = |what: &str| match member(b, e, streamers) {
+        Ok(m) => (
+            m.type_name.clone(),
+            format!(
+                "member `{}` of class `{}` is a `{}` ({what}): not supported",
+                m.name, e.class_name, m.type_name
+            ),
+        ),
+        Err(why) => (
+            class.clone(),
+            format!(
+                "{what} (streamer type {}): not supported; {why}",
+                e.streamer_type
+            ),
+        ),
+    };
+    // 0: a member of a split object; 31 and 41: a member of the objects of a split TClonesArray
+    // or std::vector<Class>, all of an entry's objects' values back to back.
+    let in_collection = match e.ftype {
+        0 => false,
+        31 | 41 => true,
+        t => return Err(refuse(&format!("branch element type {t}"))),
+    };
+    // 65: a TString member, its length and characters in each entry (each object's, back to
+    // back, in a collection).
+    if e.streamer_type == 65 {
+        return Ok(if in_collection {
+            (
+                ColumnKind::StringList,
+                Layout::StringList {
+                    header: ListHeader::None,
+                },
+                "TString[]".into(),
+            )
+        } else {
+            (
+                ColumnKind::String,
+                Layout::String { header: false },
+                "TString".into(),
+            )
+        });
+    }
+    // 300 in a collection: each object's STL member without its own header, all after one
+    // object header.
+    if e.streamer_type == 300 && in_collection {
+        let m = member(b, e, streamers).map_err(|why| {
+            (
+                class.clone(),
+                format!("an STL member whose type the streamer info does not give: {why}"),
+            )
+        })?;
+        let compact = crate::streamer::compact(&m.type_name);
+        if compact == "string" || compact == "std::string" {
+            return Ok((
+                ColumnKind::StringList,
+                Layout::StringList {
+                    header: ListHeader::Object,
+                },
+                format!("{}[]", m.type_name),
+            ));
+        }
+        return match stl_layout(&m.type_name, true) {
+            Some(Ok((ColumnKind::Jagged(t), Layout::Vector { stored }))) => Ok((
+                ColumnKind::JaggedJagged(t),
+                Layout::VectorsInCollection { stored },
+                format!("{}[]", m.type_name),
+            )),
+            _ => Err(refuse("an STL container in each object of a collection")),
+        };
+    }
+    // 300: an STL container or string member (kSTL), streamed whole in each entry.
+    if e.streamer_type == 300 && !in_collection {
+        let m = member(b, e, streamers).map_err(|why| {
+            (
+                class.clone(),
+                format!("an STL member whose type the streamer info does not give: {why}"),
+            )
+        })?;
+        return match stl_layout(&m.type_name, true) {
+            Some(Ok((kind, layout))) => Ok((kind, layout, m.type_name.clone())),
+            Some(Err(reason)) => Err(refuse(&reason)),
+            None => Err(refuse("an STL container evtc does not read")),
+        };
+    }
+    // 41-59: a `T* x //[n]` array (kOffsetP): a byte saying whether there are values, then
+    // the values; in a collection's objects their counts are in another member.
+    if let t @ 41..=59 = e.streamer_type {
+        if in_collection {
+            return Err(refuse(&format!(
+                "a variable-length array in each object of a collection, code {t}"
+            )));
+        }
+        let m = member(b, e, streamers).map_err(|r| (class.clone(), r))?;
+        let stored = match t - 40 {
+            9 => Stored::reduced(ReducedFloat::Double32, m.range),
+            19 => Stored::reduced(ReducedFloat::Float16, m.range),
+            code => crate::plan::basic(code)
+                .map(Stored::Plain)
+                .ok_or_else(|| format!("basic type code {code}")),
+        }
+        .map_err(|r| (class.clone(), r))?;
+        return Ok((
+            ColumnKind::Jagged(stored.output()),
+            Layout::FlaggedArray { stored },
+            m.type_name.clone(),
+        ));
+    }
+    let (code, array) = match e.streamer_type {
+        t @ 1..=19 => (t, false),
+        t @ 21..=39 => (t - 20, true),
+        t if t >= 61 => return Err(refuse("an object, string or collection member")),
+        t => return Err(refuse(&format!("code {t}"))),
+    };
+    let mut root_type = None;
+    let mut reduced = |kind| {
+        let member = member(b, e, streamers).map_err(|r| (class.clone(), r))?;
+        root_type = Some(format!("{} {}", member.type_name, member.title.trim()));
+        Stored::reduced(kind, member.range).map_err(|r| (class.clone(), r))
+    };
+    let stored = match code {
+        9 => reduced(ReducedFloat::Double32)?,
+        19 => reduced(ReducedFloat::Float16)?,
+        t => match crate::plan::basic(t) {
+            Some(t) => Stored::Plain(t),
+            None => return Err(refuse(&format!("basic type code {t}"))),
+        },
+    };
+    let len = if array {
+        b.leaves
+            .first()
+            .map_or(1, |l| usize::try_from(l.len).unwrap_or(1))
+            .max(1)
+    } else {
+        1
+    };
+    let t = stored.output();
+    if in_collection {
+        let root_type = root_type.unwrap_or_else(|| t.root_name().to_owned());
+        if array {
+            // Each object's array: a list of `len` values per object.
+            let len = member(b, e, streamers).map_or(len, |m| m.array_length.max(1));
+            return Ok((
+                ColumnKind::JaggedJagged(t),
+                Layout::ArraysInCollection { stored, len },
+                format!("{root_type}[{len}][]"),
+            ));
+        }
+        return Ok((
+            ColumnKind::Jagged(t),
+            Layout::Jagged { stored },
+            format!("{root_type}[]"),
+        ));
+    }
+    let kind = if array {
+        ColumnKind::Fixed(t, len)
+    } else {
+        ColumnKind::Scalar(t)
+    };
+    let layout = Layout::Fixed {
+        stored,
+        len,
+        offset: 0,
+        stride: stored.size() * len,
+    };
+    let root_type = root_type.unwrap_or_else(|| t.root_name().to_owned());
+    let root_type = if array {
+        format!("{root_type}[{len}]")
+    } else {
+        root_type
+    };
+    Ok((kind, layout, root_type))
+}
+
+/// An unsplit object of fixed size: a column per basic member, `branch.member.submember`, each
+/// read at its offset in every `stride`-byte entry.
+pub(crate) fn member_columns(
+    name: &str,
+    object: UnsplitObject,
+    column: &dyn Fn(String, ColumnKind, Layout, Option<String>, String) -> Column,
+) -> Vec<Column> {
+    let UnsplitObject {
+        members,
+        stride,
+        prefix,
+        custom_header,
+    } = object;
+    members
+        .into_iter()
+        .map(|m| {
+            let t = m.stored.output();
+            let kind = if m.len > 1 {
+                ColumnKind::Fixed(t, m.len)
+            } else {
+                ColumnKind::Scalar(t)
+            };
+            let layout = Layout::Fixed {
+                stored: m.stored,
+                len: m.len,
+                offset: m.offset,
+                stride,
+            };
+            Column {
+                entry_prefix: prefix.clone(),
+                custom_header: custom_header.clone(),
+                dims: if m.len > 1 { m.dims } else { Vec::new() },
+                ..column(
+                    format!("{name}.{}", m.path),
+                    kind,
+                    layout,
+                    None,
+                    m.type_name,
+                )
+            }
+        })
+        .collect()
+}
+
+/// One basic member of the objects of an [`object_vector`]: its path, value type, how it is
+/// stored, its offset in an object, the object's size, the header every object starts with and
+/// the member's C++ type.
+pub(crate) type VectorMember = (String, ScalarType, Stored, usize, usize, Arc<[u8]>, String);
+
+/// For an unsplit `std::vector` of objects of a fixed-size class (`std::vector<TLorentzVector>`)
+/// streamed object by object: one member per basic member of the class, each a jagged column
+/// (an object's value per object, as for a split collection); or why it cannot be read. `None`
+/// if the branch is not such a vector.
+pub(crate) fn object_vector(
+    b: &RawBranch,
+    streamers: &Streamers,
+) -> Option<Result<Vec<VectorMember>, String>> {
+    let e = b.element.as_ref()?;
+    if b.class != "TBranchElement" || e.streamer_type != -1 {
+        return None;
+    }
+    let compact = crate::streamer::compact(&e.class_name);
+    let class = vector_element(&compact)?;
+    let refuse = |why: String| {
+        Some(Err(format!(
+            "a `{}` is read member by member when its objects have a fixed size: {why}",
+            e.class_name
+        )))
+    };
+    let Some(info) = streamers.only_info(&class) else {
+        return refuse(format!(
+            "the file has no single streamer info for class `{class}`"
+        ));
+    };
+    let (members, stride) = match crate::plan::fixed_object(streamers, info, true) {
+        Ok((members, _)) if members.is_empty() => {
+            return refuse(format!("class `{class}` has no members evtc reads"));
+        }
+        Ok(plan) => plan,
+        Err(why) => return refuse(why),
+    };
+    if let Some(m) = members.iter().find(|m| m.len != 1) {
+        return refuse(format!(
+            "member `{}` is an array of {} values in each object",
+            m.path, m.len
+        ));
+    }
+    // Each object: its byte count (version and members) and its class's version.
+    let mut header = (0x4000_0000 | (stride as u32).saturating_sub(4))
+        .to_be_bytes()
+        .to_vec();
+    header.extend_from_slice(&(info.version as u16).to_be_bytes());
+    let header: Arc<[u8]> = header.into();
+    Some(Ok(members
+        .into_iter()
+        .map(|m| {
+            let t = m.stored.output();
+            (
+                m.path,
+                t,
+                m.stored,
+                m.offset,
+                stride,
+                header.clone(),
+                m.type_name,
+            )
+        })
+        .collect()))
+}
+
+/// The interpreter's plan for a `TBranchElement` whose objects vary in size: an unsplit object
+/// of a class without a custom streamer, an unsplit `std::vector` (of objects, of vectors of
+/// objects), or an STL member of a split object; `None` for other branches; an error says why
+/// a part cannot be read.
+pub(crate) fn interpreted(
+    b: &RawBranch,
+    streamers: &Streamers,
+) -> Option<Result<crate::interp::Plan, String>> {
+    use crate::interp::{Root, plan};
+    let e = b.element.as_ref()?;
+    if b.class != "TBranchElement" {
+        return None;
+    }
+    let compact = crate::streamer::compact(&e.class_name);
+    let result = match (e.streamer_type, e.ftype) {
+        (-1, _) if vector_element(&compact).is_some() => plan(streamers, Root::Stl(&e.class_name)),
+        // A class with a custom streamer (fType -1) writes what the streamer info cannot tell.
+        (-1, 0) => match streamers.info(&e.class_name, e.class_version) {
+            Some(info) => plan(
+                streamers,
+                Root::Class {
+                    info,
+                    header: false,
+                },
+            ),
+            None => Err(format!(
+                "the file has no streamer info for class `{}` version {}",
+                e.class_name, e.class_version
+            )),
+        },
+        (300, 0) => match member(b, e, streamers) {
+            Ok(m) => plan(streamers, Root::Stl(&m.type_name)),
+            Err(why) => Err(why),
+        },
+        _ => return None,
+    };
+    Some(
+        result.and_then(|p| match (p.targets.is_empty(), p.refused.first()) {
+            (false, _) => Ok(p),
+            (true, Some((path, type_name, why))) => {
+                Err(format!("`{path}` is a `{type_name}`: {why}"))
+            }
+            (true, None) => Err(format!("`{}` has no members evtc reads", e.class_name)),
+        }),
+    )
+}
+
+/// The plan of an unsplit object branch.
+pub(crate) struct UnsplitObject {
+    members: Vec<crate::plan::FixedMember>,
+    /// Bytes per entry.
+    stride: usize,
+    /// What each entry starts with before the object.
+    prefix: Option<Arc<[u8]>>,
+    /// See [`Column::custom_header`].
+    custom_header: Option<Arc<[u8]>>,
+}
+
+/// For an unsplit object branch (`TBranchObject`, or `TBranchElement` of streamer type -1), the
+/// plan of its
+/// fixed-size members from the file's streamer info, or why there is none; `None` for other
+/// branches.
+pub(crate) fn unsplit_object(
+    b: &RawBranch,
+    streamers: &Streamers,
+) -> Option<Result<UnsplitObject, String>> {
+    let e = b.element.as_ref()?;
+    // TBranchObject calls the object's Streamer: each entry starts with its byte count and
+    // version. A TBranchElement streams the members only, unless its class has a custom
+    // streamer (fType -1), whose bytes the streamer info cannot describe: those written by
+    // WriteClassBuffer (TVector3) are the members after the same header, those of others
+    // (TDatime) are often the members alone; the reader takes a basket as one or the other
+    // only if every entry fits it (`Column::custom_header`).
+    let (header, custom) = match b.class.as_str() {
+        "TBranchObject" => (true, false),
+        "TBranchElement" if e.streamer_type == -1 => (false, e.ftype == -1),
+        _ => return None,
+    };
+    let info = if header {
+        streamers.only_info(&e.class_name)
+    } else {
+        streamers.info(&e.class_name, e.class_version)
+    };
+    let info = match info {
+        Some(info) => info,
+        None => {
+            return Some(Err(format!(
+                "an unsplit `{}` needs the class's streamer info, which the file {}",
+                e.class_name,
+                streamers
+                    .error
+                    .as_deref()
+                    .map_or_else(|| "lacks".to_owned(), |err| format!("cannot give ({err})"))
+            )));
+        }
+    };
+    let version = info.version;
+    let plan = crate::plan::fixed_object(streamers, info, header).and_then(|(members, stride)| {
+        if members.is_empty() {
+            Err(format!(
+                "class `{}` has no members evtc reads",
+                e.class_name
+            ))
+        } else {
+            Ok((members, stride))
+        }
+    });
+    let plan = plan.map(|(mut members, stride)| {
+        if !header {
+            // The byte count (the version and the members) and the class's version.
+            let custom_header = custom.then(|| {
+                let mut h = (0x4000_0000 | (stride as u32 + 2)).to_be_bytes().to_vec();
+                h.extend_from_slice(&(version as u16).to_be_bytes());
+                h.into()
+            });
+            return UnsplitObject {
+                members,
+                stride,
+                prefix: None,
+                custom_header,
+            };
+        }
+        // TLeafObject::FillBasket writes the class name (a length byte, the name, a NUL) before
+        // each object.
+        let mut prefix = vec![e.class_name.len() as u8];
+        prefix.extend_from_slice(e.class_name.as_bytes());
+        prefix.push(0);
+        for m in &mut members {
+            m.offset += prefix.len();
+        }
+        UnsplitObject {
+            members,
+            stride: stride + prefix.len(),
+            prefix: Some(prefix.into()),
+            custom_header: None,
+        }
+    });
+    Some(plan.map_err(|why| {
+        format!(
+            "an unsplit `{}` is read member by member when its size is fixed: {why}",
+            e.class_name
+        )
+    }))
+}
+
+/// The streamer element of a split member: element `fID` of the parent class's streamer info
+/// (the class version the branch was written with), checked by name and type.
+pub(crate) fn member<'s>(
+    b: &RawBranch,
+    e: &Element,
+    streamers: &'s Streamers,
+) -> Result<&'s StreamerElement, String> {
+    if let Some(error) = &streamers.error {
+        return Err(format!(
+            "the file's streamer infos, which hold this member's range and bit count, \
+             cannot be read: {error}"
+        ));
+    }
+    let info = streamers
+        .info(&e.class_name, e.class_version)
+        .ok_or_else(|| {
+            format!(
+                "the file has no streamer info for class {} version {}, which holds this \
+                 member's range and bit count",
+                e.class_name, e.class_version
+            )
+        })?;
+    let last = b.name.rsplit('.').next().unwrap_or(&b.name);
+    let name = last.split_once('[').map_or(last, |(n, _)| n);
+    let by_id = usize::try_from(e.id)
+        .ok()
+        .and_then(|i| info.elements.get(i))
+        .filter(|el| el.name == name);
+    let element = by_id
+        .or_else(|| info.elements.iter().find(|el| el.name == name))
+        .ok_or_else(|| {
+            format!(
+                "class {} version {} has no member {name:?} in the file's streamer info",
+                e.class_name, e.class_version
+            )
+        })?;
+    // An STL member is kStreamer (500) in the file's streamer info and kSTL (300) in the
+    // branch (ROOT's TStreamerInfo::Compile turns one into the other).
+    if element.kind != e.streamer_type && !(e.streamer_type == 300 && element.kind == 500) {
+        return Err(format!(
+            "member {name:?} of class {} has streamer type {} in the streamer info but {} in \
+             the branch",
+            e.class_name, element.kind, e.streamer_type
+        ));
+    }
+    Ok(element)
+}
