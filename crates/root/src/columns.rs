@@ -624,7 +624,9 @@ pub(crate) fn unsplit_object(
         if !header {
             // The byte count (the version and the members) and the class's version.
             let custom_header = custom.then(|| {
-                let mut h = (0x4000_0000 | (stride as u32 + 2)).to_be_bytes().to_vec();
+                let mut h = (0x4000_0000 | (stride as u32).saturating_add(2))
+                    .to_be_bytes()
+                    .to_vec();
                 h.extend_from_slice(&(version as u16).to_be_bytes());
                 h.into()
             });
