@@ -44,7 +44,8 @@ pub(crate) enum Node {
     Str { header: bool, column: Option<usize> },
 }
 
-/// A column of an interpreted object: its path below the branch, kind and C++ type.
+/// A column of an interpreted object: its path below the branch, kind and C++ type (of one
+/// value, with `[]` for each list around it).
 #[derive(Debug, Clone)]
 pub(crate) struct Target {
     pub(crate) path: String,
@@ -253,10 +254,11 @@ impl<'s> Planner<'s> {
             ));
             return None;
         };
+        // The C++ type of one value, then a `[]` per list around it (`unsigned int[][]`).
         self.targets.push(Target {
             path: path.to_owned(),
             kind,
-            type_name: type_name.to_owned(),
+            type_name: format!("{type_name}{}", "[]".repeat(lists)),
         });
         Some(self.targets.len() - 1)
     }
