@@ -99,7 +99,8 @@ def convert(
 
     Returns:
         The summary: ``input_format``, ``input_bytes``, ``output_bytes``, ``value_bytes``,
-        ``seconds``, ``trees`` (name, entries, branches) and ``skipped`` branches.
+        ``seconds``, ``trees`` (``(name, entries, branches)`` tuples) and ``skipped``: the ROOT
+        branches left out by ``skip_unsupported``, as ``(tree, branch, C++ type, reason)``.
 
     Raises:
         evtc.errors.UnsupportedError, evtc.errors.OptionsError, evtc.errors.FileError, ...
