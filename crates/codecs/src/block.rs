@@ -12,6 +12,11 @@
 //! 24      ...   payload = compress(precondition(original))
 //! ```
 //!
+//! The packing preconditioners (`for`, `delta-for`, `delta-varint`, ids 5-7) make their output shorter than
+//! the original: their payload is the packed length as u64 little-endian (less than the
+//! uncompressed length), then `compress(packed)`, or the packed bytes as they are with algorithm
+//! `none`.
+//!
 //! When compression does not make the data smaller the block is stored: algorithm `none`, no
 //! preconditioner, payload = original, so a block is never more than 24 bytes larger than its input.
 //! Lengths are 64-bit: blocks larger than ROOT's 16 MiB limit are fine.
@@ -120,6 +125,10 @@ impl BlockEncoder {
 
     /// Preconditions and compresses `input`, appending one block to `out`; returns its header.
     ///
+    /// A packing preconditioner (`for`, `delta-for`, `delta-varint`) whose output is not shorter than `input` is
+    /// dropped (the input is compressed as is); when the codec does not shrink the packed bytes,
+    /// they are stored packed (codec `none`). Whatever is not smaller than `input` is stored as is.
+    ///
     /// # Errors
     /// [`Error::Compress`] if the backend fails.
     pub fn encode(
@@ -135,25 +144,42 @@ impl BlockEncoder {
         if codec.algorithm() == Algorithm::None {
             precondition = Precondition::None;
         }
-        let source = if precondition == Precondition::None {
-            input
-        } else {
-            self.scratch.resize(input.len(), 0);
-            Kernel::best().apply(precondition, input, &mut self.scratch);
-            &self.scratch[..]
-        };
-        // Shuffled planes compress best with entropy tables of their own (see
-        // `Compressor::compress_segmented`); planes under 4 KiB are not worth a table each.
-        let segment = match precondition {
-            Precondition::Shuffle(w) if input.len() / w as usize >= MIN_PLANE_BYTES => {
-                input.len() / w as usize
+        let mut payload_len = None;
+        if !precondition.keeps_length() {
+            self.scratch.clear();
+            Kernel::best().encode(precondition, input, &mut self.scratch);
+            payload_len = self.encode_packed(input.len(), &mut codec, out)?;
+            if payload_len.is_none() {
+                precondition = Precondition::None;
             }
-            _ => 0,
+        }
+        let mut payload_len = match payload_len {
+            Some(len) => len,
+            None => {
+                let source = if precondition == Precondition::None {
+                    input
+                } else {
+                    self.scratch.resize(input.len(), 0);
+                    Kernel::best().apply(precondition, input, &mut self.scratch);
+                    &self.scratch[..]
+                };
+                // Shuffled planes compress best with entropy tables of their own (see
+                // `Compressor::compress_segmented`); planes under 4 KiB are not worth a table each.
+                let segment = match precondition {
+                    Precondition::Shuffle(w) | Precondition::DeltaShuffle(w)
+                        if input.len() / w as usize >= MIN_PLANE_BYTES =>
+                    {
+                        input.len() / w as usize
+                    }
+                    _ => 0,
+                };
+                self.compressor
+                    .compress_segmented(codec, source, segment, out)?
+            }
         };
-        let mut payload_len = self
-            .compressor
-            .compress_segmented(codec, source, segment, out)?;
-        if payload_len >= input.len() && codec.algorithm() != Algorithm::None {
+        if payload_len >= input.len()
+            && (codec.algorithm() != Algorithm::None || precondition != Precondition::None)
+        {
             out.truncate(start + BlockHeader::LEN);
             out.extend_from_slice(input);
             (codec, precondition, payload_len) = (Codec::NONE, Precondition::None, input.len());
@@ -172,6 +198,31 @@ impl BlockEncoder {
             .finish();
         header.write(&mut out[start..start + BlockHeader::LEN]);
         Ok(header)
+    }
+
+    /// Writes the payload of a packing preconditioner's output (in `self.scratch`) to `out`: its
+    /// length as u64, then the codec's payload of it, or the packed bytes as they are when the
+    /// codec does not shrink them (setting `codec` to `none`). `None`, writing nothing, when the
+    /// packed bytes are not shorter than the `input_len` bytes they encode.
+    fn encode_packed(
+        &mut self,
+        input_len: usize,
+        codec: &mut Codec,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<usize>> {
+        let packed = self.scratch.len();
+        if packed >= input_len {
+            return Ok(None);
+        }
+        let at = out.len();
+        out.extend_from_slice(&(packed as u64).to_le_bytes());
+        let compressed = self.compressor.compress(*codec, &self.scratch, out)?;
+        if compressed >= packed {
+            out.truncate(at + 8);
+            out.extend_from_slice(&self.scratch);
+            *codec = Codec::NONE;
+        }
+        Ok(Some(out.len() - at))
     }
 }
 
@@ -288,14 +339,39 @@ impl BlockDecoder {
         out: &mut [u8],
     ) -> Result<()> {
         let algorithm = header.codec.algorithm();
-        if header.precondition == Precondition::None {
+        let precondition = header.precondition;
+        if precondition == Precondition::None {
             self.decompressor.decompress(algorithm, payload, out)
-        } else {
+        } else if precondition.keeps_length() {
             self.scratch.resize(out.len(), 0);
             self.decompressor
                 .decompress(algorithm, payload, &mut self.scratch)?;
-            Kernel::best().undo(header.precondition, &self.scratch, out);
+            Kernel::best().undo(precondition, &self.scratch, out);
             Ok(())
+        } else {
+            // Packed bytes: their length, then the codec's payload of them (shorter than the
+            // output, or the encoder would not have packed: so no allocation beyond the output's).
+            let corrupt = |reason: String| Error::Corrupt {
+                codec: precondition.to_string(),
+                reason,
+            };
+            let (len, packed) = payload.split_first_chunk::<8>().ok_or_else(|| {
+                corrupt(format!(
+                    "a payload of {} bytes has no packed length",
+                    payload.len()
+                ))
+            })?;
+            let len = u64::from_le_bytes(*len);
+            if len >= out.len() as u64 {
+                return Err(corrupt(format!(
+                    "packed length {len} is not below the block's {} bytes",
+                    out.len()
+                )));
+            }
+            self.scratch.resize(len as usize, 0);
+            self.decompressor
+                .decompress(algorithm, packed, &mut self.scratch)?;
+            Kernel::best().decode(precondition, &self.scratch, out)
         }
     }
 }

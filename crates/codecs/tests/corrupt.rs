@@ -119,7 +119,7 @@ fn wrong_output_buffer_is_an_error() {
 
 #[test]
 fn unknown_header_fields_are_errors() {
-    for (at, value) in [(0, 9u8), (2, 7), (3, 3), (1, 99)] {
+    for (at, value) in [(0, 9u8), (2, 8), (3, 3), (1, 99)] {
         let mut block = encode(Codec::zstd(5).unwrap());
         block[at] = value;
         assert!(BlockHeader::parse(&block).is_err(), "byte {at} = {value}");
@@ -132,8 +132,58 @@ fn unknown_header_fields_are_errors() {
     }
 }
 
+/// Sorted integers that `delta-for` packs to a tenth, in a block of `codec`.
+fn packed_block(codec: Codec) -> Vec<u8> {
+    let sorted: Vec<u8> = (0..6000u32)
+        .flat_map(|i| (1000 + 3 * i + i % 7).to_le_bytes())
+        .collect();
+    let mut block = Vec::new();
+    let header = BlockEncoder::new()
+        .encode(
+            codec,
+            Precondition::DeltaFor(Width::W4),
+            &sorted,
+            &mut block,
+        )
+        .unwrap();
+    assert_eq!(
+        header.precondition,
+        Precondition::DeltaFor(Width::W4),
+        "{codec}"
+    );
+    block
+}
+
+#[test]
+fn packed_payloads_with_lying_lengths_are_refused() {
+    for codec in all_codecs().into_iter().filter(|c| *c != Codec::NONE) {
+        let block = packed_block(codec);
+        // The packed length (payload bytes 0..8) claims the whole block, more, or one byte less.
+        for len in [24_000u64, u64::MAX, 0] {
+            let mut lying = block.clone();
+            lying[BlockHeader::LEN..BlockHeader::LEN + 8].copy_from_slice(&len.to_le_bytes());
+            let err = BlockDecoder::new()
+                .verify_checksums(false)
+                .decode(&lying, &mut Vec::new())
+                .unwrap_err();
+            assert!(
+                matches!(err, Error::Corrupt { .. } | Error::SizeMismatch { .. }),
+                "{codec} packed length {len}: {err}"
+            );
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn mutated_packed_blocks_never_panic(codec in prop::sample::select(all_codecs()[1..].to_vec()), at in 0usize..10_000, byte in any::<u8>()) {
+        let mut block = packed_block(codec);
+        let at = at % block.len();
+        block[at] ^= byte;
+        let _ = BlockDecoder::new().verify_checksums(false).decode(&block, &mut Vec::new());
+    }
 
     /// With checksums off, garbage reaches the backends: they must return errors or data, never panic.
     #[test]

@@ -32,6 +32,10 @@ fn preconditions() -> Vec<Precondition> {
             Precondition::Shuffle(w),
             Precondition::BitShuffle(w),
             Precondition::Delta(w),
+            Precondition::DeltaShuffle(w),
+            Precondition::For(w),
+            Precondition::DeltaFor(w),
+            Precondition::DeltaVarint(w),
         ]);
     }
     all

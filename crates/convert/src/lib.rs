@@ -33,9 +33,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use evtc_codecs::{Codec, Precondition, Quantization, Width};
-use evtc_format::{
-    Boundaries, BranchSpec, DataType, FileWriter, RacMode, ScalarType, WriteOptions,
-};
+use evtc_format::{Boundaries, BranchSpec, DataType, FileWriter, RacMode, WriteOptions};
 use serde::Serialize;
 
 pub use glob::Glob;
@@ -112,6 +110,31 @@ pub enum PreconditionChoice {
     BitShuffle,
     /// Delta coding at the value width.
     Delta,
+    /// Delta coding, then the byte shuffle, at the value width.
+    DeltaShuffle,
+    /// Frame of reference and bit-packing at the value width.
+    For,
+    /// Delta coding, then frame of reference and bit-packing, at the value width.
+    DeltaFor,
+    /// Delta coding as LEB128 varints at the value width.
+    DeltaVarint,
+}
+
+impl PreconditionChoice {
+    /// The preconditioner of this choice for values `width` bytes wide; `None` for `Auto`.
+    pub fn at(self, width: Width) -> Option<Precondition> {
+        Some(match self {
+            PreconditionChoice::Auto => return None,
+            PreconditionChoice::None => Precondition::None,
+            PreconditionChoice::Shuffle => Precondition::Shuffle(width),
+            PreconditionChoice::BitShuffle => Precondition::BitShuffle(width),
+            PreconditionChoice::Delta => Precondition::Delta(width),
+            PreconditionChoice::DeltaShuffle => Precondition::DeltaShuffle(width),
+            PreconditionChoice::For => Precondition::For(width),
+            PreconditionChoice::DeltaFor => Precondition::DeltaFor(width),
+            PreconditionChoice::DeltaVarint => Precondition::DeltaVarint(width),
+        })
+    }
 }
 
 impl From<Precondition> for PreconditionChoice {
@@ -122,6 +145,10 @@ impl From<Precondition> for PreconditionChoice {
             Precondition::Shuffle(_) => PreconditionChoice::Shuffle,
             Precondition::BitShuffle(_) => PreconditionChoice::BitShuffle,
             Precondition::Delta(_) => PreconditionChoice::Delta,
+            Precondition::DeltaShuffle(_) => PreconditionChoice::DeltaShuffle,
+            Precondition::For(_) => PreconditionChoice::For,
+            Precondition::DeltaFor(_) => PreconditionChoice::DeltaFor,
+            Precondition::DeltaVarint(_) => PreconditionChoice::DeltaVarint,
         }
     }
 }
@@ -136,9 +163,14 @@ impl std::str::FromStr for PreconditionChoice {
             "shuffle" => PreconditionChoice::Shuffle,
             "bitshuffle" => PreconditionChoice::BitShuffle,
             "delta" => PreconditionChoice::Delta,
+            "delta-shuffle" => PreconditionChoice::DeltaShuffle,
+            "for" => PreconditionChoice::For,
+            "delta-for" => PreconditionChoice::DeltaFor,
+            "delta-varint" => PreconditionChoice::DeltaVarint,
             other => {
                 return Err(format!(
-                    "unknown preconditioner {other:?}: expected auto, none, shuffle, bitshuffle or delta"
+                    "unknown preconditioner {other:?}: expected auto, none, shuffle, bitshuffle, \
+                     delta, delta-shuffle, for, delta-for or delta-varint"
                 ));
             }
         })
@@ -483,8 +515,8 @@ fn branch_specs(
         if let Some(codec) = rules.clone().find_map(|s| s.codec) {
             spec = spec.codec(codec);
         }
-        let is_float = matches!(c.dtype.scalar(), ScalarType::F32 | ScalarType::F64)
-            && !matches!(c.dtype, DataType::Bytes | DataType::Utf8);
+        let is_float =
+            c.dtype.scalar().is_float() && !matches!(c.dtype, DataType::Bytes | DataType::Utf8);
         if let Some(bits) = rules
             .clone()
             .find_map(|s| s.mantissa_bits)
@@ -500,14 +532,8 @@ fn branch_specs(
             .clone()
             .find_map(|s| s.precondition)
             .unwrap_or(options.precondition);
-        match precondition {
-            PreconditionChoice::Auto => {}
-            PreconditionChoice::None => spec = spec.precondition(Precondition::None),
-            PreconditionChoice::Shuffle => spec = spec.precondition(Precondition::Shuffle(width)),
-            PreconditionChoice::BitShuffle => {
-                spec = spec.precondition(Precondition::BitShuffle(width))
-            }
-            PreconditionChoice::Delta => spec = spec.precondition(Precondition::Delta(width)),
+        if let Some(precondition) = precondition.at(width) {
+            spec = spec.precondition(precondition);
         }
         specs.push((spec, Some(i)));
         if c.nested {

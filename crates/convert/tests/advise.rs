@@ -93,12 +93,16 @@ fn choices_follow_the_data_and_the_stated_rules() {
     // The sample is small enough to be read whole.
     assert_eq!(advice.trees[0].sampled_entries, ENTRIES as u64);
 
-    // Sorted integers: structure that only bitshuffle or delta exposes.
+    // Sorted integers: structure that only bitshuffle or a delta coding exposes.
     let sorted = chosen(&advice, Goal::Size, "sorted");
     assert!(
         matches!(
             sorted.precondition,
-            Precondition::Delta(_) | Precondition::BitShuffle(_)
+            Precondition::Delta(_)
+                | Precondition::DeltaShuffle(_)
+                | Precondition::DeltaFor(_)
+                | Precondition::DeltaVarint(_)
+                | Precondition::BitShuffle(_)
         ),
         "{}",
         sorted.setting
@@ -134,7 +138,8 @@ fn choices_follow_the_data_and_the_stated_rules() {
         // size: within 0.5% of the fewest bytes.
         let size = Goal::Size.pick(os).unwrap();
         assert!(bytes(size) <= min_bytes * 1.005, "{}", b.name);
-        // balanced: reads at least as fast as zstd:5 (3% for timing noise), no larger.
+        // balanced: reads at least as fast as zstd:5 (3% for timing noise), no larger (but for
+        // the 0.5% within which sizes count as equal and the faster write wins).
         let zstd5 = lossless(Codec::DEFAULT);
         let balanced = Goal::Balanced.pick(os).unwrap();
         assert!(
@@ -143,7 +148,7 @@ fn choices_follow_the_data_and_the_stated_rules() {
             b.name
         );
         assert!(
-            os[balanced].stored_bytes <= zstd5.stored_bytes,
+            os[balanced].stored_bytes as f64 <= zstd5.stored_bytes as f64 * 1.005,
             "{}",
             b.name
         );
@@ -172,7 +177,7 @@ fn choices_follow_the_data_and_the_stated_rules() {
     // The whole-file points add up the branches.
     let balanced = &advice.goal(Goal::Balanced).unwrap().predicted;
     let zstd5 = advice.uniform.iter().find(|p| p.label == "zstd:5").unwrap();
-    assert!(balanced.stored_bytes <= zstd5.stored_bytes);
+    assert!(balanced.stored_bytes as f64 <= zstd5.stored_bytes as f64 * 1.005);
     // The predicted size of the file's own settings is close to the file's.
     let current = advice.current.as_ref().unwrap();
     let on_disk: u64 = {

@@ -57,6 +57,11 @@ impl ScalarType {
         }
     }
 
+    /// Whether the type is `f32` or `f64`.
+    pub fn is_float(self) -> bool {
+        matches!(self, ScalarType::F32 | ScalarType::F64)
+    }
+
     /// The Rust name of the type (`f32`, `bool`, ...).
     pub fn name(self) -> &'static str {
         match self {

@@ -208,7 +208,8 @@ fn recovery_restores_every_complete_cluster_at_every_cut() {
                 }
             }
             restored_some += usize::from(want[0] > 0);
-            assert_eq!(report.had_footer, cut == len, "cut {cut}");
+            // The footer record ends where the 32-byte trailer starts.
+            assert_eq!(report.had_footer, cut >= len - 32, "cut {cut}");
         }
         assert!(restored_some > 20, "{restored_some}");
     }

@@ -444,6 +444,11 @@ impl SeekTable {
             return Err(Error::CorruptTable(format!("unknown flags {flags:#04x}")));
         }
         let precondition = Precondition::from_parts(body[4], body[5])?;
+        if !precondition.keeps_length() {
+            return Err(Error::CorruptTable(format!(
+                "preconditioner {precondition} changes the length of its input: not allowed in units"
+            )));
+        }
         let mut at = 6;
         let count = get_varint(body, &mut at)?;
         // Every unit takes at least 3 varint bytes and 4 CRC bytes: bound the count before allocating.
@@ -536,6 +541,12 @@ impl RacEncoder {
             return Err(Error::Usage(
                 "entry ends must increase up to the data length".into(),
             ));
+        }
+        if !options.precondition.keeps_length() {
+            return Err(Error::Usage(format!(
+                "preconditioner {} changes the length of its input: RAC units cannot use it",
+                options.precondition
+            )));
         }
         let (zstd_dict, lz4_prefix) = match dictionary {
             Some(EncodeDictionary::Zstd(d)) => (Some(*d), &[][..]),
@@ -776,6 +787,9 @@ pub fn train_dictionary(
     ends: &[usize],
     max_size: usize,
 ) -> Option<Vec<u8>> {
+    if !options.precondition.keeps_length() {
+        return None;
+    }
     if ends.windows(2).any(|w| w[0] > w[1]) || ends.last().copied().unwrap_or(0) != data.len() {
         return None;
     }

@@ -4,9 +4,11 @@
 //! `zigzag(d) = (d << 1) ^ (d >> (bits - 1))` maps small signed differences to small unsigned values.
 //! Sorted integers and offsets turn into runs of small numbers that every codec compresses well.
 
+use super::Width;
+
 macro_rules! delta_impl {
-    ($encode:ident, $decode:ident, $u:ty, $i:ty) => {
-        pub(crate) fn $encode(input: &[u8], out: &mut [u8]) {
+    ($encode:ident, $decode:ident, $decode_in_place:ident, $u:ty, $i:ty) => {
+        fn $encode(input: &[u8], out: &mut [u8]) {
             const W: usize = std::mem::size_of::<$u>();
             let mut prev: $u = 0;
             for (src, dst) in input.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
@@ -18,7 +20,7 @@ macro_rules! delta_impl {
             }
         }
 
-        pub(crate) fn $decode(input: &[u8], out: &mut [u8]) {
+        fn $decode(input: &[u8], out: &mut [u8]) {
             const W: usize = std::mem::size_of::<$u>();
             let mut prev: $u = 0;
             for (src, dst) in input.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
@@ -28,10 +30,51 @@ macro_rules! delta_impl {
                 dst.copy_from_slice(&prev.to_le_bytes());
             }
         }
+
+        fn $decode_in_place(buf: &mut [u8]) {
+            const W: usize = std::mem::size_of::<$u>();
+            let mut prev: $u = 0;
+            for chunk in buf.chunks_exact_mut(W) {
+                let z = <$u>::from_le_bytes((&*chunk).try_into().expect("chunk has W bytes"));
+                let d = (z >> 1) ^ (z & 1).wrapping_neg();
+                prev = prev.wrapping_add(d);
+                chunk.copy_from_slice(&prev.to_le_bytes());
+            }
+        }
     };
 }
 
-delta_impl!(encode8, decode8, u8, i8);
-delta_impl!(encode16, decode16, u16, i16);
-delta_impl!(encode32, decode32, u32, i32);
-delta_impl!(encode64, decode64, u64, i64);
+delta_impl!(encode8, decode8, decode8_in_place, u8, i8);
+delta_impl!(encode16, decode16, decode16_in_place, u16, i16);
+delta_impl!(encode32, decode32, decode32_in_place, u32, i32);
+delta_impl!(encode64, decode64, decode64_in_place, u64, i64);
+
+/// Delta + zigzag of the whole `width`-byte elements of `input` into `out` (same length).
+pub(crate) fn encode(width: Width, input: &[u8], out: &mut [u8]) {
+    match width {
+        Width::W1 => encode8(input, out),
+        Width::W2 => encode16(input, out),
+        Width::W4 => encode32(input, out),
+        Width::W8 => encode64(input, out),
+    }
+}
+
+/// Inverse of [`encode`].
+pub(crate) fn decode(width: Width, input: &[u8], out: &mut [u8]) {
+    match width {
+        Width::W1 => decode8(input, out),
+        Width::W2 => decode16(input, out),
+        Width::W4 => decode32(input, out),
+        Width::W8 => decode64(input, out),
+    }
+}
+
+/// [`decode`] of a buffer onto itself.
+pub(crate) fn decode_in_place(width: Width, buf: &mut [u8]) {
+    match width {
+        Width::W1 => decode8_in_place(buf),
+        Width::W2 => decode16_in_place(buf),
+        Width::W4 => decode32_in_place(buf),
+        Width::W8 => decode64_in_place(buf),
+    }
+}

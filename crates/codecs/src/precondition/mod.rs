@@ -12,16 +12,37 @@
 //!   long and its bit `e` (bits numbered LSB first within each byte) is bit `k` of byte `b` of element
 //!   `e`. Planes are stored in order of `p`. The last `n % 8` elements are copied unchanged.
 //! - **Delta** (delta + zigzag, see [`delta`]) for offsets, counts and sorted integers.
+//! - **Delta-shuffle**: delta + zigzag, then the byte shuffle: sorted integers whose differences
+//!   are small, for codecs with entropy coding (zstd, zlib, lzma) that then code each byte plane
+//!   of the differences on its own.
+//!
+//! Those keep the length of their input. Three more make integers *shorter*; they are applied
+//! through [`Precondition::encode`] and [`Precondition::decode`], and the block envelope stores
+//! their output's length (see `BlockEncoder`):
+//!
+//! - **FOR** (`for:W`): frame of reference and bit-packing with patched exceptions, per block of
+//!   1024 values (layout in [`pack`]): values in a narrow range, small ids and flags; for codecs
+//!   without entropy coding (LZ4) and under zstd too.
+//! - **Delta-FOR** (`delta-for:W`): differences of consecutive values, then as `for`: sorted
+//!   integers, offsets, positions, where LZ4 alone finds nothing.
+//! - **Delta-varint** (`delta-varint:W`): delta + zigzag as LEB128 varints (layout in the
+//!   `varint` module): sorted integers under an entropy coder, one byte per small difference.
 //!
 //! Shuffle and bitshuffle have a scalar kernel (the layout's oracle) and SSE2 and AVX2 kernels, each
-//! in its own module; [`Kernel::best`] picks one once per process by CPU feature detection.
+//! in its own module; `for` and `delta-for` a scalar and an AVX2 decoder, `delta-varint` an AVX2
+//! path for runs of one-byte varints (4- and 8-byte values); [`Kernel::best`] picks one once per
+//! process by CPU feature detection.
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod avx2;
 mod delta;
+pub mod pack;
+#[cfg(target_arch = "x86_64")]
+mod pack_avx2;
 mod scalar;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod sse2;
+pub mod varint;
 
 use std::fmt;
 use std::str::FromStr;
@@ -73,7 +94,7 @@ impl Width {
 /// A preconditioner and the element width it works on.
 ///
 /// The id ([`Precondition::id`]) is stored in evtc's block envelope and never changes: `0` none, `1`
-/// shuffle, `2` bitshuffle, `3` delta.
+/// shuffle, `2` bitshuffle, `3` delta, `4` delta-shuffle, `5` for, `6` delta-for, `7` delta-varint.
 ///
 /// ```
 /// use evtc_codecs::{Precondition, Width};
@@ -98,6 +119,14 @@ pub enum Precondition {
     BitShuffle(Width),
     /// Delta + zigzag of little-endian integers.
     Delta(Width),
+    /// Delta + zigzag, then the byte shuffle.
+    DeltaShuffle(Width),
+    /// Frame of reference and bit-packing with patched exceptions (changes the length).
+    For(Width),
+    /// Differences of consecutive values, then as [`Precondition::For`] (changes the length).
+    DeltaFor(Width),
+    /// Delta + zigzag as LEB128 varints (changes the length).
+    DeltaVarint(Width),
 }
 
 impl Precondition {
@@ -108,14 +137,34 @@ impl Precondition {
             Precondition::Shuffle(_) => 1,
             Precondition::BitShuffle(_) => 2,
             Precondition::Delta(_) => 3,
+            Precondition::DeltaShuffle(_) => 4,
+            Precondition::For(_) => 5,
+            Precondition::DeltaFor(_) => 6,
+            Precondition::DeltaVarint(_) => 7,
         }
+    }
+
+    /// Whether the output has the input's length: false for the packing preconditioners `for`,
+    /// `delta-for` and `delta-varint`, which only [`Precondition::encode`] and
+    /// [`Precondition::decode`] apply.
+    pub fn keeps_length(self) -> bool {
+        !matches!(
+            self,
+            Precondition::For(_) | Precondition::DeltaFor(_) | Precondition::DeltaVarint(_)
+        )
     }
 
     /// The element width (1 for [`Precondition::None`]).
     pub fn width(self) -> Width {
         match self {
             Precondition::None => Width::W1,
-            Precondition::Shuffle(w) | Precondition::BitShuffle(w) | Precondition::Delta(w) => w,
+            Precondition::Shuffle(w)
+            | Precondition::BitShuffle(w)
+            | Precondition::Delta(w)
+            | Precondition::DeltaShuffle(w)
+            | Precondition::For(w)
+            | Precondition::DeltaFor(w)
+            | Precondition::DeltaVarint(w) => w,
         }
     }
 
@@ -131,29 +180,41 @@ impl Precondition {
             1 => Ok(Precondition::Shuffle(width)),
             2 => Ok(Precondition::BitShuffle(width)),
             3 => Ok(Precondition::Delta(width)),
+            4 => Ok(Precondition::DeltaShuffle(width)),
+            5 => Ok(Precondition::For(width)),
+            6 => Ok(Precondition::DeltaFor(width)),
+            7 => Ok(Precondition::DeltaVarint(width)),
             other => Err(Error::UnknownPreconditionId(other)),
         }
     }
 
-    /// The preconditioners worth trying on values `width` bytes wide: none and bitshuffle for
-    /// one-byte values; none, shuffle, bitshuffle and delta for wider ones (delta of a float's
-    /// bits turns runs of equal values into zeros).
-    pub fn candidates(width: Width) -> Vec<Precondition> {
-        match width {
-            Width::W1 => vec![Precondition::None, Precondition::BitShuffle(Width::W1)],
-            width => vec![
-                Precondition::None,
-                Precondition::Shuffle(width),
-                Precondition::BitShuffle(width),
-                Precondition::Delta(width),
-            ],
+    /// The preconditioners worth trying on values `width` bytes wide: none and bitshuffle, and
+    /// `for` for integers; for wider values also shuffle, delta (delta of a float's bits turns
+    /// runs of equal values into zeros) and, for integers, delta-shuffle, delta-for and
+    /// delta-varint.
+    pub fn candidates(width: Width, integer: bool) -> Vec<Precondition> {
+        let mut candidates = vec![Precondition::None, Precondition::BitShuffle(width)];
+        if width != Width::W1 {
+            candidates.extend([Precondition::Shuffle(width), Precondition::Delta(width)]);
+            if integer {
+                candidates.extend([
+                    Precondition::DeltaShuffle(width),
+                    Precondition::DeltaFor(width),
+                    Precondition::DeltaVarint(width),
+                ]);
+            }
         }
+        if integer {
+            candidates.push(Precondition::For(width));
+        }
+        candidates
     }
 
     /// Writes the preconditioned `input` to `out`, with the best kernel of this CPU.
     ///
     /// # Panics
-    /// If `out.len() != input.len()`.
+    /// If `out.len() != input.len()`, or for `for` and `delta-for`, which change the length (use
+    /// [`Precondition::encode`]).
     pub fn apply(self, input: &[u8], out: &mut [u8]) {
         Kernel::best().apply(self, input, out);
     }
@@ -161,9 +222,25 @@ impl Precondition {
     /// Inverse of [`Precondition::apply`].
     ///
     /// # Panics
-    /// If `out.len() != input.len()`.
+    /// As [`Precondition::apply`].
     pub fn undo(self, input: &[u8], out: &mut [u8]) {
         Kernel::best().undo(self, input, out);
+    }
+
+    /// Appends the preconditioned `input` to `out`: as long as `input` for the preconditioners
+    /// that keep the length, of a length that depends on the data for `for` and `delta-for`.
+    pub fn encode(self, input: &[u8], out: &mut Vec<u8>) {
+        Kernel::best().encode(self, input, out);
+    }
+
+    /// Inverse of [`Precondition::encode`]: decodes `input` into `out`, which has the original's
+    /// length.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] if `input` is not a valid encoding of `out.len()` bytes (for the
+    /// preconditioners that keep the length: unless both have the same length).
+    pub fn decode(self, input: &[u8], out: &mut [u8]) -> Result<()> {
+        Kernel::best().decode(self, input, out)
     }
 }
 
@@ -174,6 +251,10 @@ impl fmt::Display for Precondition {
             Precondition::Shuffle(w) => write!(f, "shuffle:{}", w.bytes()),
             Precondition::BitShuffle(w) => write!(f, "bitshuffle:{}", w.bytes()),
             Precondition::Delta(w) => write!(f, "delta:{}", w.bytes()),
+            Precondition::DeltaShuffle(w) => write!(f, "delta-shuffle:{}", w.bytes()),
+            Precondition::For(w) => write!(f, "for:{}", w.bytes()),
+            Precondition::DeltaFor(w) => write!(f, "delta-for:{}", w.bytes()),
+            Precondition::DeltaVarint(w) => write!(f, "delta-varint:{}", w.bytes()),
         }
     }
 }
@@ -181,7 +262,8 @@ impl fmt::Display for Precondition {
 impl FromStr for Precondition {
     type Err = Error;
 
-    /// Parses `none`, `shuffle:W`, `bitshuffle:W` or `delta:W` with `W` in 1, 2, 4, 8.
+    /// Parses `none`, `shuffle:W`, `bitshuffle:W`, `delta:W`, `delta-shuffle:W`, `for:W`,
+    /// `delta-for:W` or `delta-varint:W` with `W` in 1, 2, 4, 8.
     fn from_str(spec: &str) -> Result<Precondition> {
         let bad = || Error::UnknownPrecondition(spec.to_owned());
         if spec == "none" {
@@ -193,6 +275,10 @@ impl FromStr for Precondition {
             "shuffle" => Ok(Precondition::Shuffle(width)),
             "bitshuffle" => Ok(Precondition::BitShuffle(width)),
             "delta" => Ok(Precondition::Delta(width)),
+            "delta-shuffle" => Ok(Precondition::DeltaShuffle(width)),
+            "for" => Ok(Precondition::For(width)),
+            "delta-for" => Ok(Precondition::DeltaFor(width)),
+            "delta-varint" => Ok(Precondition::DeltaVarint(width)),
             _ => Err(bad()),
         }
     }
@@ -278,7 +364,8 @@ impl Kernel {
     /// Applies `precondition` to `input`, writing `out`.
     ///
     /// # Panics
-    /// If `out.len() != input.len()`.
+    /// If `out.len() != input.len()`, or if `precondition` does not keep the length
+    /// ([`Precondition::keeps_length`]).
     pub fn apply(self, precondition: Precondition, input: &[u8], out: &mut [u8]) {
         assert_eq!(
             input.len(),
@@ -293,19 +380,22 @@ impl Kernel {
             Precondition::None => out.copy_from_slice(input),
             Precondition::Shuffle(width) => self.shuffle(width, input, out),
             Precondition::BitShuffle(width) => self.bitshuffle(width, input, out),
-            Precondition::Delta(width) => match width {
-                Width::W1 => delta::encode8(input, out),
-                Width::W2 => delta::encode16(input, out),
-                Width::W4 => delta::encode32(input, out),
-                Width::W8 => delta::encode64(input, out),
-            },
+            Precondition::Delta(width) => delta::encode(width, input, out),
+            Precondition::DeltaShuffle(width) => {
+                let mut differences = vec![0; input.len()];
+                delta::encode(width, input, &mut differences);
+                self.shuffle(width, &differences, out);
+            }
+            Precondition::For(_) | Precondition::DeltaFor(_) | Precondition::DeltaVarint(_) => {
+                panic!("{precondition} changes the length: apply it with Precondition::encode")
+            }
         }
     }
 
     /// Undoes `precondition`: `undo(apply(x)) == x`.
     ///
     /// # Panics
-    /// If `out.len() != input.len()`.
+    /// As [`Kernel::apply`].
     pub fn undo(self, precondition: Precondition, input: &[u8], out: &mut [u8]) {
         assert_eq!(
             input.len(),
@@ -320,12 +410,67 @@ impl Kernel {
             Precondition::None => out.copy_from_slice(input),
             Precondition::Shuffle(width) => self.unshuffle(width, input, out),
             Precondition::BitShuffle(width) => self.bitunshuffle(width, input, out),
-            Precondition::Delta(width) => match width {
-                Width::W1 => delta::decode8(input, out),
-                Width::W2 => delta::decode16(input, out),
-                Width::W4 => delta::decode32(input, out),
-                Width::W8 => delta::decode64(input, out),
+            Precondition::Delta(width) => delta::decode(width, input, out),
+            Precondition::DeltaShuffle(width) => {
+                self.unshuffle(width, input, out);
+                delta::decode_in_place(width, out);
+            }
+            Precondition::For(_) | Precondition::DeltaFor(_) | Precondition::DeltaVarint(_) => {
+                panic!("{precondition} changes the length: undo it with Precondition::decode")
+            }
+        }
+    }
+
+    /// Appends `precondition` applied to `input` to `out` (see [`Precondition::encode`]).
+    pub fn encode(self, precondition: Precondition, input: &[u8], out: &mut Vec<u8>) {
+        match precondition {
+            Precondition::For(w) => pack::encode(w.bytes(), false, input, out),
+            Precondition::DeltaFor(w) => pack::encode(w.bytes(), true, input, out),
+            Precondition::DeltaVarint(w) => varint::encode(w.bytes(), input, out),
+            _ => {
+                let start = out.len();
+                out.resize(start + input.len(), 0);
+                self.apply(precondition, input, &mut out[start..]);
+            }
+        }
+    }
+
+    /// Decodes `input`, the output of [`Kernel::encode`], into `out` (see [`Precondition::decode`]).
+    ///
+    /// # Errors
+    /// As [`Precondition::decode`].
+    pub fn decode(self, precondition: Precondition, input: &[u8], out: &mut [u8]) -> Result<()> {
+        let delta = match precondition {
+            Precondition::For(_) => false,
+            Precondition::DeltaFor(_) => true,
+            Precondition::DeltaVarint(w) => {
+                let simd = self.isa == Isa::Avx2;
+                return varint::decode(simd, &precondition.to_string(), w.bytes(), input, out);
+            }
+            _ if input.len() != out.len() => {
+                return Err(Error::Corrupt {
+                    codec: precondition.to_string(),
+                    reason: format!(
+                        "{} bytes cannot decode to {} bytes: the preconditioner keeps the length",
+                        input.len(),
+                        out.len()
+                    ),
+                });
+            }
+            _ => {
+                self.undo(precondition, input, out);
+                return Ok(());
+            }
+        };
+        let name = precondition.to_string();
+        let w = precondition.width().bytes();
+        match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => match pack_avx2::Avx2::new() {
+                Some(avx2) => pack::decode(&avx2, &name, w, delta, input, out),
+                None => pack::decode(&pack::Scalar, &name, w, delta, input, out),
             },
+            _ => pack::decode(&pack::Scalar, &name, w, delta, input, out),
         }
     }
 

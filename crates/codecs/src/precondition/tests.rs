@@ -124,6 +124,10 @@ fn ids_and_specs_roundtrip() {
             Precondition::Shuffle(w),
             Precondition::BitShuffle(w),
             Precondition::Delta(w),
+            Precondition::DeltaShuffle(w),
+            Precondition::For(w),
+            Precondition::DeltaFor(w),
+            Precondition::DeltaVarint(w),
         ] {
             assert_eq!(
                 Precondition::from_parts(p.id(), p.width() as u8).unwrap(),
@@ -133,7 +137,7 @@ fn ids_and_specs_roundtrip() {
         }
     }
     assert_eq!(Precondition::from_parts(0, 1).unwrap(), Precondition::None);
-    assert!(Precondition::from_parts(4, 4).is_err());
+    assert!(Precondition::from_parts(8, 4).is_err());
     assert!(Precondition::from_parts(1, 3).is_err());
     assert!(Precondition::from_parts(0, 4).is_err());
     for bad in [
@@ -153,7 +157,7 @@ proptest! {
 
     #[test]
     fn simd_kernels_equal_the_scalar_oracle(input in data(), w in width()) {
-        for p in [Precondition::Shuffle(w), Precondition::BitShuffle(w), Precondition::Delta(w)] {
+        for p in [Precondition::Shuffle(w), Precondition::BitShuffle(w), Precondition::Delta(w), Precondition::DeltaShuffle(w)] {
             let expected = run(Kernel::scalar(), p, &input);
             let expected_undo = run_undo(Kernel::scalar(), p, &input);
             for kernel in kernels() {
@@ -165,10 +169,332 @@ proptest! {
 
     #[test]
     fn every_kernel_roundtrips(input in data(), w in width()) {
-        for p in [Precondition::None, Precondition::Shuffle(w), Precondition::BitShuffle(w), Precondition::Delta(w)] {
+        for p in [Precondition::None, Precondition::Shuffle(w), Precondition::BitShuffle(w), Precondition::Delta(w), Precondition::DeltaShuffle(w)] {
             for kernel in kernels() {
                 let there = run(kernel, p, &input);
                 prop_assert_eq!(&run_undo(kernel, p, &there), &input, "{:?} {}", kernel.isa(), p);
+            }
+        }
+    }
+}
+
+/// Decodes `for` / `delta-for` output straight from the `pack` module docs, bit by bit.
+fn unpack_by_definition(w: usize, delta: bool, packed: &[u8], len: usize) -> Vec<u8> {
+    let bits = 8 * w;
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let n = len / w;
+    let lanes = 32 / w;
+    let word_of = |bytes: &[u8]| {
+        let mut v = 0u64;
+        for (k, &byte) in bytes.iter().enumerate() {
+            v |= u64::from(byte) << (8 * k);
+        }
+        v
+    };
+    let mut out = Vec::with_capacity(len);
+    let (mut at, mut prev) = (0, 0u64);
+    for start in (0..n).step_by(pack::BLOCK) {
+        let m = pack::BLOCK.min(n - start);
+        let (b, h) = (packed[at] as usize, packed[at + 1] as usize);
+        let e = u16::from_le_bytes([packed[at + 2], packed[at + 3]]) as usize;
+        let reference = word_of(&packed[at + 4..at + 4 + w]);
+        at += 4 + w;
+        let rows = m.div_ceil(lanes);
+        let words = (rows * b).div_ceil(bits);
+        let region = &packed[at..at + lanes * words * w];
+        at += region.len();
+        let mut u = vec![0u64; m];
+        for (i, value) in u.iter_mut().enumerate() {
+            let (lane, row) = (i % lanes, i / lanes);
+            for k in 0..b {
+                let bit = row * b + k;
+                let word = &region[((bit / bits) * lanes + lane) * w..][..w];
+                *value |= ((word_of(word) >> (bit % bits)) & 1) << k;
+            }
+        }
+        let positions: Vec<usize> = (0..e)
+            .map(|j| u16::from_le_bytes([packed[at + 2 * j], packed[at + 2 * j + 1]]) as usize)
+            .collect();
+        at += 2 * e;
+        for (j, &position) in positions.iter().enumerate() {
+            let mut high = 0u64;
+            for k in 0..h {
+                high |= u64::from(bit(&packed[at..], j * h + k)) << k;
+            }
+            u[position] |= high << b;
+        }
+        at += (e * h).div_ceil(8);
+        for value in u {
+            let mut x = value.wrapping_add(reference) & mask;
+            if delta {
+                prev = prev.wrapping_add(x) & mask;
+                x = prev;
+            }
+            out.extend_from_slice(&x.to_le_bytes()[..w]);
+        }
+    }
+    out.extend_from_slice(&packed[at..]);
+    assert_eq!(out.len(), len);
+    out
+}
+
+/// Decodes `delta-varint` output straight from the `varint` module docs.
+fn varint_by_definition(w: usize, packed: &[u8], len: usize) -> Vec<u8> {
+    let mask = if w == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * w)) - 1
+    };
+    let (mut at, mut prev) = (0, 0u64);
+    let mut out = Vec::with_capacity(len);
+    for _ in 0..len / w {
+        let (mut z, mut shift) = (0u64, 0);
+        loop {
+            let byte = packed[at];
+            at += 1;
+            z |= u64::from(byte & 0x7F) << shift;
+            shift += 7;
+            if byte < 0x80 {
+                break;
+            }
+        }
+        let d = if z & 1 == 0 { z >> 1 } else { !(z >> 1) & mask };
+        prev = prev.wrapping_add(d) & mask;
+        out.extend_from_slice(&prev.to_le_bytes()[..w]);
+    }
+    out.extend_from_slice(&packed[at..]);
+    assert_eq!(out.len(), len);
+    out
+}
+
+fn encode(p: Precondition, input: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    Kernel::best().encode(p, input, &mut out);
+    out
+}
+
+/// Integers of `w` bytes shaped as packing meets them: sorted with outliers in the gaps, small
+/// ranges around any base, a few wide values among narrow ones, random bytes.
+fn integers() -> impl Strategy<Value = (Width, Vec<u8>)> {
+    let shaped = (width(), 0usize..3000, any::<u64>(), 0u32..64, 0u8..4).prop_map(
+        |(w, n, seed, spread, shape)| {
+            let wb = w.bytes();
+            let mut state = seed | 1;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let base = next();
+            let mut at = base;
+            let mut bytes = Vec::with_capacity(n * wb + 3);
+            for _ in 0..n {
+                let r = next();
+                let value = match shape {
+                    0 => {
+                        at = at.wrapping_add(if r % 20 == 0 { r >> 40 } else { r % 40 });
+                        at
+                    }
+                    1 => base.wrapping_add(r >> (64 - spread.max(1))),
+                    2 if r % 50 == 0 => r,
+                    2 => r % 8,
+                    _ => r,
+                };
+                bytes.extend_from_slice(&value.to_le_bytes()[..wb]);
+            }
+            bytes.extend((0..(seed % wb as u64)).map(|k| k as u8));
+            (w, bytes)
+        },
+    );
+    prop_oneof![
+        shaped,
+        (width(), prop::collection::vec(any::<u8>(), 0..5000)),
+    ]
+}
+
+#[test]
+fn packing_shrinks_narrow_integers() {
+    // Sorted positions with gaps under 40 and 5% outliers: about 7 bits a value.
+    let mut at = 1_000u32;
+    let sorted: Vec<u8> = (0..100_000u32)
+        .flat_map(|i| {
+            at += if i % 20 == 7 {
+                (i * 7919) % 5000
+            } else {
+                (i * 31) % 40
+            };
+            at.to_le_bytes()
+        })
+        .collect();
+    let packed = encode(Precondition::DeltaFor(Width::W4), &sorted);
+    assert!(
+        packed.len() * 32 < sorted.len() * 8,
+        "{} bytes",
+        packed.len()
+    );
+    // One byte for each difference under 64.
+    let packed = encode(Precondition::DeltaVarint(Width::W4), &sorted);
+    assert!(
+        packed.len() * 4 < sorted.len() * 11 / 10,
+        "{} bytes",
+        packed.len()
+    );
+    // Booleans: one bit each, plus headers.
+    let flags: Vec<u8> = (0..80_000u32).map(|i| u8::from(i % 3 == 0)).collect();
+    let packed = encode(Precondition::For(Width::W1), &flags);
+    assert!(packed.len() < flags.len() / 7, "{} bytes", packed.len());
+    // Values around a large base, negative ones included.
+    let ids: Vec<u8> = (0..10_000i64)
+        .flat_map(|i| (i % 9 - 4).to_le_bytes())
+        .collect();
+    let packed = encode(Precondition::For(Width::W8), &ids);
+    assert!(packed.len() < ids.len() / 12, "{} bytes", packed.len());
+}
+
+#[test]
+fn packing_decodes_what_the_docs_define() {
+    let sorted: Vec<u8> = (0..5000u32)
+        .map(|i| 7 + i * 3 + if i % 97 == 0 { 100_000 } else { 0 })
+        .flat_map(u32::to_le_bytes)
+        .chain([1, 2])
+        .collect();
+    for p in [
+        Precondition::For(Width::W4),
+        Precondition::DeltaFor(Width::W4),
+    ] {
+        let packed = encode(p, &sorted);
+        let delta = matches!(p, Precondition::DeltaFor(_));
+        assert_eq!(
+            unpack_by_definition(4, delta, &packed, sorted.len()),
+            sorted,
+            "{p}"
+        );
+    }
+    // 3 zigzags to 6; -2 (0xFFFF_FFFE) to 3; 200 to 400 = 0x190: 0x90 0x03.
+    let values: Vec<u8> = [3u32, 1, 201]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    assert_eq!(
+        encode(Precondition::DeltaVarint(Width::W4), &values),
+        [6, 3, 0x90, 0x03]
+    );
+}
+
+#[test]
+fn varints_refuse_corrupt_input() {
+    let values: Vec<u8> = (0..3000u32).flat_map(|i| (i * i).to_le_bytes()).collect();
+    let p = Precondition::DeltaVarint(Width::W4);
+    let packed = encode(p, &values);
+    let mut out = vec![0; values.len()];
+    for kernel in kernels() {
+        assert!(
+            kernel
+                .decode(p, &packed[..packed.len() - 1], &mut out)
+                .is_err()
+        );
+        let mut longer = packed.clone();
+        longer.push(0);
+        assert!(kernel.decode(p, &longer, &mut out).is_err());
+        // Six continuation bytes, or a fifth byte with bits beyond 32.
+        for bad in [
+            &[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01][..],
+            &[0xFF, 0xFF, 0xFF, 0xFF, 0x10],
+        ] {
+            let mut out = [0u8; 4];
+            let error = kernel.decode(p, bad, &mut out).unwrap_err().to_string();
+            assert!(
+                error.contains("delta-varint:4") && error.contains("value 0"),
+                "{error}"
+            );
+        }
+    }
+}
+
+#[test]
+fn packing_refuses_corrupt_input() {
+    let values: Vec<u8> = (0..3000u32)
+        .flat_map(|i| (i * 5 % 77).to_le_bytes())
+        .collect();
+    let p = Precondition::For(Width::W4);
+    let packed = encode(p, &values);
+    let mut out = vec![0; values.len()];
+    for kernel in kernels() {
+        // Truncated, extended, or a header claiming more than a block holds.
+        assert!(
+            kernel
+                .decode(p, &packed[..packed.len() - 1], &mut out)
+                .is_err()
+        );
+        let mut longer = packed.clone();
+        longer.push(0);
+        assert!(kernel.decode(p, &longer, &mut out).is_err());
+        let mut wide = packed.clone();
+        wide[0] = 33;
+        let error = kernel.decode(p, &wide, &mut out).unwrap_err().to_string();
+        assert!(
+            error.contains("for:4") && error.contains("block 0"),
+            "{error}"
+        );
+        let mut exceptions = packed.clone();
+        exceptions[2..4].copy_from_slice(&2000u16.to_le_bytes());
+        assert!(kernel.decode(p, &exceptions, &mut out).is_err());
+        // A preconditioner that keeps the length refuses other lengths.
+        assert!(
+            kernel
+                .decode(Precondition::Shuffle(Width::W4), &packed, &mut out)
+                .is_err()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn packing_roundtrips_on_every_kernel_and_matches_the_docs((w, input) in integers()) {
+        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w)] {
+            let packed = encode(p, &input);
+            let by_definition = match p {
+                Precondition::DeltaVarint(_) => varint_by_definition(w.bytes(), &packed, input.len()),
+                p => unpack_by_definition(w.bytes(), p == Precondition::DeltaFor(w), &packed, input.len()),
+            };
+            prop_assert_eq!(&by_definition, &input, "{}", p);
+            for kernel in kernels() {
+                let mut there = Vec::new();
+                kernel.encode(p, &input, &mut there);
+                prop_assert_eq!(&there, &packed, "{:?} encode {}", kernel.isa(), p);
+                let mut back = vec![0xA5; input.len()];
+                kernel.decode(p, &packed, &mut back).unwrap();
+                prop_assert_eq!(&back, &input, "{:?} decode {}", kernel.isa(), p);
+            }
+        }
+    }
+
+    #[test]
+    fn packing_never_panics_on_damaged_input(
+        (w, input) in integers(),
+        flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w)] {
+            let mut packed = encode(p, &input);
+            if packed.is_empty() {
+                continue;
+            }
+            for (at, byte) in &flips {
+                let i = at.index(packed.len());
+                packed[i] ^= byte;
+            }
+            for kernel in kernels() {
+                let mut out = vec![0; input.len()];
+                let _ = kernel.decode(p, &packed, &mut out);
+                let _ = kernel.decode(p, &packed[..cut.index(packed.len())], &mut out);
             }
         }
     }

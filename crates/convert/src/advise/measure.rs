@@ -258,6 +258,8 @@ pub(super) fn smallest_precondition(trialled: &[Trialled], codec: Codec) -> Opti
     trialled
         .iter()
         .filter(|t| t.setting.codec == codec && !t.rac && t.mantissa_bits.is_none())
+        // RAC units are preconditioned in place: no packing preconditioner.
+        .filter(|t| t.setting.precondition.keeps_length())
         .min_by_key(|t| t.stored_bytes)
         .map(|t| t.setting.precondition)
 }

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use evtc_codecs::{
-    Algorithm, Codec, EncoderDictionary, Precondition, Quantization, round_mantissa_f32,
-    round_mantissa_f64,
+    Algorithm, Codec, EncoderDictionary, Precondition, Quantization, Setting, Trial,
+    round_mantissa_f32, round_mantissa_f64,
 };
 use evtc_rac::RacOptions;
 
@@ -23,6 +23,8 @@ pub(super) struct BranchState {
     pub(super) number: u32,
     pub(super) codec: Codec,
     pub(super) precondition: Precondition,
+    /// The preconditioner of the counts block (boundaries `counts` without RAC).
+    pub(super) count_precondition: Precondition,
     pub(super) counter: Option<usize>,
     /// Values of entries not yet sealed into a basket, little-endian, from `values[consumed..]`.
     pub(super) values: Vec<u8>,
@@ -67,6 +69,34 @@ pub(super) enum Reduction {
 /// default basket, as smaller samples picked a preconditioner 2-4% worse for a few branches (with
 /// LZMA most).
 pub(super) const CHOICE_SAMPLE: usize = 256 << 10;
+
+/// The preconditioner of `candidates` under which `codec` stores `sample` smallest: `default`
+/// unless another is at least 1% smaller (so that near-ties keep the default).
+pub(super) fn smallest(
+    codec: Codec,
+    default: Precondition,
+    candidates: Vec<Precondition>,
+    sample: &[u8],
+) -> Precondition {
+    let mut trial = Trial::new();
+    let mut size_with = |precondition: Precondition| {
+        trial
+            .size(Setting::new(codec, precondition), sample)
+            .unwrap_or(usize::MAX)
+    };
+    let (mut best, mut best_size) = (default, size_with(default));
+    let bar = best_size - best_size / 100;
+    for candidate in candidates {
+        if candidate == default {
+            continue;
+        }
+        let size = size_with(candidate);
+        if size < bar && size < best_size {
+            (best, best_size) = (candidate, size);
+        }
+    }
+    best
+}
 
 /// What [`evtc_rac::trial_units`] found best for a sample of a RAC branch, with the dictionary
 /// prepared for the writer.
@@ -166,6 +196,11 @@ impl BranchState {
         self.precondition = precondition;
         self.meta.precondition = precondition.id();
         self.meta.width = precondition.width() as u8;
+    }
+
+    pub(super) fn set_count_precondition(&mut self, precondition: Precondition) {
+        self.count_precondition = precondition;
+        self.meta.count_precondition = precondition.id();
     }
 
     /// Per-entry counts of the buffered entries.
@@ -304,7 +339,21 @@ pub(super) fn build_branches(
             (true, None) => Boundaries::Counts,
         };
         let codec = spec.codec.unwrap_or(default_codec);
-        let rac_mode = spec.rac.unwrap_or(options.rac);
+        let mut rac_mode = spec.rac.unwrap_or(options.rac);
+        // RAC units are preconditioned in place: the packing preconditioners do not fit them.
+        if let Some(precondition) = spec.precondition.filter(|p| !p.keeps_length()) {
+            match rac_mode {
+                RacMode::On => {
+                    return Err(invalid(format!(
+                        "branch {:?}: preconditioner {precondition} changes the length of its \
+                         input, which random-access units cannot hold",
+                        spec.name
+                    )));
+                }
+                RacMode::Auto => rac_mode = RacMode::Off,
+                RacMode::Off => {}
+            }
+        }
         if rac_mode != RacMode::Off && boundaries == Boundaries::Offsets {
             return Err(invalid(format!(
                 "branch {:?}: random-access baskets store counts; use boundaries counts or none",
@@ -313,8 +362,7 @@ pub(super) fn build_branches(
         }
         let scalar = spec.dtype.scalar();
         let mut extensions = Vec::new();
-        let float = matches!(scalar, ScalarType::F32 | ScalarType::F64)
-            && !matches!(spec.dtype, DataType::Bytes | DataType::Utf8);
+        let float = scalar.is_float() && !matches!(spec.dtype, DataType::Bytes | DataType::Utf8);
         if let Some(dims) = &spec.shape {
             let product = dims.iter().try_fold(1u32, |p, &d| p.checked_mul(d));
             match spec.dtype {
@@ -413,6 +461,7 @@ pub(super) fn build_branches(
             },
             codec,
             precondition,
+            count_precondition: COUNT_PRECONDITION,
             counter,
             values: Vec::new(),
             consumed: 0,

@@ -11,7 +11,6 @@ use super::branch::{BranchState, WriterDictionary};
 use crate::error::{Error, Result};
 use crate::meta::{Boundaries, BranchMeta, TreeSchema};
 use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind};
-use crate::schema::COUNT_PRECONDITION;
 
 thread_local! {
     /// Each thread's block encoder (baskets are encoded on the writer's pool).
@@ -56,6 +55,7 @@ pub(super) struct Encoding {
     pub(super) number: u32,
     pub(super) codec: Codec,
     pub(super) precondition: Precondition,
+    pub(super) count_precondition: Precondition,
     pub(super) boundaries: Boundaries,
     pub(super) fixed_len: Option<usize>,
     pub(super) value_size: usize,
@@ -71,6 +71,7 @@ impl Encoding {
             number: state.number,
             codec: state.codec,
             precondition: state.precondition,
+            count_precondition: state.count_precondition,
             boundaries: state.meta.boundaries,
             fixed_len: state.meta.dtype.fixed_len(),
             value_size: state.value_size(),
@@ -141,7 +142,7 @@ pub(super) fn encode_basket(
                     let counts: Vec<u8> =
                         sealed.counts.iter().flat_map(|c| c.to_le_bytes()).collect();
                     encoder
-                        .encode(state.codec, COUNT_PRECONDITION, &counts, &mut body)
+                        .encode(state.codec, state.count_precondition, &counts, &mut body)
                         .map_err(compress_error)?;
                 }
                 Boundaries::Offsets => {

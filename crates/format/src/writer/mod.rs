@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::{Arc, mpsc};
 
-use evtc_codecs::{Algorithm, BlockEncoder, Precondition, Setting, Trial};
+use evtc_codecs::{Algorithm, BlockEncoder, Precondition};
 use evtc_rac::RacOptions;
 use rayon::prelude::*;
 
@@ -15,13 +15,14 @@ mod branch;
 mod encode;
 mod fill;
 
-use branch::{BranchState, CHOICE_SAMPLE, WriterDictionary, build_branches, sample_units};
+use branch::{
+    BranchState, CHOICE_SAMPLE, WriterDictionary, build_branches, sample_units, smallest,
+};
 use encode::{Encoding, encode_basket, entry_ends, rac_options, schema_record};
 
 use crate::error::{Error, Result};
 use crate::meta::{
-    BasketIndex, BasketLoc, Boundaries, EXT_RAC_ENTRY_SIZES, Extension, FileMeta, ScalarType,
-    TreeMeta,
+    BasketIndex, BasketLoc, Boundaries, EXT_RAC_ENTRY_SIZES, Extension, FileMeta, TreeMeta,
 };
 use crate::output::Output;
 use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind, Trailer};
@@ -849,34 +850,33 @@ impl<'f> TreeWriter<'f> {
         state.rac_on = Some(on);
         state.meta.rac = on;
         if !on {
-            if state.auto_precondition && state.codec.algorithm() != Algorithm::None {
+            if state.codec.algorithm() != Algorithm::None {
                 // Which preconditioner pays depends on the values and the codec (bitshuffle for
-                // small integers and b-tag scores, delta for sorted integers and for floats in
-                // runs of equal values, none for some of those too, shuffle for most floats): encode a sample of the first
-                // basket with each candidate and keep the smallest. A candidate must beat the
-                // type's default by 1% to replace it, so that near-ties keep the default.
-                let size = state.value_size();
-                let sample = &sealed.values[..sealed.values.len().min(CHOICE_SAMPLE) / size * size];
-                let mut trial = Trial::new();
-                let codec = state.codec;
-                let mut size_with = |precondition: Precondition| {
-                    trial
-                        .size(Setting::new(codec, precondition), sample)
-                        .unwrap_or(usize::MAX)
-                };
-                let default = state.precondition;
-                let (mut best, mut best_size) = (default, size_with(default));
-                let bar = best_size - best_size / 100;
-                for candidate in Precondition::candidates(default.width()) {
-                    if candidate == default {
-                        continue;
-                    }
-                    let size = size_with(candidate);
-                    if size < bar && size < best_size {
-                        (best, best_size) = (candidate, size);
-                    }
+                // small integers and b-tag scores, delta-varint or delta-for for sorted integers,
+                // for for small ids, delta or none for floats in runs of equal values, shuffle for
+                // most floats): encode a sample of the first basket with each candidate and keep
+                // the smallest; the counts of a `counts` branch likewise.
+                let integer = !state.meta.dtype.scalar().is_float();
+                if state.auto_precondition {
+                    let size = state.value_size();
+                    let sample =
+                        &sealed.values[..sealed.values.len().min(CHOICE_SAMPLE) / size * size];
+                    let default = state.precondition;
+                    let candidates = Precondition::candidates(default.width(), integer);
+                    state.set_precondition(smallest(state.codec, default, candidates, sample));
                 }
-                state.set_precondition(best);
+                if state.meta.boundaries == Boundaries::Counts {
+                    let counts = &sealed.counts[..sealed.counts.len().min(CHOICE_SAMPLE / 4)];
+                    let sample: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
+                    let default = state.count_precondition;
+                    let candidates = Precondition::candidates(default.width(), true);
+                    state.set_count_precondition(smallest(
+                        state.codec,
+                        default,
+                        candidates,
+                        &sample,
+                    ));
+                }
             }
             return Ok(());
         }
@@ -909,7 +909,7 @@ impl<'f> TreeWriter<'f> {
         let charge = sealed.values.len() + 4 * sealed.counts.len() < basket_size / 2;
         let mut best =
             sample_units(&options, train, charge, sample, &ends[..cut]).map_err(rac_error)?;
-        let float = matches!(state.meta.dtype.scalar(), ScalarType::F32 | ScalarType::F64);
+        let float = state.meta.dtype.scalar().is_float();
         if state.auto_precondition && float && state.codec.algorithm() != Algorithm::None {
             // Small units of floats: bitshuffle's sign and exponent planes often compress far
             // better than shuffle's byte planes a quarter of a unit long (NanoAOD-like jets with

@@ -1,0 +1,228 @@
+//! Delta + zigzag + LEB128 varints: the `delta-varint:W` preconditioner, which makes sorted
+//! integers *shorter* while keeping them byte-aligned for an entropy coder.
+//!
+//! The input is read as `n = len / W` little-endian integers of `W` bytes; each becomes
+//! `zigzag(x[i] - x[i-1])` as in `delta` (wrapping, `x[-1] = 0`), written as an unsigned LEB128
+//! varint: 7 bits per byte, the lowest first, the high bit set on every byte but the last (at most
+//! `ceil(8W / 7)` bytes, no bits beyond the `8W` of the value). The `len % W` trailing bytes follow
+//! the last varint unchanged. Differences under 64 take one byte, so zstd's entropy coder sees one
+//! byte per value where a byte shuffle leaves a nearly empty second plane to code as well.
+
+use crate::error::{Error, Result};
+
+/// Most bytes of the varint of a `w`-byte value.
+fn max_bytes(w: usize) -> usize {
+    (8 * w).div_ceil(7)
+}
+
+fn mask(w: usize) -> u64 {
+    if w == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * w)) - 1
+    }
+}
+
+fn read_value(bytes: &[u8], w: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word[..w].copy_from_slice(&bytes[..w]);
+    u64::from_le_bytes(word)
+}
+
+/// Appends the varints of `input`'s zigzagged differences, then its trailing bytes, to `out`.
+pub(crate) fn encode(w: usize, input: &[u8], out: &mut Vec<u8>) {
+    let (mask, bits) = (mask(w), 8 * w as u32);
+    let n = input.len() / w;
+    out.reserve(n + input.len() % w);
+    let mut prev = 0u64;
+    for bytes in input[..n * w].chunks_exact(w) {
+        let x = read_value(bytes, w);
+        let d = x.wrapping_sub(prev) & mask;
+        prev = x;
+        // Zigzag at the value's width: the sign bit becomes bit 0.
+        let sign = (d >> (bits - 1)) & 1;
+        let mut z = ((d << 1) & mask) ^ sign.wrapping_neg() & mask;
+        while z >= 0x80 {
+            out.push(z as u8 | 0x80);
+            z >>= 7;
+        }
+        out.push(z as u8);
+    }
+    out.extend_from_slice(&input[n * w..]);
+}
+
+/// Decodes `n` varints from `input` from `*at` on into `out` (`w` bytes each), summing their
+/// un-zigzagged values from `*prev`; the scalar path, and the tail of the SIMD one.
+pub(crate) fn decode_scalar(
+    w: usize,
+    input: &[u8],
+    at: &mut usize,
+    prev: &mut u64,
+    out: &mut [u8],
+) -> std::result::Result<(), String> {
+    let mask = mask(w);
+    let most = max_bytes(w);
+    for (i, dst) in out.chunks_exact_mut(w).enumerate() {
+        let mut z = 0u64;
+        let mut k = 0;
+        loop {
+            let Some(&byte) = input.get(*at + k) else {
+                return Err(format!("value {i} runs past the {} bytes", input.len()));
+            };
+            z |= u64::from(byte & 0x7F) << (7 * k);
+            k += 1;
+            if byte & 0x80 == 0 {
+                break;
+            }
+            if k == most {
+                return Err(format!(
+                    "value {i} at byte {} is longer than {most} bytes",
+                    *at
+                ));
+            }
+        }
+        // The last of `most` bytes holds only the value's top bits.
+        if k == most && input[*at + k - 1] >> (8 * w - 7 * (most - 1)) != 0 {
+            return Err(format!(
+                "value {i} at byte {} has more than {} bits",
+                *at,
+                8 * w
+            ));
+        }
+        *at += k;
+        let d = (z >> 1) ^ (z & 1).wrapping_neg() & mask;
+        *prev = prev.wrapping_add(d) & mask;
+        dst.copy_from_slice(&prev.to_le_bytes()[..w]);
+    }
+    Ok(())
+}
+
+/// Decodes the output of [`encode`] into `out`, which has the original's length; with `simd`,
+/// through the AVX2 fast path for runs of one-byte varints (4- and 8-byte values).
+///
+/// # Errors
+/// [`Error::Corrupt`] naming `name` if a varint runs past the input, is too long or too wide for
+/// `w` bytes, or the bytes after the last one are not exactly the trailing bytes.
+pub(crate) fn decode(simd: bool, name: &str, w: usize, input: &[u8], out: &mut [u8]) -> Result<()> {
+    let corrupt = |reason: String| Error::Corrupt {
+        codec: name.to_owned(),
+        reason,
+    };
+    let n = out.len() / w;
+    let (values, trailing) = out.split_at_mut(n * w);
+    let (mut at, mut prev) = (0usize, 0u64);
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if simd && (w == 4 || w == 8) && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 was detected just above.
+        done =
+            unsafe { avx2::decode_runs(w, input, &mut at, &mut prev, values) }.map_err(&corrupt)?;
+    }
+    let _ = simd;
+    decode_scalar(w, input, &mut at, &mut prev, &mut values[done * w..]).map_err(&corrupt)?;
+    let rest = &input[at.min(input.len())..];
+    if rest.len() != trailing.len() {
+        return Err(corrupt(format!(
+            "{} bytes follow the last value, where {} trailing bytes belong",
+            rest.len(),
+            trailing.len()
+        )));
+    }
+    trailing.copy_from_slice(rest);
+    Ok(())
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    /// Decodes values into `out` while the input has 8 one-byte varints in a row, 8 at a time:
+    /// widened, un-zigzagged and summed in registers; any other value goes through the scalar
+    /// decoder one at a time. Returns how many values it wrote (up to the last whole group of 8).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2; `w` is 4 or 8.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn decode_runs(
+        w: usize,
+        input: &[u8],
+        at: &mut usize,
+        prev: &mut u64,
+        out: &mut [u8],
+    ) -> Result<usize, String> {
+        let n = out.len() / w;
+        let mut i = 0;
+        while i + 8 <= n {
+            let Some(group) = input.get(*at..*at + 8) else {
+                break;
+            };
+            let bytes = u64::from_le_bytes(group.try_into().expect("8 bytes"));
+            if bytes & 0x8080_8080_8080_8080 != 0 {
+                super::decode_scalar(w, input, at, prev, &mut out[i * w..(i + 1) * w])?;
+                i += 1;
+                continue;
+            }
+            let dst = &mut out[i * w..(i + 8) * w];
+            if w == 4 {
+                // SAFETY: dst holds 8 values of 4 bytes, 32 bytes.
+                unsafe { sum8x32(bytes, prev, dst) };
+            } else {
+                // SAFETY: dst holds 8 values of 8 bytes, 64 bytes.
+                unsafe { sum8x64(bytes, prev, dst) };
+            }
+            *at += 8;
+            i += 8;
+        }
+        Ok(i)
+    }
+
+    /// Un-zigzags 8 one-byte varints and stores their running sum from `*prev` as u32.
+    ///
+    /// # Safety
+    /// AVX2; `dst` is at least 32 bytes.
+    #[target_feature(enable = "avx2")]
+    unsafe fn sum8x32(bytes: u64, prev: &mut u64, dst: &mut [u8]) {
+        let z = _mm256_cvtepu8_epi32(_mm_set_epi64x(0, bytes as i64));
+        let one = _mm256_set1_epi32(1);
+        let d = _mm256_xor_si256(
+            _mm256_srli_epi32::<1>(z),
+            _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(z, one)),
+        );
+        let mut v = _mm256_add_epi32(d, _mm256_slli_si256::<4>(d));
+        v = _mm256_add_epi32(v, _mm256_slli_si256::<8>(v));
+        let low_total = _mm256_shuffle_epi32::<0xFF>(v);
+        v = _mm256_add_epi32(v, _mm256_permute2x128_si256::<0x08>(low_total, low_total));
+        v = _mm256_add_epi32(v, _mm256_set1_epi32(*prev as u32 as i32));
+        // SAFETY: dst has 32 bytes (caller).
+        unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), v) };
+        *prev = u64::from(_mm256_extract_epi32::<7>(v) as u32);
+    }
+
+    /// As [`sum8x32`], storing u64 values.
+    ///
+    /// # Safety
+    /// AVX2; `dst` is at least 64 bytes.
+    #[target_feature(enable = "avx2")]
+    unsafe fn sum8x64(bytes: u64, prev: &mut u64, dst: &mut [u8]) {
+        let mut carry = _mm256_set1_epi64x(*prev as i64);
+        for (half, shift) in [(0usize, 0u32), (1, 32)] {
+            let z = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128((bytes >> shift) as u32 as i32));
+            let one = _mm256_set1_epi64x(1);
+            let d = _mm256_xor_si256(
+                _mm256_srli_epi64::<1>(z),
+                _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_and_si256(z, one)),
+            );
+            let mut v = _mm256_add_epi64(d, _mm256_slli_si256::<8>(d));
+            let low_total = _mm256_permute4x64_epi64::<0b01_01_01_01>(v);
+            v = _mm256_add_epi64(
+                v,
+                _mm256_blend_epi32::<0b1111_0000>(_mm256_setzero_si256(), low_total),
+            );
+            v = _mm256_add_epi64(v, carry);
+            carry = _mm256_permute4x64_epi64::<0b11_11_11_11>(v);
+            // SAFETY: dst has 64 bytes (caller).
+            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().add(32 * half).cast(), v) };
+        }
+        *prev = _mm256_extract_epi64::<0>(carry) as u64;
+    }
+}
