@@ -46,17 +46,16 @@ impl Setting {
         }
     }
 
-    /// Every setting worth trying on values `width` bytes wide (integers if `integer`): each
-    /// codec of `codecs` with each of [`Precondition::candidates`] (the `none` codec once, without
-    /// a preconditioner).
-    pub fn candidates(codecs: &[Codec], width: Width, integer: bool) -> Vec<Setting> {
+    /// Every setting worth trying on values `width` bytes wide: each codec of `codecs` with each
+    /// of [`Precondition::candidates`] (the `none` codec once, without a preconditioner).
+    pub fn candidates(codecs: &[Codec], width: Width) -> Vec<Setting> {
         let mut out = Vec::new();
         for &codec in codecs {
             if codec.algorithm() == crate::Algorithm::None {
                 out.push(Setting::new(codec, Precondition::None));
                 continue;
             }
-            for precondition in Precondition::candidates(width, integer) {
+            for precondition in Precondition::candidates(width) {
                 out.push(Setting::new(codec, precondition));
             }
         }
@@ -228,12 +227,12 @@ mod tests {
     #[test]
     fn candidates_cover_every_codec_and_preconditioner_once() {
         let codecs = [Codec::NONE, Codec::LZ4, Codec::DEFAULT];
-        let settings = Setting::candidates(&codecs, Width::W4, true);
+        let settings = Setting::candidates(&codecs, Width::W4);
         assert_eq!(
             settings.len(),
-            1 + 2 * Precondition::candidates(Width::W4, true).len()
+            1 + 2 * Precondition::candidates(Width::W4).len()
         );
-        let bytes = Setting::candidates(&codecs, Width::W1, true);
+        let bytes = Setting::candidates(&codecs, Width::W1);
         assert!(bytes.iter().all(|s| s.precondition.width() == Width::W1));
         assert_eq!(
             Setting::new(Codec::DEFAULT, Precondition::Shuffle(Width::W4)).to_string(),
@@ -248,7 +247,7 @@ mod tests {
             .flat_map(f32::to_le_bytes)
             .collect();
         let mut trial = Trial::new();
-        for setting in Setting::candidates(&Codec::TRIAL_SET, Width::W4, false) {
+        for setting in Setting::candidates(&Codec::TRIAL_SET, Width::W4) {
             let m = trial.measure(setting, &sample, 32 << 10).unwrap();
             assert_eq!(m.raw_bytes, sample.len() as u64);
             // Four blocks of at most 32 KiB, each with its 24-byte envelope.

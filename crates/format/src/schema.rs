@@ -157,9 +157,12 @@ impl BranchSpec {
 ///
 /// A branch whose preconditioner is left to the writer ([`BranchSpec::precondition`] not called)
 /// starts from this one; at its first basket the writer encodes up to 256 KiB of it with each
-/// preconditioner that fits the type (none and bitshuffle for one-byte values; none, shuffle,
-/// bitshuffle and delta for wider ones) and keeps the smallest, the default unless another is
-/// at least 1% smaller. RAC branches of floats choose between the two shuffles on their units.
+/// preconditioner that fits the width ([`Precondition::candidates`]: none, bitshuffle and `for`
+/// for one-byte values, all eight for wider ones; a sample over 128 KiB screens them on its first
+/// 64 KiB and measures the best two on all of it) and keeps the smallest; the default stays
+/// unless another is at least 1% smaller. The counts of a branch with
+/// boundaries `counts` are chosen the same way. RAC branches of floats choose between the two
+/// shuffles on their units.
 pub fn auto_precondition(t: ScalarType) -> Precondition {
     let width = match t.size() {
         2 => Width::W2,

@@ -188,25 +188,22 @@ impl Precondition {
         }
     }
 
-    /// The preconditioners worth trying on values `width` bytes wide: none and bitshuffle, and
-    /// `for` for integers; for wider values also shuffle, delta (delta of a float's bits turns
-    /// runs of equal values into zeros) and, for integers, delta-shuffle, delta-for and
-    /// delta-varint.
-    pub fn candidates(width: Width, integer: bool) -> Vec<Precondition> {
+    /// The preconditioners worth trying on values `width` bytes wide: none, bitshuffle and `for`
+    /// for one-byte values; every one for wider values, floats included (the packing ones find
+    /// floats of one exponent, constants and runs of equal values: `for` stores a constant mass
+    /// in a few bytes, `delta-varint` runs of equal floats in a byte each).
+    pub fn candidates(width: Width) -> Vec<Precondition> {
         let mut candidates = vec![Precondition::None, Precondition::BitShuffle(width)];
         if width != Width::W1 {
-            candidates.extend([Precondition::Shuffle(width), Precondition::Delta(width)]);
-            if integer {
-                candidates.extend([
-                    Precondition::DeltaShuffle(width),
-                    Precondition::DeltaFor(width),
-                    Precondition::DeltaVarint(width),
-                ]);
-            }
+            candidates.extend([
+                Precondition::Shuffle(width),
+                Precondition::Delta(width),
+                Precondition::DeltaShuffle(width),
+                Precondition::DeltaFor(width),
+                Precondition::DeltaVarint(width),
+            ]);
         }
-        if integer {
-            candidates.push(Precondition::For(width));
-        }
+        candidates.push(Precondition::For(width));
         candidates
     }
 

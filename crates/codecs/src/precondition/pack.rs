@@ -62,14 +62,26 @@ fn low_mask(bits: usize) -> u64 {
     }
 }
 
+/// The little-endian `w`-byte word at the start of `bytes` (`w` is 1, 2, 4 or 8).
+#[inline]
 fn read_word(bytes: &[u8], w: usize) -> u64 {
-    let mut word = [0u8; 8];
-    word[..w].copy_from_slice(&bytes[..w]);
-    u64::from_le_bytes(word)
+    match w {
+        1 => u64::from(bytes[0]),
+        2 => u64::from(u16::from_le_bytes([bytes[0], bytes[1]])),
+        4 => u64::from(u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"))),
+        _ => u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
+    }
 }
 
+/// Writes the low `w` bytes of `value` little-endian at the start of `bytes`.
+#[inline]
 fn write_word(bytes: &mut [u8], w: usize, value: u64) {
-    bytes[..w].copy_from_slice(&value.to_le_bytes()[..w]);
+    match w {
+        1 => bytes[0] = value as u8,
+        2 => bytes[..2].copy_from_slice(&(value as u16).to_le_bytes()),
+        4 => bytes[..4].copy_from_slice(&(value as u32).to_le_bytes()),
+        _ => bytes[..8].copy_from_slice(&value.to_le_bytes()),
+    }
 }
 
 /// Appends the packed form of `input` (whole `w`-byte elements and the trailing bytes) to `out`.
@@ -123,11 +135,15 @@ fn encode_block(w: usize, values: &mut [u64], out: &mut Vec<u8>) {
     let mask = low_mask(bits);
     let m = values.len();
     let reference = reference(w, values);
-    let mut lengths = [0usize; 65];
-    for v in values.iter_mut() {
-        *v = v.wrapping_sub(reference) & mask;
-        lengths[(64 - v.leading_zeros()) as usize] += 1;
+    // Four histograms of bit lengths, summed after: one would wait on its own counters.
+    let mut partial = [[0u32; 65]; 4];
+    for chunk in values.chunks_mut(4) {
+        for (k, v) in chunk.iter_mut().enumerate() {
+            *v = v.wrapping_sub(reference) & mask;
+            partial[k][(64 - v.leading_zeros()) as usize] += 1;
+        }
     }
+    let lengths: [usize; 65] = std::array::from_fn(|l| partial.iter().map(|h| h[l] as usize).sum());
     let widest = (0..=64).rev().find(|&l| lengths[l] > 0).unwrap_or(0);
     // From the widest down, `above` counts the values longer than `b`: the exceptions.
     let (mut b, mut best) = (widest, usize::MAX);
@@ -151,25 +167,15 @@ fn encode_block(w: usize, values: &mut [u64], out: &mut Vec<u8>) {
     out.resize(at + w, 0);
     write_word(&mut out[at..], w, reference);
 
-    let lanes = lanes(w);
-    let words = (m.div_ceil(lanes) * b).div_ceil(bits);
     let at = out.len();
     out.resize(at + packed_len(w, m, b), 0);
     let region = &mut out[at..];
-    let low = low_mask(b);
-    for (i, &v) in values.iter().enumerate().filter(|_| b > 0) {
-        let (lane, row) = (i % lanes, i / lanes);
-        let offset = row * b;
-        let (word, shift) = (offset / bits, offset % bits);
-        let v = v & low;
-        let at = (word * lanes + lane) * w;
-        let merged = read_word(&region[at..], w) | ((v << shift) & mask);
-        write_word(&mut region[at..], w, merged);
-        if shift + b > bits {
-            debug_assert!(word + 1 < words);
-            let at = ((word + 1) * lanes + lane) * w;
-            let merged = read_word(&region[at..], w) | (v >> (bits - shift));
-            write_word(&mut region[at..], w, merged);
+    if b > 0 {
+        match w {
+            1 => pack_region::<1>(values, b, region),
+            2 => pack_region::<2>(values, b, region),
+            4 => pack_region::<4>(values, b, region),
+            _ => pack_region::<8>(values, b, region),
         }
     }
     for &position in &exceptions {
@@ -180,6 +186,33 @@ fn encode_block(w: usize, values: &mut [u64], out: &mut Vec<u8>) {
         writer.put(values[usize::from(position)] >> b, high);
     }
     writer.finish();
+}
+
+/// Packs the low `b` bits (1 ..= 8W) of `values` (at most [`BLOCK`]) into `region`, exactly
+/// `packed_len(W, values.len(), b)` zeroed bytes, in the lane layout: a row of `L` values at a
+/// time, each value into its lane's word (and the next word of its lane when it straddles).
+fn pack_region<const W: usize>(values: &[u64], b: usize, region: &mut [u8]) {
+    let lanes = lanes(W);
+    let bits = 8 * W;
+    let (low, mask) = (low_mask(b), low_mask(bits));
+    let mut words = [0u64; BLOCK];
+    for (row, chunk) in values.chunks(lanes).enumerate() {
+        let offset = row * b;
+        let (k, shift) = (offset / bits, offset % bits);
+        let here = &mut words[k * lanes..(k + 1) * lanes];
+        for (word, &v) in here.iter_mut().zip(chunk) {
+            *word |= ((v & low) << shift) & mask;
+        }
+        if shift + b > bits {
+            let next = &mut words[(k + 1) * lanes..(k + 2) * lanes];
+            for (word, &v) in next.iter_mut().zip(chunk) {
+                *word |= (v & low) >> (bits - shift);
+            }
+        }
+    }
+    for (bytes, &word) in region.chunks_exact_mut(W).zip(&words) {
+        bytes.copy_from_slice(&word.to_le_bytes()[..W]);
+    }
 }
 
 /// Appends values of up to 64 bits to a byte vector, LSB first.

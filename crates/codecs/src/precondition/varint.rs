@@ -24,9 +24,12 @@ fn mask(w: usize) -> u64 {
 }
 
 fn read_value(bytes: &[u8], w: usize) -> u64 {
-    let mut word = [0u8; 8];
-    word[..w].copy_from_slice(&bytes[..w]);
-    u64::from_le_bytes(word)
+    match w {
+        1 => u64::from(bytes[0]),
+        2 => u64::from(u16::from_le_bytes([bytes[0], bytes[1]])),
+        4 => u64::from(u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"))),
+        _ => u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
+    }
 }
 
 /// Appends the varints of `input`'s zigzagged differences, then its trailing bytes, to `out`.

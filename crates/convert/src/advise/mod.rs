@@ -629,8 +629,7 @@ fn run_trials(
     let mut first = Vec::new();
     for &(t, i, b) in &branches {
         let width = Width::new(b.value_size() as u8).unwrap_or(Width::W1);
-        let integer = !b.dtype.scalar().is_float();
-        let mut settings = Setting::candidates(&options.codecs, width, integer);
+        let mut settings = Setting::candidates(&options.codecs, width);
         if let Some((setting, false)) = current[t][i] {
             if !settings.contains(&setting) {
                 settings.push(setting);

@@ -70,27 +70,46 @@ pub(super) enum Reduction {
 /// LZMA most).
 pub(super) const CHOICE_SAMPLE: usize = 256 << 10;
 
+/// Bytes at the start of a preconditioner sample on which every candidate is screened; only the
+/// [`FINALISTS`] smallest there are then measured on the whole sample.
+const SCREEN_BYTES: usize = 64 << 10;
+/// Candidates measured on the whole sample, besides the default.
+const FINALISTS: usize = 2;
+
 /// The preconditioner of `candidates` under which `codec` stores `sample` smallest: `default`
-/// unless another is at least 1% smaller (so that near-ties keep the default).
+/// unless another is at least 1% smaller (so that near-ties keep the default). A sample over twice [`SCREEN_BYTES`] screens the candidates on its first
+/// [`SCREEN_BYTES`] and measures the default and the [`FINALISTS`] smallest on all of it.
 pub(super) fn smallest(
     codec: Codec,
     default: Precondition,
-    candidates: Vec<Precondition>,
+    mut candidates: Vec<Precondition>,
     sample: &[u8],
 ) -> Precondition {
     let mut trial = Trial::new();
-    let mut size_with = |precondition: Precondition| {
+    let mut size_with = |precondition: Precondition, data: &[u8]| {
         trial
-            .size(Setting::new(codec, precondition), sample)
+            .size(Setting::new(codec, precondition), data)
             .unwrap_or(usize::MAX)
     };
-    let (mut best, mut best_size) = (default, size_with(default));
+    candidates.retain(|&c| c != default);
+    if sample.len() > 2 * SCREEN_BYTES && candidates.len() > FINALISTS {
+        let width = default.width().bytes();
+        let screen = &sample[..SCREEN_BYTES / width * width];
+        let mut screened: Vec<(usize, Precondition)> = candidates
+            .iter()
+            .map(|&c| (size_with(c, screen), c))
+            .collect();
+        screened.sort_by_key(|&(size, _)| size);
+        candidates = screened
+            .into_iter()
+            .take(FINALISTS)
+            .map(|(_, c)| c)
+            .collect();
+    }
+    let (mut best, mut best_size) = (default, size_with(default, sample));
     let bar = best_size - best_size / 100;
     for candidate in candidates {
-        if candidate == default {
-            continue;
-        }
-        let size = size_with(candidate);
+        let size = size_with(candidate, sample);
         if size < bar && size < best_size {
             (best, best_size) = (candidate, size);
         }

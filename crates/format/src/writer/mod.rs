@@ -856,20 +856,19 @@ impl<'f> TreeWriter<'f> {
                 // for for small ids, delta or none for floats in runs of equal values, shuffle for
                 // most floats): encode a sample of the first basket with each candidate and keep
                 // the smallest; the counts of a `counts` branch likewise.
-                let integer = !state.meta.dtype.scalar().is_float();
                 if state.auto_precondition {
                     let size = state.value_size();
                     let sample =
                         &sealed.values[..sealed.values.len().min(CHOICE_SAMPLE) / size * size];
                     let default = state.precondition;
-                    let candidates = Precondition::candidates(default.width(), integer);
+                    let candidates = Precondition::candidates(default.width());
                     state.set_precondition(smallest(state.codec, default, candidates, sample));
                 }
                 if state.meta.boundaries == Boundaries::Counts {
                     let counts = &sealed.counts[..sealed.counts.len().min(CHOICE_SAMPLE / 4)];
                     let sample: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
                     let default = state.count_precondition;
-                    let candidates = Precondition::candidates(default.width(), true);
+                    let candidates = Precondition::candidates(default.width());
                     state.set_count_precondition(smallest(
                         state.codec,
                         default,
