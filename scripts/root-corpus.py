@@ -207,11 +207,31 @@ def measure_file(path: str, root_python: str | None = None) -> dict[str, Any]:
                     for n in t.keys()
                     if n.startswith((b + "/", b + ".")) and not n.endswith("/sizes")
                 ]
-                if parts and values and all(records(v) for v in values):
+                if f"{b}.first" in t.keys() and f"{b}.second" in t.keys():
+                    results[key] = compare_map(t, b, values)
+                elif parts and values and all(records(v) for v in values):
                     results[key] = compare_record(t, b, parts, values)
     for tree, b in wanted:
         results.setdefault(f"{tree}:{b}", ["missing", ""])
     return out
+
+
+def compare_map(t: Any, b: str, values: list[Any]) -> list[str]:
+    """Compares evtc's two columns of a map read whole (`b.first`, `b.second`: each entry's
+    keys and values) with uproot's lists of (key, value) pairs."""
+
+    def half(entry: Any, k: int) -> list[Any]:
+        return [pair[str(k)] if isinstance(pair, dict) else pair[k] for pair in entry]
+
+    for k, name in enumerate([f"{b}.first", f"{b}.second"]):
+        try:
+            theirs = [half(entry, k) for entry in values]
+        except (KeyError, TypeError, IndexError):
+            return ["missing", f"uproot's {b} is not lists of pairs"]
+        diff = first_difference(as_list(t[name].array(library="ak")), theirs)
+        if diff != "equal":
+            return ["WRONG", f"{name}: {diff}"]
+    return ["equal", "map"]
 
 
 def records(v: Any) -> bool:

@@ -22,12 +22,12 @@ class ArrowStream:
         self.stop = stop
         self.step = step
 
-    def _columns(self) -> list[tuple[str, str, str, list[int], str | None]]:
+    def _columns(self) -> list[tuple[str, str, str, list[int], list[str]]]:
         out = []
         for name in self.names:
             info = self.tree._info[name]
             out.append(
-                (name, info.kind, info.dtype.name, list(info.shape), self.tree._sizes.get(name))
+                (name, info.kind, info.dtype.name, list(info.shape), self.tree._sizes.get(name, []))
             )
         return out
 

@@ -188,7 +188,10 @@ class BranchInfo:
     """What the footer (or the ROOT TTree record) says about one branch."""
 
     name: str
-    kind: str  # scalar, fixed, jagged, jagged2, bytes, string, bytes2, string2 (lists of strings)
+    # scalar, fixed, jagged, bytes, string, and those of nested lists with their depth: jagged2
+    # (lists of lists), bytes2, string2 (lists of strings), bytes3, string3 (lists of lists of
+    # strings)
+    kind: str
     dtype: np.dtype
     length: int
     counter: str | None
@@ -254,19 +257,19 @@ class Tree:
     def __init__(self, file: File, name: str) -> None:
         self.file = file
         self.name = name
-        entries, clusters, names, unsupported, lists = file._reader.tree_info(name)
+        entries, clusters, names, unsupported, nested = file._reader.tree_info(name)
         self.num_entries: int = int(entries)
         self.cluster_ends: list[int] = list(clusters)
         self._info = _BranchTable(file._reader, name, names)
         self.unsupported: dict[str, tuple[str, str]] = {n: (c, r) for n, c, r in unsupported}
-        # evtc-convert writes a list of lists (std::vector<std::vector<T>>) or of strings
-        # (std::vector<std::string>) as the flattened values (characters) per entry plus a
-        # "name/sizes" branch of inner sizes: read them back as one.
-        self._sizes: dict[str, str] = dict(lists)
-        for base in self._sizes:
+        # evtc-convert writes nested lists (std::vector<std::vector<T>>, std::vector<std::string>,
+        # std::vector<std::vector<std::string>>) as the flattened values (characters) per entry
+        # plus a "name/sizes" branch of inner sizes, and "name/sizes/sizes" for a level more
+        # (docs/format.md 4.3): read them back as one.
+        self._sizes: dict[str, list[str]] = {base: list(chain) for base, chain in nested}
+        for base, chain in self._sizes.items():
             info = self._info[base]
-            kind = {"jagged": "jagged2", "string": "string2", "bytes": "bytes2"}[info.kind]
-            self._info.replace(dataclasses.replace(info, kind=kind))
+            self._info.replace(dataclasses.replace(info, kind=f"{info.kind}{len(chain) + 1}"))
 
     # --- the mapping of branches -------------------------------------------------------------
 
@@ -352,8 +355,10 @@ class Tree:
     def _range(self, entry_start: Any, entry_stop: Any) -> tuple[int, int]:
         return _entry_range(self.num_entries, entry_start, entry_stop)
 
-    def _read(self, names: list[str], start: int, stop: int) -> list[tuple[Any, Any, Any]]:
-        extra = [self._sizes[n] for n in names if n in self._sizes]
+    def _read(self, names: list[str], start: int, stop: int) -> list[tuple[Any, list[Any]]]:
+        """Each branch's ``(values, levels)``: its values and the offsets of each list level,
+        outermost first (none for scalars and fixed arrays)."""
+        extra = [s for n in names for s in self._sizes.get(n, [])]
         columns = self.file._reader.read(self.name, names + extra, start, stop)
         if not extra:
             return columns
@@ -361,11 +366,8 @@ class Tree:
         sizes = iter(columns[len(names) :])
         for i, name in enumerate(names):
             if name in self._sizes:
-                values, _, _ = out[i]
-                inner_sizes, outer, _ = next(sizes)
-                inner = np.zeros(len(inner_sizes) + 1, dtype=np.uint64)
-                np.cumsum(inner_sizes, out=inner[1:])
-                out[i] = (values, outer, inner)
+                chain = [next(sizes) for _ in self._sizes[name]]
+                out[i] = (out[i][0], _nested_levels(chain))
         return out
 
     def arrays(
@@ -504,27 +506,17 @@ class Branch:
         i = operator.index(entry)
         if i < 0:
             i += self.num_entries
-        reader = self.tree.file._reader
-        values, offsets, inner = reader.entry(self.tree.name, self.name, i)
-        if self.name in self.tree._sizes:
-            sizes, _, _ = reader.entry(self.tree.name, self.tree._sizes[self.name], i)
-            inner = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        kind = self.info.kind
-        if kind == "scalar":
-            return values[0]
-        if kind == "fixed":
-            return values.reshape(self.info.shape)
-        if kind == "jagged":
-            return values
-        if kind == "string":
-            return values.tobytes().decode("utf-8", errors="replace")
-        if kind == "bytes":
-            return values.tobytes()
-        if kind in ("string2", "bytes2"):
-            data = values.tobytes()
-            items = [data[inner[j] : inner[j + 1]] for j in range(len(inner) - 1)]
-            return [i.decode("utf-8", errors="replace") for i in items] if kind == "string2" else items
-        return [values[inner[j] : inner[j + 1]] for j in range(len(inner) - 1)]
+        tree, reader = self.tree, self.tree.file._reader
+        values, levels = reader.entry(tree.name, self.name, i)
+        if not levels and self.info.kind not in ("scalar", "fixed"):
+            # An evtc entry read through a cursor: its values alone, and those of its sizes
+            # branches for a nested list.
+            chain = [reader.entry(tree.name, s, i)[0] for s in tree._sizes.get(self.name, [])]
+            if chain:
+                levels = _nested_levels([(v, [np.array([0, len(v)], dtype=np.uint64)]) for v in chain])
+            else:
+                levels = [np.array([0, len(values)], dtype=np.uint64)]
+        return _np_column(self.info, (values, levels))[0]
 
     def __getitem__(self, entry: int) -> Any:
         return self.entry(entry)
@@ -607,25 +599,44 @@ def _offsets(offsets: np.ndarray) -> np.ndarray:
     return offsets.view(np.int64)
 
 
+def _nested_levels(chain: list[tuple[Any, list[Any]]]) -> list[np.ndarray]:
+    """The list levels (outermost first) of a converted nested list from its sizes branches'
+    columns, innermost first: the outermost one's entry offsets, then each branch's sizes as
+    offsets, from the outermost in."""
+    levels = [chain[-1][1][0]]
+    for sizes, _ in reversed(chain):
+        offsets = np.zeros(len(sizes) + 1, dtype=np.uint64)
+        np.cumsum(sizes, out=offsets[1:])
+        levels.append(offsets)
+    return levels
+
+
+def _kind(info: BranchInfo) -> tuple[str, int]:
+    """A branch kind's base (``jagged``, ``string``, ``bytes``, ...) and list depth."""
+    base = info.kind.rstrip("0123456789")
+    depth = int(info.kind[len(base) :] or 1)
+    return base, (0 if base in ("scalar", "fixed") else depth)
+
+
 def _form(info: BranchInfo, key: str) -> dict[str, Any]:
     primitive = info.dtype.name
     leaf = {"class": "NumpyArray", "primitive": primitive, "form_key": f"{key}-values"}
-    if info.kind == "scalar":
+    base, depth = _kind(info)
+    if base == "scalar":
         return leaf
-    if info.kind == "fixed":
+    if base == "fixed":
         form = leaf
         for size in reversed(info.shape):
             form = {"class": "RegularArray", "size": size, "content": form}
         return form
-    if info.kind == "jagged":
-        return {"class": "ListOffsetArray", "offsets": "i64", "content": leaf, "form_key": key}
-    if info.kind in ("string", "bytes"):
-        return _string_form(info.kind, leaf, key)
-    if info.kind in ("string2", "bytes2"):
-        inner = _string_form(info.kind[:-1], leaf, f"{key}-inner")
-    else:  # jagged2: a list of lists
-        inner = {"class": "ListOffsetArray", "offsets": "i64", "content": leaf, "form_key": f"{key}-inner"}
-    return {"class": "ListOffsetArray", "offsets": "i64", "content": inner, "form_key": key}
+    # The innermost level holds the values (a string's characters); each level above, a list.
+    if base in ("string", "bytes"):
+        form = _string_form(base, leaf, f"{key}-L{depth - 1}")
+    else:
+        form = {"class": "ListOffsetArray", "offsets": "i64", "content": leaf, "form_key": f"{key}-L{depth - 1}"}
+    for level in reversed(range(depth - 1)):
+        form = {"class": "ListOffsetArray", "offsets": "i64", "content": form, "form_key": f"{key}-L{level}"}
+    return form
 
 
 def _string_form(kind: str, leaf: dict[str, Any], key: str) -> dict[str, Any]:
@@ -647,14 +658,12 @@ def _ak_array(infos: list[BranchInfo], columns: list[Any], length: int) -> Any:
 
     contents = {}
     container: dict[str, np.ndarray] = {}
-    for i, (info, (values, offsets, inner)) in enumerate(zip(infos, columns)):
+    for i, (info, (values, levels)) in enumerate(zip(infos, columns)):
         key = f"b{i}"
         contents[info.name] = _form(info, key)
         container[f"{key}-values-data"] = values
-        if offsets is not None:
-            container[f"{key}-offsets"] = _offsets(offsets)
-        if inner is not None:
-            container[f"{key}-inner-offsets"] = _offsets(inner)
+        for level, offsets in enumerate(levels):
+            container[f"{key}-L{level}-offsets"] = _offsets(offsets)
     form = {
         "class": "RecordArray",
         "fields": list(contents),
@@ -664,31 +673,27 @@ def _ak_array(infos: list[BranchInfo], columns: list[Any], length: int) -> Any:
 
 
 def _np_column(info: BranchInfo, column: Any) -> np.ndarray:
-    values, offsets, inner = column
-    kind = info.kind
-    if kind == "scalar":
+    """A NumPy column: the values of scalars, an n-dimensional array of fixed arrays, else an
+    object array of one item per entry (an array, a str or bytes, or lists of those)."""
+    values, levels = column
+    base, depth = _kind(info)
+    if base == "scalar":
         return values
-    if kind == "fixed":
+    if base == "fixed":
         return values.reshape(-1, *info.shape)
-    out = np.empty(len(offsets) - 1, dtype=object)
-    if kind == "jagged":
-        pieces = np.split(values, offsets[1:-1].astype(np.intp)) if len(out) else []
-        for j, piece in enumerate(pieces):
-            out[j] = piece
-    elif kind in ("string", "bytes"):
+    # The innermost items: arrays of values, or the strings.
+    bounds = levels[-1]
+    if base in ("string", "bytes"):
         data = values.tobytes()
-        for j in range(len(out)):
-            item = data[offsets[j] : offsets[j + 1]]
-            out[j] = item.decode("utf-8", errors="replace") if kind == "string" else item
-    elif kind in ("string2", "bytes2"):
-        data = values.tobytes()
-        items = [data[inner[k] : inner[k + 1]] for k in range(len(inner) - 1)]
-        if kind == "string2":
-            items = [i.decode("utf-8", errors="replace") for i in items]
-        for j in range(len(out)):
-            out[j] = items[offsets[j] : offsets[j + 1]]
-    else:  # jagged2
-        lists = np.split(values, inner[1:-1].astype(np.intp)) if len(inner) > 1 else []
-        for j in range(len(out)):
-            out[j] = lists[offsets[j] : offsets[j + 1]]
+        items: list[Any] = [data[bounds[k] : bounds[k + 1]] for k in range(len(bounds) - 1)]
+        if base == "string":
+            items = [item.decode("utf-8", errors="replace") for item in items]
+    else:
+        items = np.split(values, bounds[1:-1].astype(np.intp)) if len(bounds) > 1 else []
+    # Each level above groups the items of the one below into lists.
+    for offsets in reversed(levels[:-1]):
+        items = [items[offsets[k] : offsets[k + 1]] for k in range(len(offsets) - 1)]
+    out = np.empty(len(items), dtype=object)
+    for j, item in enumerate(items):
+        out[j] = item
     return out

@@ -23,11 +23,12 @@ use pyo3::types::PyCapsule;
 use crate::errors;
 use crate::read::{Column, Reader};
 
-/// What the Python layer knows of a column: `(name, kind, dtype, shape, sizes branch)`, kind one
-/// of `scalar`, `fixed`, `jagged`, `jagged2`, `string`, `bytes`, `string2`, `bytes2` (lists of
-/// strings); `shape` the dimensions of a fixed array; the sizes branch of a list of lists (of
-/// strings) converted into an evtc file.
-pub(crate) type ColumnSpec = (String, String, String, Vec<usize>, Option<String>);
+/// What the Python layer knows of a column: `(name, kind, dtype, shape, sizes branches)`, kind
+/// one of `scalar`, `fixed`, `jagged`, `string`, `bytes`, and of those three with a nesting
+/// depth (`jagged2`: lists of lists, `string2`: lists of strings, `string3`: lists of lists of
+/// strings); `shape` the dimensions of a fixed array; the sizes branches of a nested list
+/// converted into an evtc file, innermost first (empty otherwise).
+pub(crate) type ColumnSpec = (String, String, String, Vec<usize>, Vec<String>);
 
 fn leaf_type(dtype: &str) -> PyResult<DataType> {
     Ok(match dtype {
@@ -53,24 +54,29 @@ fn item(t: DataType) -> FieldRef {
 /// The Arrow type of a column (lists hold non-null items, as evtc's lists do).
 fn arrow_type(kind: &str, dtype: &str, shape: &[usize]) -> PyResult<DataType> {
     let leaf = leaf_type(dtype)?;
-    Ok(match kind {
-        "scalar" => leaf,
-        "fixed" => {
+    let (base, depth) = match kind.char_indices().find(|(_, c)| c.is_ascii_digit()) {
+        Some((i, _)) => (&kind[..i], kind[i..].parse().unwrap_or(0)),
+        None => (kind, 1),
+    };
+    let mut t = match (base, depth) {
+        ("scalar", 1) => return Ok(leaf),
+        ("fixed", 1) => {
             let mut t = leaf;
             for &n in shape.iter().rev() {
                 let n = i32::try_from(n).map_err(errors::value)?;
                 t = DataType::FixedSizeList(item(t), n);
             }
-            t
+            return Ok(t);
         }
-        "jagged" => DataType::LargeList(item(leaf)),
-        "jagged2" => DataType::LargeList(item(DataType::LargeList(item(leaf)))),
-        "string" => DataType::LargeUtf8,
-        "bytes" => DataType::LargeBinary,
-        "string2" => DataType::LargeList(item(DataType::LargeUtf8)),
-        "bytes2" => DataType::LargeList(item(DataType::LargeBinary)),
-        other => return Err(errors::value(format!("no branch kind {other:?}"))),
-    })
+        ("jagged", 1..=3) => DataType::LargeList(item(leaf)),
+        ("string", 1..=3) => DataType::LargeUtf8,
+        ("bytes", 1..=3) => DataType::LargeBinary,
+        _ => return Err(errors::value(format!("no branch kind {kind:?}"))),
+    };
+    for _ in 1..depth {
+        t = DataType::LargeList(item(t));
+    }
+    Ok(t)
 }
 
 fn leaf_array(values: Values) -> ArrayRef {
@@ -126,76 +132,48 @@ fn sizes_to_offsets(sizes: &Values) -> Result<Vec<u64>, ArrowError> {
     Ok(out)
 }
 
-/// One column of a batch as an Arrow array of type `t`.
-fn to_array(t: &DataType, column: Column, sizes: Option<Column>) -> Result<ArrayRef, ArrowError> {
-    let Column {
-        values,
-        offsets: outer,
-        inner,
-    } = column;
+/// One column of a batch as an Arrow array of type `t`; `sizes` are the sizes branches of a
+/// nested list converted into an evtc file, innermost first (empty otherwise).
+fn to_array(t: &DataType, column: Column, sizes: Vec<Column>) -> Result<ArrayRef, ArrowError> {
+    let Column { values, levels } = column;
     let missing = || ArrowError::InvalidArgumentError("a list column without offsets".into());
-    // A list of lists: the outer and inner offsets, from the sizes branch of a converted one.
-    let nested = |outer: Option<Vec<u64>>, inner: Option<Vec<u64>>, sizes: Option<Column>| {
-        Ok::<_, ArrowError>(match sizes {
-            // evtc: the sizes branch's lists are the outer lists, its values the sizes.
-            Some(s) => (s.offsets.ok_or_else(missing)?, sizes_to_offsets(&s.values)?),
-            // ROOT: the reader gives both.
-            None => (outer.ok_or_else(missing)?, inner.ok_or_else(missing)?),
-        })
-    };
-    Ok(match t {
-        DataType::FixedSizeList(..) => {
-            fn nest(t: &DataType, leaf: ArrayRef) -> Result<ArrayRef, ArrowError> {
-                match t {
-                    DataType::FixedSizeList(field, n) => {
-                        let inner = nest(field.data_type(), leaf)?;
-                        Ok(Arc::new(FixedSizeListArray::try_new(
-                            field.clone(),
-                            *n,
-                            inner,
-                            None,
-                        )?))
-                    }
-                    _ => Ok(leaf),
-                }
+    // evtc: the outermost sizes branch's lists are the entries' lists, and each sizes branch's
+    // values the lengths of the next inner level. ROOT: the reader gives every level.
+    let levels = match sizes.last() {
+        Some(outer) => {
+            let mut levels = vec![outer.levels.first().cloned().ok_or_else(missing)?];
+            for s in sizes.iter().rev() {
+                levels.push(sizes_to_offsets(&s.values)?);
             }
-            nest(t, leaf_array(values))?
+            levels
         }
-        DataType::LargeList(field) => match field.data_type() {
-            DataType::LargeList(leaf_field) => {
-                let (outer, inner) = nested(outer, inner, sizes)?;
-                let lists = LargeListArray::try_new(
-                    leaf_field.clone(),
-                    offsets(inner)?,
-                    leaf_array(values),
-                    None,
-                )?;
-                Arc::new(LargeListArray::try_new(
-                    field.clone(),
-                    offsets(outer)?,
-                    Arc::new(lists),
-                    None,
-                )?)
-            }
-            strings @ (DataType::LargeUtf8 | DataType::LargeBinary) => {
-                let (outer, inner) = nested(outer, inner, sizes)?;
-                let strings = string_array(strings, values, inner)?;
-                Arc::new(LargeListArray::try_new(
-                    field.clone(),
-                    offsets(outer)?,
-                    strings,
-                    None,
-                )?)
-            }
-            _ => Arc::new(LargeListArray::try_new(
-                field.clone(),
-                offsets(outer.ok_or_else(missing)?)?,
-                leaf_array(values),
-                None,
-            )?),
-        },
+        None => levels,
+    };
+    build(t, values, &mut levels.into_iter())
+}
+
+/// The array of type `t` over `values`, each list level taking the next offsets of `levels`
+/// (outermost first).
+fn build(
+    t: &DataType,
+    values: Values,
+    levels: &mut impl Iterator<Item = Vec<u64>>,
+) -> Result<ArrayRef, ArrowError> {
+    let missing = || ArrowError::InvalidArgumentError("a list column without offsets".into());
+    Ok(match t {
+        DataType::FixedSizeList(field, n) => Arc::new(FixedSizeListArray::try_new(
+            field.clone(),
+            *n,
+            build(field.data_type(), values, levels)?,
+            None,
+        )?),
+        DataType::LargeList(field) => {
+            let outer = offsets(levels.next().ok_or_else(missing)?)?;
+            let inner = build(field.data_type(), values, levels)?;
+            Arc::new(LargeListArray::try_new(field.clone(), outer, inner, None)?)
+        }
         DataType::LargeUtf8 | DataType::LargeBinary => {
-            string_array(t, values, outer.ok_or_else(missing)?)?
+            string_array(t, values, levels.next().ok_or_else(missing)?)?
         }
         _ => leaf_array(values),
     })
@@ -220,10 +198,10 @@ fn string_array(t: &DataType, values: Values, bounds: Vec<u64>) -> Result<ArrayR
 struct Batches {
     reader: Py<Reader>,
     tree: String,
-    /// Branches to read: the columns, then the sizes branches of converted lists of lists.
+    /// Branches to read: the columns, then the sizes branches of converted nested lists.
     names: Vec<String>,
-    /// Position in `names` of each column's sizes branch.
-    sizes: Vec<Option<usize>>,
+    /// Positions in `names` of each column's sizes branches, innermost first.
+    sizes: Vec<Vec<usize>>,
     schema: SchemaRef,
     at: u64,
     stop: u64,
@@ -242,7 +220,10 @@ impl Batches {
         let mut arrays = Vec::with_capacity(self.schema.fields().len());
         for (i, field) in self.schema.fields().iter().enumerate() {
             let column = columns[i].take().expect("each column once");
-            let sizes = self.sizes[i].and_then(|s| columns[s].take());
+            let sizes = self.sizes[i]
+                .iter()
+                .map(|&s| columns[s].take().expect("each sizes branch once"))
+                .collect();
             arrays.push(to_array(field.data_type(), column, sizes)?);
         }
         RecordBatch::try_new(self.schema.clone(), arrays)
@@ -284,12 +265,17 @@ pub(crate) fn stream<'py>(
     let mut fields = Vec::with_capacity(columns.len());
     let mut names: Vec<String> = columns.iter().map(|c| c.0.clone()).collect();
     let mut sizes = Vec::with_capacity(columns.len());
-    for (name, kind, dtype, shape, sizes_branch) in &columns {
+    for (name, kind, dtype, shape, sizes_branches) in &columns {
         fields.push(Field::new(name, arrow_type(kind, dtype, shape)?, false));
-        sizes.push(sizes_branch.as_ref().map(|s| {
-            names.push(s.clone());
-            names.len() - 1
-        }));
+        sizes.push(
+            sizes_branches
+                .iter()
+                .map(|s| {
+                    names.push(s.clone());
+                    names.len() - 1
+                })
+                .collect(),
+        );
     }
     let batches = Batches {
         reader: reader.clone().unbind(),

@@ -46,25 +46,22 @@ pub(crate) fn reset_branch_reads() {
 /// One branch's data for a range of entries, in the Arrow layout.
 pub(crate) struct Column {
     pub(crate) values: Values,
-    /// `entries + 1` offsets into `values` (into `inner` for lists of lists).
-    pub(crate) offsets: Option<Vec<u64>>,
-    /// Offsets of the inner lists of a list of lists.
-    pub(crate) inner: Option<Vec<u64>>,
+    /// The offsets of each list level, outermost first: none for scalars and fixed arrays; the
+    /// entries' `entries + 1` offsets into `values` for lists and strings; for nested lists the
+    /// entries' offsets into the first inner level, whose offsets index the next, the last
+    /// indexing `values`.
+    pub(crate) levels: Vec<Vec<u64>>,
 }
 
 impl Column {
+    /// `(values, [offsets, ...])`: NumPy arrays, the list outermost first.
     fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let values = with_values!(self.values, v => PyArray1::from_vec(py, v).into_any());
-        let offsets = self.offsets.map(|o| PyArray1::from_vec(py, o));
-        let inner = self.inner.map(|o| PyArray1::from_vec(py, o));
-        PyTuple::new(
-            py,
-            [
-                values,
-                offsets.into_pyobject(py)?.into_any(),
-                inner.into_pyobject(py)?.into_any(),
-            ],
-        )
+        let levels = PyList::empty(py);
+        for level in self.levels {
+            levels.append(PyArray1::from_vec(py, level))?;
+        }
+        PyTuple::new(py, [values, levels.into_any()])
     }
 }
 
@@ -133,8 +130,7 @@ fn read_evtc(tree: &TreeReader<'_, Source>, name: &str, range: Range<u64>) -> Py
                     .map_err(errors::format)?;
                 Column {
                     values: Values::$variant(jagged.values),
-                    offsets: Some(jagged.offsets.to_vec()),
-                    inner: None,
+                    levels: vec![jagged.offsets.to_vec()],
                 }
             } else {
                 let values = if whole {
@@ -145,8 +141,7 @@ fn read_evtc(tree: &TreeReader<'_, Source>, name: &str, range: Range<u64>) -> Py
                 };
                 Column {
                     values: Values::$variant(values.map_err(errors::format)?),
-                    offsets: None,
-                    inner: None,
+                    levels: Vec::new(),
                 }
             }
         }};
@@ -365,17 +360,13 @@ impl Reader {
                     let data = file
                         .read_column(column, range.clone())
                         .map_err(errors::root)?;
-                    let (offsets, inner) = match column.kind {
-                        ColumnKind::Scalar(_) | ColumnKind::Fixed(..) => (None, None),
-                        ColumnKind::Jagged(_) | ColumnKind::String => (Some(data.offsets), None),
-                        ColumnKind::JaggedJagged(_) | ColumnKind::StringList => {
-                            (Some(data.offsets), Some(data.inner_offsets))
-                        }
-                    };
+                    let levels = [data.offsets, data.middle_offsets, data.inner_offsets]
+                        .into_iter()
+                        .filter(|level| !level.is_empty())
+                        .collect();
                     Ok::<_, PyErr>(Column {
                         values: data.values,
-                        offsets,
-                        inner,
+                        levels,
                     })
                 })
             }
@@ -515,41 +506,57 @@ impl Reader {
         }
     }
 
-    /// `(entries, cluster_ends, names, unsupported, lists_of_lists)` of a tree: `names` are the
+    /// `(entries, cluster_ends, names, unsupported, nested)` of a tree: `names` are the
     /// branches in order (what `branch_info` takes the position of); `unsupported` lists ROOT
-    /// branches the reader cannot read as `(name, class, reason)`; `lists_of_lists` pairs
-    /// converted `std::vector<std::vector<T>>` and `std::vector<std::string>` branches of evtc
-    /// files with their sizes branch. Nothing per branch beyond its name is made, so that
-    /// opening a tree of many thousand branches stays cheap.
+    /// branches the reader cannot read as `(name, class, reason)`; `nested` pairs converted
+    /// nested lists of evtc files (`std::vector<std::vector<T>>`, `std::vector<std::string>`,
+    /// `std::vector<std::vector<std::string>>`) with their sizes branches, innermost first
+    /// (`[name/sizes, name/sizes/sizes]`, docs/format.md 4.3). Nothing per branch beyond its
+    /// name is made, so that opening a tree of many thousand branches stays cheap.
     fn tree_info<'py>(&self, py: Python<'py>, tree: &str) -> PyResult<Bound<'py, PyTuple>> {
         let unsupported = PyList::empty(py);
-        let lists_of_lists = PyList::empty(py);
+        let nested = PyList::empty(py);
         let (entries, clusters, names) = match &self.backend {
             Backend::Evtc(_) => {
                 let tree = self.evtc_tree(tree)?;
                 let branches = tree.branches();
                 let names = PyList::new(py, branches.iter().map(|b| b.name.as_str()))?;
-                // evtc-convert writes std::vector<std::vector<T>> (std::vector<std::string>) as
-                // jagged values (bytes) plus a jagged "name/sizes" branch of unsigned inner sizes.
-                let sizes: Vec<&BranchMeta> = branches
-                    .iter()
-                    .filter(|b| {
-                        b.name.ends_with("/sizes")
-                            && matches!(b.dtype, DataType::Jagged(t) if t.is_integer() && numpy_name(t).starts_with('u'))
-                    })
-                    .collect();
-                if !sizes.is_empty() {
+                // evtc-convert writes nested lists as jagged values (bytes) plus a jagged
+                // "name/sizes" branch of unsigned inner sizes, and a "name/sizes/sizes" one for
+                // the level above (lists of lists of strings).
+                let is_sizes = |b: &BranchMeta| {
+                    b.name.ends_with("/sizes")
+                        && matches!(b.dtype, DataType::Jagged(t) if t.is_integer() && numpy_name(t).starts_with('u'))
+                };
+                if branches.iter().any(is_sizes) {
                     let by_name: HashMap<&str, &BranchMeta> =
                         branches.iter().map(|b| (b.name.as_str(), b)).collect();
-                    for s in sizes {
-                        let base = &s.name[..s.name.len() - "/sizes".len()];
-                        if let Some(b) = by_name.get(base)
-                            && matches!(
-                                b.dtype,
-                                DataType::Jagged(_) | DataType::Bytes | DataType::Utf8
-                            )
+                    let sizes_of = |name: &str| {
+                        by_name
+                            .get(format!("{name}/sizes").as_str())
+                            .filter(|s| is_sizes(s))
+                            .map(|s| s.name.as_str())
+                    };
+                    for b in branches {
+                        let nested_in = b
+                            .name
+                            .strip_suffix("/sizes")
+                            .and_then(|base| by_name.get(base));
+                        if !matches!(
+                            b.dtype,
+                            DataType::Jagged(_) | DataType::Bytes | DataType::Utf8
+                        ) || (is_sizes(b) && nested_in.is_some())
                         {
-                            lists_of_lists.append((base, &s.name))?;
+                            continue;
+                        }
+                        let mut chain = Vec::new();
+                        let mut at = b.name.as_str();
+                        while let Some(sizes) = sizes_of(at) {
+                            chain.push(sizes);
+                            at = sizes;
+                        }
+                        if !chain.is_empty() {
+                            nested.append((&b.name, chain))?;
                         }
                     }
                 }
@@ -583,7 +590,7 @@ impl Reader {
                 clusters.into_pyobject(py)?.into_any(),
                 names.into_any(),
                 unsupported.into_any(),
-                lists_of_lists.into_any(),
+                nested.into_any(),
             ],
         )
     }
@@ -636,6 +643,7 @@ impl Reader {
                     ColumnKind::JaggedJagged(_) => ("jagged2", 0),
                     ColumnKind::String => ("string", 0),
                     ColumnKind::StringList => ("string2", 0),
+                    ColumnKind::StringListList => ("string3", 0),
                 };
                 let codec = Codec::from_root_setting(c.compression)
                     .map_or_else(|_| format!("ROOT {}", c.compression), |k| k.to_string());
@@ -687,8 +695,9 @@ impl Reader {
         crate::arrow::stream(slf, tree, columns, start, stop, step)
     }
 
-    /// Entry `entry` of branch `name` as a `(values, None, None)` tuple: evtc files read it through
-    /// a cursor (with RAC, only the unit holding the entry is decompressed).
+    /// Entry `entry` of branch `name` as a `(values, levels)` tuple: evtc files read it through
+    /// a cursor (with RAC, only the unit holding the entry is decompressed) and give no levels
+    /// (the entry's values alone); ROOT files give the column of that one entry.
     fn entry<'py>(
         &self,
         py: Python<'py>,
@@ -699,19 +708,12 @@ impl Reader {
         let column = py.detach(|| match &self.backend {
             Backend::Evtc(file) => Ok::<_, PyErr>(Column {
                 values: file.entry(tree, name, entry)?,
-                offsets: None,
-                inner: None,
+                levels: Vec::new(),
             }),
             Backend::Root { .. } => {
                 let mut columns =
                     self.read_columns(tree, &[name.to_owned()], entry..entry.saturating_add(1))?;
-                let mut column = columns.pop().expect("one column");
-                if column.inner.is_some() {
-                    // Lists of lists keep their inner offsets; the outer ones are [0, n].
-                    return Ok(column);
-                }
-                column.offsets = None;
-                Ok(column)
+                Ok(columns.pop().expect("one column"))
             }
         })?;
         column.into_py(py)

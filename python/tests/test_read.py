@@ -202,6 +202,51 @@ def test_root_strings_and_lists_of_strings(tmp_path):
             assert text(table[name].to_pylist()) == expected[name], (source.name, name)
 
 
+def test_root_maps_sets_and_lists_of_lists_of_strings(tmp_path):
+    """Maps (their keys and values, `name.first` and `name.second`), sets and
+    std::vector<std::vector<std::string>> read directly and after conversion (characters plus
+    "name/sizes" and "name/sizes/sizes") in every library and entry by entry, as ROOT reads them."""
+    path = FIXTURES / "maps.root"
+    by_root = json.loads((FIXTURES / "maps.root.root.json").read_text())["Events"]["branches"]
+    expected = {
+        "vvs": by_root["vvs"],
+        "obju.vvs": by_root["obju.vvs"],
+        "si0": by_root["si0"],
+        "ss": by_root["ss"],
+        "msvf0.first": [[k for k, _ in entry] for entry in by_root["msvf0"]],
+        "msvf0.second": [[v for _, v in entry] for entry in by_root["msvf0"]],
+        "obj1/mis.second": [[v for _, v in entry] for entry in by_root["obj1/mis"]],
+    }
+    names = list(expected)
+    converted = tmp_path / "maps.evtc"
+    assert evtc.convert(path, converted)["skipped"] == []
+    keys = evtc.open(converted)["Events"].keys()
+    assert "vvs/sizes" in keys and "vvs/sizes/sizes" in keys
+
+    def text(x):
+        return [text(i) for i in x] if isinstance(x, list) else x.decode() if isinstance(x, bytes) else x
+
+    def plain(x):
+        if isinstance(x, np.ndarray):
+            return x.tolist()
+        return [plain(i) for i in x] if isinstance(x, list) else x
+
+    for source in (path, converted):
+        tree = evtc.open(source)["Events"]
+        # ROOT's strings are converted as bytes (ROOT does not promise UTF-8).
+        assert tree["vvs"].info.kind == ("string3" if source == path else "bytes3")
+        arrays = tree.arrays(names)
+        as_np = tree.arrays(names, library="np")
+        table = pa.table(tree.arrow(names))
+        for name in names:
+            want = expected[name]
+            assert text(arrays[name].to_list()) == want, (source.name, name)
+            assert [text(plain(list(x))) for x in as_np[name]] == want, (source.name, name)
+            assert text(table[name].to_pylist()) == want, (source.name, name)
+            for i in (0, 2, 3, 15, 29):
+                assert text(plain(tree[name][i])) == want[i], (source.name, name, i)
+
+
 def test_unsupported_root_branches(tmp_path):
     """A branch the ROOT reader refuses is an UnsupportedError with the reason, when read or
     converted; convert(skip_unsupported=True) converts the rest."""

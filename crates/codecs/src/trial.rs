@@ -87,7 +87,8 @@ pub struct Measured {
     /// pass over a small sample is repeated until the passes add up to a few milliseconds).
     pub decode_seconds: f64,
     /// Every block fell back to storing its bytes as they are (the codec could not make them
-    /// smaller): the setting then stores the sample exactly as the `none` codec does.
+    /// smaller, and no packing preconditioner did): the setting then stores the sample exactly
+    /// as the `none` codec does.
     pub all_stored: bool,
 }
 
@@ -185,7 +186,9 @@ impl Trial {
             let (mut at, mut written) = (0usize, 0usize);
             while at < self.blocks.len() {
                 let (header, _) = self.decoder.check(&self.blocks[at..])?;
-                all_stored &= header.codec.algorithm() == crate::Algorithm::None;
+                // Packed bytes stored without a codec are not the bytes as they are.
+                all_stored &= header.codec.algorithm() == crate::Algorithm::None
+                    && header.precondition == Precondition::None;
                 let len = header.uncompressed_len as usize;
                 let end = written + len;
                 let out = self

@@ -470,7 +470,7 @@ fn branch_specs(
         if !c.shape.is_empty() {
             spec = spec.shape(c.shape.clone());
         }
-        let counter = counter.filter(|_| !c.nested);
+        let counter = counter.filter(|_| c.nested == 0);
         if let Some(counter) = counter {
             spec = spec.counter(counter.clone());
         }
@@ -536,14 +536,15 @@ fn branch_specs(
             spec = spec.precondition(precondition);
         }
         specs.push((spec, Some(i)));
-        if c.nested {
-            let boundaries = match options.boundaries {
-                BoundaryChoice::Offsets => Boundaries::Offsets,
-                _ => Boundaries::Counts,
-            };
-            let sizes =
-                BranchSpec::jagged(format!("{}/sizes", c.name), evtc_format::ScalarType::U32)
-                    .boundaries(boundaries);
+        let boundaries = match options.boundaries {
+            BoundaryChoice::Offsets => Boundaries::Offsets,
+            _ => Boundaries::Counts,
+        };
+        let mut sizes_name = c.name.clone();
+        for _ in 0..c.nested {
+            sizes_name.push_str("/sizes");
+            let sizes = BranchSpec::jagged(sizes_name.clone(), evtc_format::ScalarType::U32)
+                .boundaries(boundaries);
             specs.push((sizes, None));
         }
     }

@@ -25,9 +25,11 @@ pub(crate) struct ColumnInfo {
     pub(crate) name: String,
     pub(crate) dtype: DataType,
     pub(crate) counter: Option<String>,
-    /// A list of lists or of strings: written as each entry's values (characters) plus a
-    /// `name/sizes` branch of the inner lists' (strings') lengths.
-    pub(crate) nested: bool,
+    /// Lists below the entry's list: 1 for a list of lists or of strings, written as each
+    /// entry's values (characters) plus a `name/sizes` branch of the inner lists' (strings')
+    /// lengths; 2 for a list of lists of strings, with a `name/sizes/sizes` branch of the inner
+    /// lists' lengths in strings as well (docs/format.md 4.3); 0 otherwise.
+    pub(crate) nested: usize,
     /// Uncompressed bytes of the whole column, as the input's metadata tells.
     pub(crate) raw_bytes: u64,
     /// A multi-dimensional fixed array's dimensions; empty otherwise.
@@ -51,8 +53,9 @@ enum Kind<'a> {
 
 struct Slot<'a> {
     column: usize,
-    /// The output branch ids: the column's, and its `sizes` branch for lists of lists.
-    ids: (usize, Option<usize>),
+    /// The output branch ids: the column's, and its `sizes` branches for nested lists
+    /// (`name/sizes`, `name/sizes/sizes`).
+    ids: (usize, Vec<usize>),
     reader: Option<ColumnReader<'a>>,
     data: ColumnData,
 }
@@ -76,7 +79,7 @@ fn dtype(kind: ColumnKind) -> DataType {
         ColumnKind::Scalar(_) => DataType::Scalar(t),
         ColumnKind::Fixed(_, n) => DataType::FixedArray(t, n as u32),
         ColumnKind::Jagged(_) | ColumnKind::JaggedJagged(_) => DataType::Jagged(t),
-        ColumnKind::String | ColumnKind::StringList => DataType::Bytes,
+        ColumnKind::String | ColumnKind::StringList | ColumnKind::StringListList => DataType::Bytes,
     }
 }
 
@@ -181,10 +184,11 @@ impl Input {
                         name: c.name.clone(),
                         dtype: dtype(c.kind),
                         counter: c.counter.clone(),
-                        nested: matches!(
-                            c.kind,
-                            ColumnKind::JaggedJagged(_) | ColumnKind::StringList
-                        ),
+                        nested: match c.kind {
+                            ColumnKind::JaggedJagged(_) | ColumnKind::StringList => 1,
+                            ColumnKind::StringListList => 2,
+                            _ => 0,
+                        },
                         raw_bytes: c.tot_bytes,
                         shape: c.dims.iter().map(|&d| d as u32).collect(),
                     })
@@ -207,7 +211,7 @@ impl Input {
                         name: b.name.clone(),
                         dtype: b.dtype,
                         counter: b.counter.clone(),
-                        nested: false,
+                        nested: 0,
                         raw_bytes: b.raw_bytes,
                         shape: b.shape().unwrap_or_default(),
                     })
@@ -254,7 +258,7 @@ impl<'a> SourceTree<'a> {
         for (id, (_, column)) in specs.iter().enumerate() {
             let Some(column) = *column else {
                 if let Some(last) = self.slots.last_mut() {
-                    last.ids.1 = Some(id);
+                    last.ids.1.push(id);
                 }
                 continue;
             };
@@ -267,7 +271,7 @@ impl<'a> SourceTree<'a> {
             };
             self.slots.push(Slot {
                 column,
-                ids: (id, None),
+                ids: (id, Vec::new()),
                 reader,
                 data: ColumnData::new(kind),
             });
@@ -303,39 +307,34 @@ impl<'a> SourceTree<'a> {
         self.columns.iter().map(|c| c.raw_bytes).sum()
     }
 
-    /// The chunk read last: each selected column's index in [`SourceTree::columns`], whether a
-    /// `sizes` branch goes with it (a list of lists), and its data.
-    pub(crate) fn chunk(&self) -> impl Iterator<Item = (usize, bool, &ColumnData)> {
-        self.slots
-            .iter()
-            .map(|s| (s.column, s.ids.1.is_some(), &s.data))
+    /// The chunk read last: each selected column's index in [`SourceTree::columns`] and its
+    /// data.
+    pub(crate) fn chunk(&self) -> impl Iterator<Item = (usize, &ColumnData)> {
+        self.slots.iter().map(|s| (s.column, &s.data))
     }
 
     /// Fills the chunk read last into `tree`.
     pub(crate) fn fill(&self, tree: &mut TreeWriter<'_>) -> Result<()> {
         for slot in &self.slots {
             let data = &slot.data;
-            let (id, sizes) = slot.ids;
-            match (data.offsets.is_empty(), sizes) {
-                (true, _) => with_values!(&data.values, v => tree.fill_column(id, v))?,
-                (false, None) => {
-                    let counts = data.counts().unwrap_or_default();
-                    with_values!(&data.values, v => tree.fill_jagged(id, &counts, v))?;
-                }
-                (false, Some(sizes)) => {
-                    // A list of lists: values per entry, then the inner lengths per entry.
-                    let inner = &data.inner_offsets;
-                    let per_entry: Vec<u32> = data
-                        .offsets
-                        .windows(2)
-                        .map(|w| (inner[w[1] as usize] - inner[w[0] as usize]) as u32)
-                        .collect();
-                    with_values!(&data.values, v => tree.fill_jagged(id, &per_entry, v))?;
-                    let outer = data.counts().unwrap_or_default();
-                    let lengths: Vec<u32> =
-                        inner.windows(2).map(|w| (w[1] - w[0]) as u32).collect();
-                    tree.fill_jagged(sizes, &outer, &lengths)?;
-                }
+            let (id, sizes) = (slot.ids.0, &slot.ids.1);
+            if data.offsets.is_empty() {
+                with_values!(&data.values, v => tree.fill_column(id, v))?;
+                continue;
+            }
+            // Nested lists: each entry's values, then for each list level (innermost first)
+            // the lengths of its lists, grouped by entry.
+            let lengths = |bounds: &[u64]| -> Vec<u32> {
+                bounds.windows(2).map(|w| (w[1] - w[0]) as u32).collect()
+            };
+            let per_entry = lengths(&data.entry_bounds(0));
+            with_values!(&data.values, v => tree.fill_jagged(id, &per_entry, v))?;
+            for (level, (&sizes, bounds)) in sizes.iter().zip(data.levels()).enumerate() {
+                tree.fill_jagged(
+                    sizes,
+                    &lengths(&data.entry_bounds(level + 1)),
+                    &lengths(bounds),
+                )?;
             }
         }
         Ok(())
@@ -353,12 +352,14 @@ fn read_evtc(tree: &TreeReader<'_>, info: &ColumnInfo, range: Range<u64>) -> Res
                     values: Values::$variant(jagged.values),
                     offsets: jagged.offsets.to_vec(),
                     inner_offsets: Vec::new(),
+                    middle_offsets: Vec::new(),
                 }
             } else {
                 ColumnData {
                     values: Values::$variant(branch.read_range::<$t>(range)?),
                     offsets: Vec::new(),
                     inner_offsets: Vec::new(),
+                    middle_offsets: Vec::new(),
                 }
             }
         };

@@ -99,36 +99,82 @@ pub(crate) fn scalar_type(s: &str) -> Option<ScalarType> {
     })
 }
 
+/// The arguments of `name<...>` or `std::name<...>` for one of `names` (white space removed),
+/// split at their top-level commas.
+fn template_args<'a>(compact: &'a str, names: &[&str]) -> Option<Vec<&'a str>> {
+    let unqualified = compact.strip_prefix("std::").unwrap_or(compact);
+    let inner = names.iter().find_map(|name| {
+        unqualified
+            .strip_prefix(name)
+            .and_then(|s| s.strip_prefix('<'))
+            .and_then(|s| s.strip_suffix('>'))
+    })?;
+    let mut args = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ',' if depth == 0 => {
+                args.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    args.push(&inner[start..]);
+    Some(args)
+}
+
+/// Whether a container's trailing template argument is a standard comparator, hash or
+/// allocator, which change nothing in how it is streamed.
+fn standard_argument(arg: &str) -> bool {
+    let arg = arg.strip_prefix("std::").unwrap_or(arg);
+    [
+        "allocator<",
+        "less<",
+        "hash<",
+        "equal_to<",
+        "ROOT::Detail::VecOps::RAdoptAllocator<",
+    ]
+    .iter()
+    .any(|p| arg.starts_with(p))
+}
+
 /// The element type of `std::vector<T>` (white space removed), with or without an allocator
-/// (RDataFrame's `vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>`), and of
-/// `ROOT::VecOps::RVec<T>`, which ROOT stores as a `std::vector<T>`.
+/// (RDataFrame's `vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>`), of
+/// `ROOT::VecOps::RVec<T>`, which ROOT stores as a `std::vector<T>`, and of the sets
+/// (`std::set`, `multiset`, `unordered_set`, `unordered_multiset`), which ROOT streams exactly
+/// as a vector (an object header, the size, the elements).
 pub(crate) fn vector_element(compact: &str) -> Option<String> {
-    let s = compact;
-    let inner = s
-        .strip_prefix("vector<")
-        .or_else(|| s.strip_prefix("std::vector<"))
-        .or_else(|| s.strip_prefix("ROOT::VecOps::RVec<"))
-        .or_else(|| s.strip_prefix("ROOT::RVec<"))
-        .and_then(|s| s.strip_suffix('>'))?;
-    let mut depth = 0;
-    let end = inner
-        .char_indices()
-        .find(|&(_, c)| {
-            depth += match c {
-                '<' => 1,
-                '>' => -1,
-                _ => 0,
-            };
-            c == ',' && depth == 0
-        })
-        .map_or(inner.len(), |(i, _)| i);
-    let (element, allocator) = inner.split_at(end);
-    let allocator = allocator.trim_start_matches(',');
-    (allocator.is_empty()
-        || allocator.starts_with("allocator<")
-        || allocator.starts_with("std::allocator<")
-        || allocator.starts_with("ROOT::Detail::VecOps::RAdoptAllocator<"))
-    .then(|| element.to_owned())
+    const LISTS: [&str; 7] = [
+        "vector",
+        "ROOT::VecOps::RVec",
+        "ROOT::RVec",
+        "set",
+        "multiset",
+        "unordered_set",
+        "unordered_multiset",
+    ];
+    match template_args(compact, &LISTS)?.as_slice() {
+        [element, rest @ ..] if rest.iter().all(|a| standard_argument(a)) => {
+            Some((*element).to_owned())
+        }
+        _ => None,
+    }
+}
+
+/// The key and value types of a `std::map`, `multimap`, `unordered_map` or
+/// `unordered_multimap` (white space removed), with or without the standard comparator, hash
+/// and allocator arguments.
+pub(crate) fn map_types(compact: &str) -> Option<(String, String)> {
+    const MAPS: [&str; 4] = ["map", "multimap", "unordered_map", "unordered_multimap"];
+    match template_args(compact, &MAPS)?.as_slice() {
+        [key, value, rest @ ..] if rest.iter().all(|a| standard_argument(a)) => {
+            Some(((*key).to_owned(), (*value).to_owned()))
+        }
+        _ => None,
+    }
 }
 
 /// The layout of an STL container or string of type `type_name` streamed as a whole: a branch of
@@ -528,7 +574,9 @@ pub(crate) fn interpreted(
     }
     let compact = crate::streamer::compact(&e.class_name);
     let result = match (e.streamer_type, e.ftype) {
-        (-1, _) if vector_element(&compact).is_some() => plan(streamers, Root::Stl(&e.class_name)),
+        (-1, _) if vector_element(&compact).is_some() || map_types(&compact).is_some() => {
+            plan(streamers, Root::Stl(&e.class_name))
+        }
         // A class with a custom streamer (fType -1) writes what the streamer info cannot tell.
         (-1, 0) => match streamers.info(&e.class_name, e.class_version) {
             Some(info) => plan(

@@ -4,7 +4,9 @@
 //!
 //! [`plan`] turns a class (or an STL type) into a tree of [`Node`]s and lists its basic and
 //! string members as columns, each with the number of lists above it: 0 (one value, a fixed
-//! array or a string per entry), 1 (a list per entry) or 2 (a list of lists). A column reader
+//! array or a string per entry), 1 (a list per entry) or 2 (a list of lists). Sets are read as
+//! the vectors they are streamed as, maps (written member-wise: all keys, then all values) as
+//! two columns, `.first` and `.second`, of one list each. A column reader
 //! walks each entry through the tree, keeping the values of its own column only. Every object
 //! header's byte count is checked against what its parts took, and every entry must be used up
 //! exactly: a stream that differs from the plan is an error, never misread.
@@ -42,6 +44,10 @@ pub(crate) enum Node {
     /// A string (a length byte, or 255 and a 32-bit length, then the characters): with
     /// `header`, after an object header (`std::string` members).
     Str { header: bool, column: Option<usize> },
+    /// A map (`std::map`, `unordered_map`, `multimap`), with its object header, written
+    /// member-wise: the pair's class version, the size, then every key, then every value (an
+    /// STL key or value: one object header before them all).
+    Map { key: Box<Node>, value: Box<Node> },
 }
 
 /// A column of an interpreted object: its path below the branch, kind and C++ type (of one
@@ -178,14 +184,28 @@ impl<'s> Planner<'s> {
         if compact == "TString" {
             return Ok(self.string(false, path, shown, lists));
         }
-        let Some(element) = crate::columns::vector_element(&compact) else {
-            return Err(format!(
-                "`{path}` is a `{type_name}`, not a std::vector or string"
-            ));
-        };
         if depth > MAX_DEPTH {
             return Err(format!("`{type_name}` nests too deeply"));
         }
+        if let Some((key, value)) = crate::columns::map_types(&compact) {
+            if !header {
+                return Err(format!(
+                    "`{path}` is a `{type_name}` inside a container: maps are read as branches \
+                     and as members of objects only"
+                ));
+            }
+            let key = self.pair_member(&key, &format!("{path}.first"), lists + 1, depth)?;
+            let value = self.pair_member(&value, &format!("{path}.second"), lists + 1, depth)?;
+            return Ok(Node::Map {
+                key: Box::new(key),
+                value: Box::new(value),
+            });
+        }
+        let Some(element) = crate::columns::vector_element(&compact) else {
+            return Err(format!(
+                "`{path}` is a `{type_name}`, not a std::vector, set, map or string"
+            ));
+        };
         let element = if let Some(t) = crate::columns::scalar_type(&element) {
             self.basic(Stored::Plain(t), 1, path, &element, lists + 1)
         } else if element == "Double32_t" {
@@ -203,6 +223,30 @@ impl<'s> Planner<'s> {
             header,
             element: Box::new(element),
         })
+    }
+
+    /// The key or value of a map's pairs: a number, or a string or vector (with the one object
+    /// header a member-wise map writes before all of them).
+    fn pair_member(
+        &mut self,
+        type_name: &str,
+        path: &str,
+        lists: usize,
+        depth: usize,
+    ) -> Result<Node, String> {
+        let compact = crate::streamer::compact(type_name);
+        if let Some(t) = crate::columns::scalar_type(&compact) {
+            return Ok(self.basic(Stored::Plain(t), 1, path, type_name, lists));
+        }
+        if matches!(compact.as_str(), "string" | "std::string")
+            || crate::columns::vector_element(&compact).is_some()
+        {
+            return self.stl(type_name, true, path, type_name, lists, depth + 1);
+        }
+        Err(format!(
+            "`{path}` is a `{type_name}`: maps whose keys or values are objects, maps or \
+             `{type_name}`s are not read"
+        ))
     }
 
     fn basic(
@@ -233,6 +277,7 @@ impl<'s> Planner<'s> {
         let kind = match lists {
             0 => Some(ColumnKind::String),
             1 => Some(ColumnKind::StringList),
+            2 => Some(ColumnKind::StringListList),
             _ => None,
         };
         let column = self.target(kind, path, type_name, lists);
@@ -250,7 +295,7 @@ impl<'s> Planner<'s> {
             self.refused.push((
                 path.to_owned(),
                 type_name.to_owned(),
-                format!("a value {lists} lists deep, or an array in a list: evtc holds at most lists of lists of numbers, or lists of strings"),
+                format!("a value {lists} lists deep, or an array in a list: evtc holds at most lists of lists of numbers or of strings"),
             ));
             return None;
         };
@@ -269,8 +314,10 @@ pub(crate) struct Walk<'o> {
     pub(crate) target: usize,
     pub(crate) values: &'o mut Values,
     /// Offsets of the innermost lists (of a list of lists: the inner lists; of a list of
-    /// strings: the strings).
+    /// strings, or of lists of strings: the strings).
     pub(crate) inner: &'o mut Vec<u64>,
+    /// Of a list of lists of strings: each inner list's end in the strings (`inner`).
+    pub(crate) middle: &'o mut Vec<u64>,
     /// The target's kind.
     pub(crate) kind: ColumnKind,
 }
@@ -323,8 +370,75 @@ impl Walk<'_> {
             }
             Node::Vector { header, element } => self.vector(*header, element, c)?,
             Node::Str { header, column } => self.string(*header, *column, c)?,
+            Node::Map { key, value } => self.map(key, value, c)?,
         }
         Ok(())
+    }
+
+    /// A map: its object header (marked member-wise), the pair's class version (and checksum
+    /// after version 0), the size, then the keys and the values as [`Walk::members`] reads them.
+    fn map(&mut self, key: &Node, value: &Node, c: &mut Cursor<'_>) -> Result<(), String> {
+        let (end, version) = object_header(c)?;
+        if version & MEMBER_WISE == 0 {
+            return Err(
+                "a map written pair by pair (object-wise), which evtc does not read".into(),
+            );
+        }
+        // Before header version 8 (ROOT 5) no pair version was written.
+        if version & !MEMBER_WISE < 8 {
+            return Err(format!(
+                "a map written member-wise with header version {}, before ROOT 6's layout",
+                version & !MEMBER_WISE
+            ));
+        }
+        if c.u16().map_err(|_| "a map header runs past the entry")? == 0 {
+            c.skip(4).map_err(|_| "a map header runs past the entry")?;
+        }
+        let n = c
+            .count("map size")
+            .map_err(|_| "a map's size runs past the entry")?;
+        if n > c.remaining() {
+            return Err(format!("a map of {n} pairs cannot fit in the entry"));
+        }
+        self.members(key, n, c)?;
+        self.members(value, n, c)?;
+        let holds = self.innermost(key) || self.innermost(value);
+        self.list_end(holds);
+        if c.pos() != end {
+            return Err("a map's keys and values do not fill its byte count".into());
+        }
+        Ok(())
+    }
+
+    /// One member of `n` objects streamed member-wise: an STL member as one object header, then
+    /// each object's without its own (nothing at all when `n` is 0); any other `n` times.
+    fn members(&mut self, part: &Node, n: usize, c: &mut Cursor<'_>) -> Result<(), String> {
+        match part {
+            Node::Vector {
+                header: true,
+                element,
+            } => self.grouped(c, n, |w, c| w.vector(false, element, c)),
+            Node::Str {
+                header: true,
+                column,
+            } => self.grouped(c, n, |w, c| w.string(false, *column, c)),
+            part => {
+                for _ in 0..n {
+                    self.node(part, c)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Marks the end of a list whose elements hold the target directly (`holds`): of a list of
+    /// lists, an inner list; of a list of lists of strings, an inner list of strings.
+    fn list_end(&mut self, holds: bool) {
+        match self.kind {
+            ColumnKind::JaggedJagged(_) if holds => self.inner.push(self.values.len() as u64),
+            ColumnKind::StringListList if holds => self.middle.push(self.inner.len() as u64 - 1),
+            _ => {}
+        }
     }
 
     /// A vector: with `header`, its byte count and version (a version marked member-wise: the
@@ -358,24 +472,9 @@ impl Walk<'_> {
         }
         match element {
             Node::Object { parts, .. } if member_wise => {
-                // Each target is in one part, so its values come in element order. An STL
-                // part is one object header, then each element's without its own.
+                // Each target is in one part, so its values come in element order.
                 for part in parts {
-                    match part {
-                        Node::Vector {
-                            header: true,
-                            element,
-                        } => self.grouped(c, n, |w, c| w.vector(false, element, c))?,
-                        Node::Str {
-                            header: true,
-                            column,
-                        } => self.grouped(c, n, |w, c| w.string(false, *column, c))?,
-                        part => {
-                            for _ in 0..n {
-                                self.node(part, c)?;
-                            }
-                        }
-                    }
+                    self.members(part, n, c)?;
                 }
             }
             element => {
@@ -384,9 +483,8 @@ impl Walk<'_> {
                 }
             }
         }
-        if matches!(self.kind, ColumnKind::JaggedJagged(_)) && self.innermost(element) {
-            self.inner.push(self.values.len() as u64);
-        }
+        let holds = self.innermost(element);
+        self.list_end(holds);
         if let Some(end) = end
             && c.pos() != end
         {
@@ -441,7 +539,10 @@ impl Walk<'_> {
             && let Values::U8(v) = &mut *self.values
         {
             v.extend_from_slice(bytes);
-            if self.kind == ColumnKind::StringList {
+            if matches!(
+                self.kind,
+                ColumnKind::StringList | ColumnKind::StringListList
+            ) {
                 self.inner.push(v.len() as u64);
             }
         }
@@ -459,7 +560,7 @@ impl Walk<'_> {
         match element {
             Node::Basic { column, .. } | Node::Str { column, .. } => *column == Some(self.target),
             Node::Object { parts, .. } => parts.iter().any(|p| self.innermost(p)),
-            Node::Vector { .. } | Node::TObject => false,
+            Node::Vector { .. } | Node::Map { .. } | Node::TObject => false,
         }
     }
 }

@@ -170,8 +170,12 @@ pub struct ColumnData {
     /// For jagged and string columns: `entries + 1` boundaries into `values` (into
     /// `inner_offsets` for lists of lists), starting at 0. Empty for scalars and fixed arrays.
     pub offsets: Vec<u64>,
-    /// For lists of lists: the boundaries of each inner list in `values`, starting at 0.
+    /// For lists of lists: the boundaries of each inner list in `values`, starting at 0 (of a
+    /// list of strings, or of lists of strings: of each string).
     pub inner_offsets: Vec<u64>,
+    /// For lists of lists of strings: the boundaries of each inner list in the strings (into
+    /// `inner_offsets`), starting at 0; `offsets` then index these. Empty for other columns.
+    pub middle_offsets: Vec<u64>,
 }
 
 impl ColumnData {
@@ -183,31 +187,63 @@ impl ColumnData {
                 | ColumnKind::JaggedJagged(_)
                 | ColumnKind::String
                 | ColumnKind::StringList
+                | ColumnKind::StringListList
         );
+        let inner = matches!(
+            kind,
+            ColumnKind::JaggedJagged(_) | ColumnKind::StringList | ColumnKind::StringListList
+        );
+        let start = |on: bool| if on { vec![0] } else { Vec::new() };
         ColumnData {
             values: Values::new(kind.scalar()),
-            offsets: if nested { vec![0] } else { Vec::new() },
-            inner_offsets: if matches!(kind, ColumnKind::JaggedJagged(_) | ColumnKind::StringList) {
-                vec![0]
-            } else {
-                Vec::new()
-            },
+            offsets: start(nested),
+            inner_offsets: start(inner),
+            middle_offsets: start(kind == ColumnKind::StringListList),
         }
     }
 
     /// Empties the data, keeping allocations.
     pub fn clear(&mut self) {
         self.values.clear();
-        let nested = !self.offsets.is_empty();
-        self.offsets.clear();
-        if nested {
-            self.offsets.push(0);
+        for level in [
+            &mut self.offsets,
+            &mut self.inner_offsets,
+            &mut self.middle_offsets,
+        ] {
+            let used = !level.is_empty();
+            level.clear();
+            if used {
+                level.push(0);
+            }
         }
-        let inner = !self.inner_offsets.is_empty();
-        self.inner_offsets.clear();
-        if inner {
-            self.inner_offsets.push(0);
-        }
+    }
+
+    /// The list levels below the entries, innermost first: `inner_offsets` (into the values),
+    /// then `middle_offsets` (into the inner lists) where they are used.
+    pub fn levels(&self) -> Vec<&[u64]> {
+        [&self.inner_offsets, &self.middle_offsets]
+            .into_iter()
+            .filter(|level| !level.is_empty())
+            .map(Vec::as_slice)
+            .collect()
+    }
+
+    /// Each entry's boundaries (`entries + 1`) in the items of list level `depth`: 0 the
+    /// values, 1 what [`ColumnData::levels`]' first level bounds (a list of lists' inner
+    /// lists, a list of strings' strings), and so on; `depth` = the number of levels gives
+    /// `offsets` itself. Empty for scalars and fixed arrays.
+    pub fn entry_bounds(&self, depth: usize) -> Vec<u64> {
+        let levels = self.levels();
+        let through = levels.get(depth..).unwrap_or_default();
+        self.offsets
+            .iter()
+            .map(|&o| {
+                through
+                    .iter()
+                    .rev()
+                    .fold(o, |o, level| level.get(o as usize).copied().unwrap_or(0))
+            })
+            .collect()
     }
 
     /// Per-entry lengths of a jagged or string column (values, or inner lists for lists of
@@ -788,6 +824,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         target,
                         values: &mut out.values,
                         inner: &mut out.inner_offsets,
+                        middle: &mut out.middle_offsets,
                         kind,
                     };
                     walk.node(&plan.root, &mut c)
@@ -805,6 +842,9 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         }
                         ColumnKind::JaggedJagged(_) | ColumnKind::StringList => {
                             out.offsets.push(out.inner_offsets.len() as u64 - 1);
+                        }
+                        ColumnKind::StringListList => {
+                            out.offsets.push(out.middle_offsets.len() as u64 - 1);
                         }
                     }
                 }

@@ -114,6 +114,14 @@ pub enum ColumnKind {
     ///
     /// [`ColumnData::inner_offsets`]: crate::ColumnData::inner_offsets
     StringList,
+    /// A list of lists of byte strings per entry (`std::vector<std::vector<std::string>>`): the
+    /// strings' bytes, entry offsets into the inner lists ([`ColumnData::middle_offsets`]), the
+    /// inner lists' offsets into the strings and the strings' offsets into the bytes
+    /// ([`ColumnData::inner_offsets`]).
+    ///
+    /// [`ColumnData::middle_offsets`]: crate::ColumnData::middle_offsets
+    /// [`ColumnData::inner_offsets`]: crate::ColumnData::inner_offsets
+    StringListList,
 }
 
 impl ColumnKind {
@@ -127,6 +135,7 @@ impl ColumnKind {
             ColumnKind::JaggedJagged(t) => format!("vector<vector<{t}>>"),
             ColumnKind::String => "string".to_owned(),
             ColumnKind::StringList => "vector<string>".to_owned(),
+            ColumnKind::StringListList => "vector<vector<string>>".to_owned(),
         }
     }
 
@@ -137,7 +146,9 @@ impl ColumnKind {
             | ColumnKind::Fixed(t, _)
             | ColumnKind::Jagged(t)
             | ColumnKind::JaggedJagged(t) => t,
-            ColumnKind::String | ColumnKind::StringList => ScalarType::U8,
+            ColumnKind::String | ColumnKind::StringList | ColumnKind::StringListList => {
+                ScalarType::U8
+            }
         }
     }
 }

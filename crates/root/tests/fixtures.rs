@@ -92,6 +92,29 @@ fn entries(data: &ColumnData, kind: ColumnKind, n: usize) -> Vec<Value> {
                 })
                 .collect()
         }
+        ColumnKind::StringListList => {
+            let Values::U8(bytes) = &data.values else {
+                panic!("string bytes")
+            };
+            let (middle, inner) = (&data.middle_offsets, &data.inner_offsets);
+            let string = |j: usize| text(&bytes[inner[j] as usize..inner[j + 1] as usize]);
+            (0..n)
+                .map(|e| {
+                    let lists = data.offsets[e] as usize..data.offsets[e + 1] as usize;
+                    Value::Array(
+                        lists
+                            .map(|l| {
+                                Value::Array(
+                                    (middle[l] as usize..middle[l + 1] as usize)
+                                        .map(string)
+                                        .collect(),
+                                )
+                            })
+                            .collect(),
+                    )
+                })
+                .collect()
+        }
     }
 }
 
@@ -661,4 +684,63 @@ fn objects_of_varying_size_through_the_interpreter() {
         assert_eq!(entries(&data, column.kind, n), want, "{member}");
     }
     assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
+}
+
+/// Maps, sets and lists of lists of strings, top-level and as members, at split levels 0, 1
+/// and 99, checked against ROOT's own reading (uproot 5.7 reads 43 of these 65 branches and
+/// agrees with ROOT on them): split maps as a count and two jagged halves (`mid/mid.first`),
+/// unsplit maps (written member-wise: all keys, then all values) as two jagged columns
+/// (`mid0.first`, `mid0.second`), sets as the vectors they are streamed as, and
+/// `std::vector<std::vector<std::string>>` as lists of lists of strings.
+#[test]
+fn maps_sets_and_lists_of_lists_of_strings() {
+    let file = RootFile::open(fixture("maps.root")).expect("open");
+    let tree = file.tree("Events").expect("tree");
+    assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
+    let mut by_root = expected("maps.root.root.json");
+    let branches = by_root["Events"]["branches"]
+        .as_object_mut()
+        .expect("branches");
+    // ROOT's reading of an unsplit map is a list of [key, value] pairs per entry: its two
+    // columns are the keys and the values.
+    let pairs: Vec<String> = branches
+        .keys()
+        .filter(|name| tree.column(&format!("{name}.first")).is_some())
+        .cloned()
+        .collect();
+    assert_eq!(pairs.len(), 3 + 6 + 6, "{pairs:?}");
+    for name in pairs {
+        let entries = branches.remove(&name).expect("listed");
+        for (k, half) in ["first", "second"].into_iter().enumerate() {
+            let column: Vec<Value> = entries
+                .as_array()
+                .expect("entries")
+                .iter()
+                .map(|pairs| {
+                    Value::Array(
+                        pairs
+                            .as_array()
+                            .expect("pairs")
+                            .iter()
+                            .map(|p| p[k].clone())
+                            .collect(),
+                    )
+                })
+                .collect();
+            branches.insert(format!("{name}.{half}"), Value::Array(column));
+        }
+    }
+    assert_eq!(check_tree(&file, "Events", &by_root["Events"]), 80);
+    for (name, kind) in [
+        ("mid0.first", ColumnKind::Jagged(ScalarType::I32)),
+        ("msf0.first", ColumnKind::StringList),
+        ("msvf0.second", ColumnKind::JaggedJagged(ScalarType::F32)),
+        ("si0", ColumnKind::Jagged(ScalarType::I32)),
+        ("ss", ColumnKind::StringList),
+        ("vvs", ColumnKind::StringListList),
+        ("obju.vvs", ColumnKind::StringListList),
+        ("obj1/mis.second", ColumnKind::StringList),
+    ] {
+        assert_eq!(tree.column(name).expect(name).kind, kind, "{name}");
+    }
 }

@@ -104,7 +104,7 @@ pub(super) fn sample_tree(
         }
         source.read(start..end)?;
         sampled += end - start;
-        for (slot, (column, nested, data)) in source.chunk().enumerate() {
+        for (slot, (column, data)) in source.chunk().enumerate() {
             if branches.len() <= slot {
                 let info = &columns[column];
                 let has_counter = specs
@@ -121,7 +121,7 @@ pub(super) fn sample_tree(
                     reduced: None,
                 });
             }
-            append(&mut branches[slot], nested, data);
+            append(&mut branches[slot], data);
         }
     }
     Ok(TreeSample {
@@ -133,22 +133,15 @@ pub(super) fn sample_tree(
 }
 
 /// Appends a chunk of a column to its sample.
-fn append(sample: &mut BranchSample, nested: bool, data: &ColumnData) {
+fn append(sample: &mut BranchSample, data: &ColumnData) {
     with_values!(&data.values, v => sample.values.extend_from_slice(bytemuck::cast_slice(v)));
     if data.offsets.is_empty() {
         let per_entry = sample.dtype.fixed_len().unwrap_or(1).max(1);
         sample.entries += (data.values.len() / per_entry) as u64;
         return;
     }
-    let boundaries = if nested {
-        // A list of lists: an entry's values span its inner lists.
-        data.offsets
-            .iter()
-            .map(|&o| data.inner_offsets.get(o as usize).copied().unwrap_or(0))
-            .collect()
-    } else {
-        data.offsets.clone()
-    };
+    // Of nested lists: an entry's values span its inner lists.
+    let boundaries = data.entry_bounds(0);
     sample.counts.extend(
         boundaries
             .windows(2)
