@@ -217,6 +217,35 @@ fn bench_kernels(c: &mut Criterion) {
             b.iter(|| p.undo(black_box(&raw), &mut out))
         });
     }
+    // The integer encodings, on sorted positions (as 8-byte values: pairs of them): delta-shuffle
+    // undoes its shuffle with each kernel; for, delta-for and delta-varint encode with portable
+    // code and decode with each kernel (AVX2 for 4- and 8-byte values).
+    for w in [Width::W4, Width::W8] {
+        for p in [
+            Precondition::DeltaShuffle(w),
+            Precondition::For(w),
+            Precondition::DeltaFor(w),
+            Precondition::DeltaVarint(w),
+        ] {
+            let mut packed = Vec::new();
+            p.encode(&raw, &mut packed);
+            group.bench_function(format!("apply {p} - Scalar"), |b| {
+                b.iter(|| {
+                    packed.clear();
+                    Kernel::scalar().encode(p, black_box(&raw), &mut packed);
+                })
+            });
+            let mut back = vec![0; KERNEL_BLOCK];
+            for isa in [Isa::Scalar, Isa::Avx2] {
+                let Some(kernel) = Kernel::new(isa) else {
+                    continue;
+                };
+                group.bench_function(format!("undo {p} - {isa:?}"), |b| {
+                    b.iter(|| kernel.decode(p, black_box(&packed), &mut back))
+                });
+            }
+        }
+    }
     group.finish();
 }
 

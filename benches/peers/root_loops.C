@@ -1,6 +1,7 @@
 // ROOT's side of benches/peers.rs, compiled by ACLiC (`.L root_loops.C+O`) from root_side.py.
 // Each function returns seconds of wall time for one run.
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <random>
 #include <string>
@@ -76,6 +77,51 @@ void evtc_write_floats(const char* raw, const char* out, int setting, int per_en
     f.Close();
 }
 
+// Writes RAW_POSITIONS (little-endian int32) and RAW_COUNTS (little-endian uint32, as many) as a
+// TTree "Events" with branches "position/I" and "count/i", compression `setting`, into OUT, with
+// TTree::Branch's default buffer size and auto-flush: the sorted integers of `evtc generate --kind
+// ints` written by ROOT (benches/peers/sizes.py). Returns the entries written, -1 on a read error.
+long long evtc_write_ints(const char* raw_positions, const char* raw_counts, const char* out,
+                          int setting) {
+    FILE* p = fopen(raw_positions, "rb");
+    FILE* c = fopen(raw_counts, "rb");
+    if (!p || !c) {
+        if (p) fclose(p);
+        if (c) fclose(c);
+        return -1;
+    }
+    TFile f(out, "RECREATE", "", setting);
+    TTree t("Events", "sorted integers");
+    Int_t position = 0;
+    UInt_t count = 0;
+    t.Branch("position", &position, "position/I");
+    t.Branch("count", &count, "count/i");
+    const size_t chunk = 1 << 16;
+    std::vector<Int_t> ps(chunk);
+    std::vector<UInt_t> cs(chunk);
+    long long entries = 0;
+    for (;;) {
+        size_t np = fread(ps.data(), sizeof(Int_t), chunk, p);
+        size_t nc = fread(cs.data(), sizeof(UInt_t), chunk, c);
+        if (np != nc) {
+            entries = -1;
+            break;
+        }
+        for (size_t i = 0; i < np; ++i) {
+            position = ps[i];
+            count = cs[i];
+            t.Fill();
+        }
+        entries += np;
+        if (np < chunk) break;
+    }
+    fclose(p);
+    fclose(c);
+    t.Write();
+    f.Close();
+    return entries;
+}
+
 // Marks every float field below `field` (vector items included) as truncated to `bits` bits
 // (RNTuple's Real32Trunc: sign, 8 exponent bits and bits - 9 mantissa bits, rounded towards 0);
 // 0 bits leaves them as they are.
@@ -85,11 +131,12 @@ static void evtc_truncate(ROOT::RFieldBase& field, int bits) {
     for (auto* sub : field.GetMutableSubfields()) evtc_truncate(*sub, bits);
 }
 
-// The tree `Events` of `in` as an RNTuple in `out` (zstd:5) whose float fields are truncated.
-void evtc_import_truncated(const char* in, const char* out, int bits) {
+// The tree `Events` of `in` as an RNTuple in `out` (compression `setting`, default 505: zstd:5)
+// whose float fields are truncated; `bits` 0 imports losslessly.
+void evtc_import_truncated(const char* in, const char* out, int bits, int setting = 505) {
     auto importer = ROOT::Experimental::RNTupleImporter::Create(in, "Events", out);
     ROOT::RNTupleWriteOptions options;
-    options.SetCompression(505);
+    options.SetCompression(setting);
     importer->SetWriteOptions(options);
     importer->SetIsQuiet(true);
     importer->SetFieldModifier([bits](ROOT::RFieldBase& field) { evtc_truncate(field, bits); });

@@ -27,7 +27,8 @@ pub struct Args {
     /// Codec of the branches matching a glob, as GLOB=SPEC (repeatable; the last match wins).
     #[arg(long = "branch-codec", value_name = "GLOB=SPEC", value_parser = parse_rule::<Codec>)]
     branch_codec: Vec<(Glob, Codec)>,
-    /// Preconditioner of the values: auto, none, shuffle, bitshuffle or delta.
+    /// Preconditioner of the values: auto, none, shuffle, bitshuffle, delta, delta-shuffle, for,
+    /// delta-for or delta-varint.
     #[arg(long, default_value = "auto")]
     precondition: PreconditionChoice,
     /// Preconditioner of the branches matching a glob, as GLOB=NAME (repeatable).
