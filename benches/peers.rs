@@ -58,13 +58,20 @@ fn blocks(path: &Path) -> (Vec<u8>, Vec<Block>) {
             while at < end {
                 let header = BlockHeader::parse(&bytes[at..]).expect("block");
                 let payload = at + BlockHeader::LEN;
-                blocks.push((
-                    header.codec.algorithm(),
-                    payload,
-                    header.payload_len as usize,
-                    header.uncompressed_len as usize,
-                ));
-                at = payload + header.payload_len as usize;
+                let len = header.payload_len as usize;
+                blocks.push(if header.precondition.keeps_length() {
+                    (
+                        header.codec.algorithm(),
+                        payload,
+                        len,
+                        header.uncompressed_len as usize,
+                    )
+                } else {
+                    // A packing preconditioner's payload: the packed length, then the codec's.
+                    let packed = u64::from_le_bytes(bytes[payload..payload + 8].try_into().unwrap());
+                    (header.codec.algorithm(), payload + 8, len - 8, packed as usize)
+                });
+                at = payload + len;
             }
         }
     }

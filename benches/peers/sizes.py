@@ -13,9 +13,11 @@ those TTree files, with the same setting:
 - Parquet files written by pyarrow from the same values, where Parquet has the codec: gzip level 1
   for 101, LZ4_RAW level 4 for 404 (Arrow's LZ4_RAW codec compresses with LZ4 HC from level 3),
   zstd level 5 for 505, and plain LZ4_RAW (default level, the fast compressor) next to evtc's lz4;
-  Parquet has no LZMA, so none for 207. Each twice: pyarrow's defaults, and "encoded":
+  Parquet has no LZMA, so none for 207. Each three times: pyarrow's defaults, "encoded":
   `use_dictionary=False` with DELTA_BINARY_PACKED for every integer column and BYTE_STREAM_SPLIT
-  for every float column (list items included).
+  for every float column (list items included; RLE for the booleans was tried and made the
+  NanoAOD-like file larger, so they stay PLAIN); and "best": for each column whichever of the two
+  stored it in fewer bytes (dictionary or that encoding; column chunks compress independently).
 
 It then prints a markdown report: whole-file sizes in MB (10^6 bytes) per system, setting and data
 set (plus evtc's sum of branch stored bytes), and, for the sorted integers, the `position` and
