@@ -68,8 +68,14 @@ fn blocks(path: &Path) -> (Vec<u8>, Vec<Block>) {
                     )
                 } else {
                     // A packing preconditioner's payload: the packed length, then the codec's.
-                    let packed = u64::from_le_bytes(bytes[payload..payload + 8].try_into().unwrap());
-                    (header.codec.algorithm(), payload + 8, len - 8, packed as usize)
+                    let packed =
+                        u64::from_le_bytes(bytes[payload..payload + 8].try_into().unwrap());
+                    (
+                        header.codec.algorithm(),
+                        payload + 8,
+                        len - 8,
+                        packed as usize,
+                    )
                 });
                 at = payload + len;
             }

@@ -60,7 +60,8 @@ unsafe fn decode8(block: &Block<'_>, prev: Option<&mut u64>, out: &mut [u8]) {
             // SAFETY: as in decode32, for 1-byte words.
             let v = unsafe {
                 let src = region.as_ptr().add(word * LANES).cast::<__m256i>();
-                let right = _mm256_srl_epi16(_mm256_loadu_si256(src), _mm_cvtsi32_si128(shift as i32));
+                let right =
+                    _mm256_srl_epi16(_mm256_loadu_si256(src), _mm_cvtsi32_si128(shift as i32));
                 let mut v = _mm256_and_si256(right, _mm256_set1_epi8((0xFFu8 >> shift) as i8));
                 if shift + b > 8 {
                     let left = 8 - shift;
@@ -106,7 +107,10 @@ unsafe fn decode8(block: &Block<'_>, prev: Option<&mut u64>, out: &mut [u8]) {
                 }
             }
             let mut last = _mm256_cvtsi256_si32(carry) as u8;
-            for (v, byte) in values[whole * LANES..m].iter().zip(&mut out[whole * LANES..]) {
+            for (v, byte) in values[whole * LANES..m]
+                .iter()
+                .zip(&mut out[whole * LANES..])
+            {
                 last = last.wrapping_add(v.wrapping_add(reference as u8));
                 *byte = last;
             }
@@ -121,7 +125,10 @@ unsafe fn decode8(block: &Block<'_>, prev: Option<&mut u64>, out: &mut [u8]) {
                     _mm256_storeu_si256(out.as_mut_ptr().add(row * LANES).cast(), v);
                 }
             }
-            for (v, byte) in values[whole * LANES..m].iter().zip(&mut out[whole * LANES..]) {
+            for (v, byte) in values[whole * LANES..m]
+                .iter()
+                .zip(&mut out[whole * LANES..])
+            {
                 *byte = v.wrapping_add(reference as u8);
             }
         }
@@ -152,7 +159,8 @@ unsafe fn decode16(block: &Block<'_>, prev: Option<&mut u64>, out: &mut [u8]) {
             // SAFETY: as in decode32, for 2-byte words.
             let v = unsafe {
                 let src = region.as_ptr().add(word * LANES * 2).cast::<__m256i>();
-                let mut v = _mm256_srl_epi16(_mm256_loadu_si256(src), _mm_cvtsi32_si128(shift as i32));
+                let mut v =
+                    _mm256_srl_epi16(_mm256_loadu_si256(src), _mm_cvtsi32_si128(shift as i32));
                 if shift + b > 16 {
                     let next = _mm256_loadu_si256(src.add(1));
                     v = _mm256_or_si256(
@@ -184,7 +192,10 @@ unsafe fn decode16(block: &Block<'_>, prev: Option<&mut u64>, out: &mut [u8]) {
                     v = _mm256_add_epi16(v, _mm256_slli_si256::<4>(v));
                     v = _mm256_add_epi16(v, _mm256_slli_si256::<8>(v));
                     let low_total = _mm256_shuffle_epi8(v, last_pair);
-                    v = _mm256_add_epi16(v, _mm256_permute2x128_si256::<0x08>(low_total, low_total));
+                    v = _mm256_add_epi16(
+                        v,
+                        _mm256_permute2x128_si256::<0x08>(low_total, low_total),
+                    );
                     v = _mm256_add_epi16(v, carry);
                     let last = _mm256_shuffle_epi8(v, last_pair);
                     carry = _mm256_permute2x128_si256::<0x11>(last, last);
