@@ -1,13 +1,16 @@
 //! TBranch, TLeaf and TBasket records as a TTree record streams them: ROOT's object streaming,
 //! decoded just far enough to find every branch's type, layout and baskets (TBranch 10-13,
-//! TBranchElement 8-10, TLeaf 2). Every object carries a byte count, so fields this reader does
-//! not need are skipped by jumping to the object's end, and an object of an unknown class inside
-//! an array is skipped the same way. `tree` maps these records onto columns.
+//! TBranchElement 8-10, TLeaf 2; other TBranch and TBranchElement versions, such as ROOT 4's
+//! and g4tools' TBranch 8 and TBranchElement 1, member by member from the file's streamer infos,
+//! see `members`). Every object carries a byte count, so fields this reader does not need are
+//! skipped by jumping to the object's end, and an object of an unknown class inside an array is
+//! skipped the same way. `tree` maps these records onto columns.
 
 use std::sync::Arc;
 
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
+use crate::members::{Members, Step};
 use crate::objects::{Parser, Tagged};
 use crate::tree::{BasketRef, EmbeddedBasket};
 
@@ -172,6 +175,36 @@ impl Parser<'_> {
         Ok(out)
     }
 
+    /// Skips whatever `TBufferFile::ReadObjectAny` finds (a pointer member).
+    pub(crate) fn skip_any(&mut self) -> Result<()> {
+        self.any().map(|_| ())
+    }
+
+    /// The leaves of a branch's `fLeaves`.
+    fn leaf_array(&mut self) -> Result<Vec<RawLeaf>> {
+        Ok(self
+            .obj_array()?
+            .into_iter()
+            .filter_map(|o| match o {
+                Some(Object::Leaf(l)) => Some(l),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// The baskets a branch's `fBaskets` holds (those still in the record), by position.
+    fn embedded_baskets(&mut self) -> Result<Vec<(usize, Arc<EmbeddedBasket>)>> {
+        Ok(self
+            .obj_array()?
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, o)| match o {
+                Some(Object::Basket(basket)) => Some((i, basket)),
+                _ => None,
+            })
+            .collect())
+    }
+
     pub(crate) fn branch_array(&mut self) -> Result<Vec<RawBranch>> {
         Ok(self
             .obj_array()?
@@ -217,11 +250,14 @@ impl Parser<'_> {
             let (base_end, base_version) = self.header()?;
             let mut b = self.branch_fields(base_version)?;
             self.end(base_end)?;
+            if class == "TBranchElement" && !(8..=10).contains(&version) {
+                b.element = Some(self.old_element(version)?);
+                b.class = class.to_owned();
+                self.end(end)?;
+                return Ok(b);
+            }
             let class_name = self.c.string()?;
             if class == "TBranchElement" {
-                if !(8..=10).contains(&version) {
-                    return Err(self.version_error(class, version, "8-10"));
-                }
                 let _parent = self.c.string()?;
                 let _clones = self.c.string()?;
                 let _checksum = self.c.u32()?;
@@ -256,9 +292,118 @@ impl Parser<'_> {
         Ok(b)
     }
 
+    /// The members of a `TBranchElement` of a version without a fixed layout here, after its
+    /// `TBranch` base, as the file's streamer info lists them (version 1: the class name and
+    /// version, `fID`, `fType`, `fStreamerType`).
+    fn old_element(&mut self, version: i16) -> Result<Element> {
+        let info = self
+            .streamers
+            .and_then(|s| s.info("TBranchElement", i32::from(version)))
+            .ok_or_else(|| {
+                self.version_error(
+                    "TBranchElement",
+                    version,
+                    "8-10, or as the file's streamer info describes it",
+                )
+            })?;
+        let after_base = info.elements.get(1..).unwrap_or_default();
+        let m = self.walk("TBranchElement", after_base, |_, _, _| Ok(Step::Walk))?;
+        let number = |name: &str| m.number(name).map_or(-1, |v| v as i32);
+        Ok(Element {
+            class_name: m.string("fClassName").unwrap_or_default().to_owned(),
+            class_version: number("fClassVersion"),
+            id: number("fID"),
+            ftype: number("fType"),
+            streamer_type: number("fStreamerType"),
+        })
+    }
+
+    /// The members of a `TBranch` of a version without a fixed layout here (ROOT 4's and
+    /// g4tools' 8), as the file's streamer info lists them: `fEntries` and the byte totals may
+    /// be doubles, `fBasketEntry` 32-bit, and `fBasketSeek` 32- or 64-bit as its presence byte
+    /// (1 or 2) says, as ROOT's own `TBranch::Streamer` reads it.
+    fn old_branch_fields(&mut self, version: i16) -> Result<RawBranch> {
+        let info = self
+            .streamers
+            .and_then(|s| s.info("TBranch", i32::from(version)))
+            .ok_or_else(|| {
+                self.version_error(
+                    "TBranch",
+                    version,
+                    "10-13, or as the file's streamer info describes it",
+                )
+            })?;
+        let mut b = RawBranch::default();
+        let baskets = |m: &Members| {
+            m.count("fMaxBaskets").ok_or_else(|| {
+                "fMaxBaskets comes after the basket tables, or is not a count".to_owned()
+            })
+        };
+        let m = self.walk("TBranch", &info.elements, |p, el, m| {
+            let limit = |p: &Parser<'_>, n: usize, size: usize| {
+                if n > p.c.remaining() / size + 1 {
+                    Err(p
+                        .c
+                        .error(format!("fMaxBaskets {n} cannot fit in the record")))
+                } else {
+                    Ok(n)
+                }
+            };
+            match el.name.as_str() {
+                "fBranches" => b.branches = p.branch_array()?,
+                "fLeaves" => b.leaves = p.leaf_array()?,
+                "fBaskets" => b.embedded = p.embedded_baskets()?,
+                "fBasketBytes" => {
+                    let n = limit(p, baskets(m).map_err(|d| p.c.error(d))?, 4)?;
+                    b.basket_bytes = p.array(n, |c| c.i32())?;
+                }
+                "fBasketEntry" => {
+                    let n = limit(p, baskets(m).map_err(|d| p.c.error(d))?, 4)?;
+                    b.basket_entry = if el.kind == 56 {
+                        p.array(n, |c| c.i64())?
+                    } else {
+                        p.array(n, |c| c.i32().map(i64::from))?
+                    };
+                }
+                "fBasketSeek" => {
+                    let n = limit(p, baskets(m).map_err(|d| p.c.error(d))?, 4)?;
+                    b.basket_seek = match p.c.u8()? {
+                        0 => Vec::new(),
+                        2 => (0..n).map(|_| p.c.i64()).collect::<Result<_>>()?,
+                        _ => (0..n)
+                            .map(|_| p.c.i32().map(i64::from))
+                            .collect::<Result<_>>()?,
+                    };
+                }
+                _ => return Ok(Step::Walk),
+            }
+            Ok(Step::Read)
+        })?;
+        let bad = |field: &str| {
+            self.c.error(format!(
+                "{field} of a TBranch {version} is missing or not a count"
+            ))
+        };
+        b.name = m.string("fName").unwrap_or_default().to_owned();
+        b.title = m.string("fTitle").unwrap_or_default().to_owned();
+        b.compress = m.number("fCompress").unwrap_or(1.0) as i32;
+        b.entry_offset_len = m.number("fEntryOffsetLen").unwrap_or(0.0) as i32;
+        b.write_basket = m.count("fWriteBasket").ok_or_else(|| bad("fWriteBasket"))?;
+        let whole = |field: &str| {
+            m.count(field)
+                .and_then(|n| i64::try_from(n).ok())
+                .ok_or_else(|| bad(field))
+        };
+        b.entries = whole("fEntries")?;
+        b.tot_bytes = whole("fTotBytes")?;
+        b.zip_bytes = whole("fZipBytes")?;
+        b.file_name = m.string("fFileName").unwrap_or_default().to_owned();
+        Ok(b)
+    }
+
     fn branch_fields(&mut self, version: i16) -> Result<RawBranch> {
         if !(10..=13).contains(&version) {
-            return Err(self.version_error("TBranch", version, "10-13"));
+            return self.old_branch_fields(version);
         }
         let mut b = RawBranch::default();
         (b.name, b.title) = self.named()?;
@@ -281,23 +426,8 @@ impl Parser<'_> {
         b.tot_bytes = self.c.i64()?;
         b.zip_bytes = self.c.i64()?;
         b.branches = self.branch_array()?;
-        b.leaves = self
-            .obj_array()?
-            .into_iter()
-            .filter_map(|o| match o {
-                Some(Object::Leaf(l)) => Some(l),
-                _ => None,
-            })
-            .collect();
-        b.embedded = self
-            .obj_array()?
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, o)| match o {
-                Some(Object::Basket(basket)) => Some((i, basket)),
-                _ => None,
-            })
-            .collect();
+        b.leaves = self.leaf_array()?;
+        b.embedded = self.embedded_baskets()?;
         if max_baskets > self.c.remaining() / 16 + 1 {
             return Err(self.c.error(format!(
                 "fMaxBaskets {max_baskets} cannot fit in the record"
@@ -371,8 +501,9 @@ impl Parser<'_> {
         }
         let entries = fields.entries;
         let border = fields.border(key_len).map_err(|d| self.c.error(d))?;
-        // TBasket::Streamer: flag % 10 == 2 means the basket has no entry offsets.
-        let offsets = if fields.flag % 10 != 2 {
+        // TBasket::Streamer: flag % 10 == 2 means the basket has no entry offsets, and a basket
+        // of no entries streams no offsets array at all.
+        let offsets = if fields.flag % 10 != 2 && entries > 0 {
             let _count = self.c.i32()?;
             if entries > self.c.remaining() / 4 {
                 return Err(self

@@ -38,6 +38,7 @@ mod cursor;
 mod error;
 mod file;
 mod interp;
+mod members;
 mod objects;
 mod plan;
 mod read;

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
+use crate::streamer::Streamers;
 
 const BYTE_COUNT_MASK: u32 = 0x4000_0000;
 const CLASS_MASK: u32 = 0x8000_0000;
@@ -30,6 +31,8 @@ pub(crate) struct Parser<'a> {
     /// Positions in tags count the key header, which is not in the buffer.
     origin: u32,
     pub(crate) what: &'a str,
+    /// The file's streamer infos, for records of class versions without a fixed layout here.
+    pub(crate) streamers: Option<&'a Streamers>,
 }
 
 impl<'a> Parser<'a> {
@@ -40,7 +43,15 @@ impl<'a> Parser<'a> {
             classes: HashMap::new(),
             origin: u32::from(key_len),
             what,
+            streamers: None,
         }
+    }
+
+    /// The parser, reading records of class versions it has no fixed layout for through
+    /// `streamers` (see `members`).
+    pub(crate) fn with_streamers(mut self, streamers: &'a Streamers) -> Parser<'a> {
+        self.streamers = Some(streamers);
+        self
     }
 
     pub(crate) fn version_error(

@@ -80,9 +80,15 @@ impl Streamers {
                 }
                 p.end(end)?;
             }
-            if version > 4 {
-                let options = p.c.u8()?;
-                p.c.skip(usize::from(options))?;
+            // TList::Streamer: from version 4 every object is followed by its option string,
+            // whose 255 escape to a 32-bit length exists from version 5 (ROOT 4 and g4tools
+            // write version 4).
+            if version > 3 {
+                let options = match p.c.u8()? {
+                    255 if version > 4 => p.c.count("TList option length")?,
+                    n => usize::from(n),
+                };
+                p.c.skip(options)?;
             }
         }
         p.end(end)?;

@@ -11,6 +11,7 @@ use crate::columns::{
     object_vector, unsplit_object,
 };
 use crate::error::{Error, Result};
+use crate::members::Step;
 use crate::objects::Parser;
 use crate::streamer::{FloatRange, Streamers};
 
@@ -432,13 +433,13 @@ impl Tree {
         streamers: &Streamers,
         what: &str,
     ) -> Result<Tree> {
-        let mut p = Parser::new(record, key_len, what);
+        let mut p = Parser::new(record, key_len, what).with_streamers(streamers);
         if derived {
             let _ = p.header()?;
         }
         let (end, version) = p.header()?;
         if !(16..=20).contains(&version) {
-            return Err(p.version_error("TTree", version, "16-20"));
+            return Tree::parse_old(p, end, version, name, streamers, what);
         }
         let (_, title) = p.named()?;
         p.skip_object()?; // TAttLine
@@ -482,7 +483,7 @@ impl Tree {
         p.c.seek(end.unwrap_or(record.len()).min(record.len()))?;
         let entries = u64::try_from(entries)
             .map_err(|_| Error::corrupt(what, 0, format!("negative entry count {entries}")))?;
-        let mut tree = Tree {
+        let tree = Tree {
             name,
             title,
             entries,
@@ -490,13 +491,83 @@ impl Tree {
             columns: Vec::new(),
             unsupported: Vec::new(),
         };
-        for branch in &branches {
-            tree.add_branch(branch, None, streamers, what)?;
+        tree.with_branches(&branches, streamers, what)
+    }
+
+    /// A TTree record of a class version without a fixed layout here (ROOT 4's and Geant4
+    /// g4tools' version 5: `fEntries` a double, no cluster ranges), read up to its branches as
+    /// the file's streamer info lists its members; the rest is skipped by the byte count.
+    fn parse_old(
+        mut p: Parser<'_>,
+        end: Option<usize>,
+        version: i16,
+        name: String,
+        streamers: &Streamers,
+        what: &str,
+    ) -> Result<Tree> {
+        let info = streamers.info("TTree", i32::from(version)).ok_or_else(|| {
+            p.version_error(
+                "TTree",
+                version,
+                "16-20, or as the file's streamer info describes it",
+            )
+        })?;
+        let mut branches = None;
+        let members = p.walk("TTree", &info.elements, |p, el, _| {
+            if el.name != "fBranches" {
+                return Ok(Step::Walk);
+            }
+            branches = Some(p.branch_array()?);
+            Ok(Step::Stop)
+        })?;
+        let Some(branches) = branches else {
+            return Err(Error::corrupt(
+                what,
+                0,
+                format!("the streamer info of TTree {version} lists no fBranches"),
+            ));
+        };
+        if let Some(end) = end {
+            p.c.seek(end)?;
         }
-        tree.refuse_partial_branches();
-        tree.make_names_unique();
-        tree.attach_counters();
-        Ok(tree)
+        let entries = members
+            .count("fEntries")
+            .and_then(|n| u64::try_from(n).ok())
+            .ok_or_else(|| {
+                Error::corrupt(
+                    what,
+                    0,
+                    format!("fEntries {:?} is not a count", members.number("fEntries")),
+                )
+            })?;
+        let tree = Tree {
+            name,
+            title: members.string("fTitle").unwrap_or_default().to_owned(),
+            entries,
+            auto_flush: members
+                .count("fAutoFlush")
+                .and_then(|n| u64::try_from(n).ok())
+                .filter(|&n| n > 0),
+            columns: Vec::new(),
+            unsupported: Vec::new(),
+        };
+        tree.with_branches(&branches, streamers, what)
+    }
+
+    /// The tree with `branches` made its columns (or refused).
+    fn with_branches(
+        mut self,
+        branches: &[RawBranch],
+        streamers: &Streamers,
+        what: &str,
+    ) -> Result<Tree> {
+        for branch in branches {
+            self.add_branch(branch, None, streamers, what)?;
+        }
+        self.refuse_partial_branches();
+        self.make_names_unique();
+        self.attach_counters();
+        Ok(self)
     }
 
     /// Branches filled a different number of times than their tree (filled for some entries
