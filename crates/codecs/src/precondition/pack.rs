@@ -54,7 +54,7 @@ pub(crate) fn packed_len(w: usize, m: usize, b: usize) -> usize {
 }
 
 /// All ones in the low `bits` bits (`bits` <= 64).
-fn low_mask(bits: usize) -> u64 {
+pub(crate) fn low_mask(bits: usize) -> u64 {
     if bits >= 64 {
         u64::MAX
     } else {
@@ -64,7 +64,7 @@ fn low_mask(bits: usize) -> u64 {
 
 /// The little-endian `w`-byte word at the start of `bytes` (`w` is 1, 2, 4 or 8).
 #[inline]
-fn read_word(bytes: &[u8], w: usize) -> u64 {
+pub(crate) fn read_word(bytes: &[u8], w: usize) -> u64 {
     match w {
         1 => u64::from(bytes[0]),
         2 => u64::from(u16::from_le_bytes([bytes[0], bytes[1]])),
@@ -75,7 +75,7 @@ fn read_word(bytes: &[u8], w: usize) -> u64 {
 
 /// Writes the low `w` bytes of `value` little-endian at the start of `bytes`.
 #[inline]
-fn write_word(bytes: &mut [u8], w: usize, value: u64) {
+pub(crate) fn write_word(bytes: &mut [u8], w: usize, value: u64) {
     match w {
         1 => bytes[0] = value as u8,
         2 => bytes[..2].copy_from_slice(&(value as u16).to_le_bytes()),

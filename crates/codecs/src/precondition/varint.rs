@@ -16,20 +16,7 @@ fn max_bytes(w: usize) -> usize {
 }
 
 fn mask(w: usize) -> u64 {
-    if w == 8 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * w)) - 1
-    }
-}
-
-fn read_value(bytes: &[u8], w: usize) -> u64 {
-    match w {
-        1 => u64::from(bytes[0]),
-        2 => u64::from(u16::from_le_bytes([bytes[0], bytes[1]])),
-        4 => u64::from(u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"))),
-        _ => u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
-    }
+    super::pack::low_mask(8 * w)
 }
 
 /// Appends the varints of `input`'s zigzagged differences, then its trailing bytes, to `out`.
@@ -39,7 +26,7 @@ pub(crate) fn encode(w: usize, input: &[u8], out: &mut Vec<u8>) {
     out.reserve(n + input.len() % w);
     let mut prev = 0u64;
     for bytes in input[..n * w].chunks_exact(w) {
-        let x = read_value(bytes, w);
+        let x = super::pack::read_word(bytes, w);
         let d = x.wrapping_sub(prev) & mask;
         prev = x;
         // Zigzag at the value's width: the sign bit becomes bit 0.
