@@ -207,8 +207,16 @@ def measure_file(path: str, root_python: str | None = None) -> dict[str, Any]:
                     for n in t.keys()
                     if n.startswith((b + "/", b + ".")) and not n.endswith("/sizes")
                 ]
-                if f"{b}.first" in t.keys() and f"{b}.second" in t.keys():
-                    results[key] = compare_map(t, b, values)
+                # (A list of lists' `/sizes` branch is read with its values' branch.)
+                halves = [
+                    n
+                    for n in t.keys()
+                    if n.startswith((f"{b}.first", f"{b}.second")) and "/sizes" not in n
+                ]
+                if any(n.startswith(f"{b}.first") for n in halves) and any(
+                    n.startswith(f"{b}.second") for n in halves
+                ):
+                    results[key] = compare_map(t, b, halves, values)
                 elif parts and values and all(records(v) for v in values):
                     results[key] = compare_record(t, b, parts, values)
     for tree, b in wanted:
@@ -216,18 +224,24 @@ def measure_file(path: str, root_python: str | None = None) -> dict[str, Any]:
     return out
 
 
-def compare_map(t: Any, b: str, values: list[Any]) -> list[str]:
-    """Compares evtc's two columns of a map read whole (`b.first`, `b.second`: each entry's
-    keys and values) with uproot's lists of (key, value) pairs."""
+def compare_map(t: Any, b: str, halves: list[str], values: list[Any]) -> list[str]:
+    """Compares evtc's columns of a map read whole (`b.first`, `b.second`: each entry's keys
+    and values; `b.second.x` for the members of object values) with uproot's lists of
+    (key, value) pairs."""
 
-    def half(entry: Any, k: int) -> list[Any]:
-        return [pair[str(k)] if isinstance(pair, dict) else pair[k] for pair in entry]
+    def part(pair: Any, k: int, path: list[str]) -> Any:
+        item = pair[str(k)] if isinstance(pair, dict) else pair[k]
+        for name in path:
+            item = item[name]
+        return item
 
-    for k, name in enumerate([f"{b}.first", f"{b}.second"]):
+    for name in halves:
+        k = 0 if name.startswith(f"{b}.first") else 1
+        path = [p for p in name[len(f"{b}.first" if k == 0 else f"{b}.second") :].split(".") if p]
         try:
-            theirs = [half(entry, k) for entry in values]
+            theirs = [[part(pair, k, path) for pair in entry] for entry in values]
         except (KeyError, TypeError, IndexError):
-            return ["missing", f"uproot's {b} is not lists of pairs"]
+            return ["missing", f"uproot's {b} has no {name} in its pairs"]
         diff = first_difference(as_list(t[name].array(library="ak")), theirs)
         if diff != "equal":
             return ["WRONG", f"{name}: {diff}"]

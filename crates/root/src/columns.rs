@@ -343,6 +343,11 @@ pub(crate) fn element_column(
                 Layout::VectorsInCollection { stored },
                 format!("{}[]", m.type_name),
             )),
+            Some(Ok((ColumnKind::StringList, Layout::StringList { .. }))) => Ok((
+                ColumnKind::StringListList,
+                Layout::StringVectorsInCollection,
+                format!("{}[]", m.type_name),
+            )),
             _ => Err(refuse("an STL container in each object of a collection")),
         };
     }

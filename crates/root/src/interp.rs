@@ -225,8 +225,9 @@ impl<'s> Planner<'s> {
         })
     }
 
-    /// The key or value of a map's pairs: a number, or a string or vector (with the one object
-    /// header a member-wise map writes before all of them).
+    /// The key or value of a map's pairs: a number, a `TString`, a string or vector (with the
+    /// one object header a member-wise map writes before all of them), or an object (each with
+    /// its own header).
     fn pair_member(
         &mut self,
         type_name: &str,
@@ -238,15 +239,23 @@ impl<'s> Planner<'s> {
         if let Some(t) = crate::columns::scalar_type(&compact) {
             return Ok(self.basic(Stored::Plain(t), 1, path, type_name, lists));
         }
+        // A TString's streamer writes its characters alone: one after the other.
+        if compact == "TString" {
+            return Ok(self.string(false, path, type_name, lists));
+        }
         if matches!(compact.as_str(), "string" | "std::string")
             || crate::columns::vector_element(&compact).is_some()
         {
             return self.stl(type_name, true, path, type_name, lists, depth + 1);
         }
-        Err(format!(
-            "`{path}` is a `{type_name}`: maps whose keys or values are objects, maps or \
-             `{type_name}`s are not read"
-        ))
+        if crate::columns::map_types(&compact).is_some() {
+            return Err(format!(
+                "`{path}` is a `{type_name}`: maps of maps are not read"
+            ));
+        }
+        // An object: each with its own header (byte count and version, checked).
+        let info = self.info(&compact)?;
+        self.class(info, true, &format!("{path}."), lists, depth + 1)
     }
 
     fn basic(

@@ -594,6 +594,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             | Layout::ObjectVector { .. }
             | Layout::String { header: true }
             | Layout::VectorsInCollection { .. }
+            | Layout::StringVectorsInCollection
             | Layout::StringList {
                 header: ListHeader::Vector | ListHeader::Object,
             } => {
@@ -903,6 +904,45 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         push(&mut out.values, stored, values)?;
                         let last = *out.inner_offsets.last().unwrap_or(&0);
                         out.inner_offsets.push(last + n as u64);
+                        lists += 1;
+                    }
+                    let last = *out.offsets.last().unwrap_or(&0);
+                    out.offsets.push(last + lists as u64);
+                }
+            }
+            Layout::StringVectorsInCollection => {
+                let Values::U8(values) = &mut out.values else {
+                    return Err(bad("internal: string column without byte values".into()));
+                };
+                for e in range {
+                    let bytes = entry(e)?;
+                    let mut c = Cursor::new(bytes, 0, "");
+                    object_header(&mut c, e).map_err(bad)?;
+                    let mut lists = 0usize;
+                    while c.remaining() > 0 {
+                        let n = c
+                            .count("vector size")
+                            .map_err(|_| bad(format!("entry {e}: vector {lists} is cut short")))?;
+                        // Every string takes a byte at least: a lying size fails here.
+                        if n > c.remaining() {
+                            return Err(bad(format!(
+                                "entry {e}: vector {lists} of {n} strings cannot fit in the entry"
+                            )));
+                        }
+                        for k in 0..n {
+                            let at = c.pos();
+                            let (s, used) = tstring(&bytes[at..]).ok_or_else(|| {
+                                bad(format!(
+                                    "entry {e}: string {k} of vector {lists} runs past the entry"
+                                ))
+                            })?;
+                            c.skip(used).map_err(|_| {
+                                bad(format!("entry {e}: a string runs past the entry"))
+                            })?;
+                            values.extend_from_slice(s);
+                            out.inner_offsets.push(values.len() as u64);
+                        }
+                        out.middle_offsets.push(out.inner_offsets.len() as u64 - 1);
                         lists += 1;
                     }
                     let last = *out.offsets.last().unwrap_or(&0);

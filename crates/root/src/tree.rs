@@ -273,6 +273,9 @@ pub(crate) enum Layout {
     /// after an object header (byte count, version), each a size and its values, as many as
     /// fill the entry.
     VectorsInCollection { stored: Stored },
+    /// One object header, then each object's `std::vector<std::string>` member, each its size
+    /// and its strings, as many as fill the entry: a list of lists of strings per entry.
+    StringVectorsInCollection,
 }
 
 /// What comes before the items of a list in an entry.
