@@ -12,10 +12,10 @@
 //! 24      ...   payload = compress(precondition(original))
 //! ```
 //!
-//! The packing preconditioners (`for`, `delta-for`, `delta-varint`, ids 5-7) make their output shorter than
-//! the original: their payload is the packed length as u64 little-endian (less than the
-//! uncompressed length), then `compress(packed)`, or the packed bytes as they are with algorithm
-//! `none`.
+//! The packing preconditioners (`for`, `delta-for`, `delta-varint`, ids 5-7) make their output
+//! shorter than the original: their payload is the packed length as u64 little-endian (less than
+//! the uncompressed length), then `compress(packed)`, or the packed bytes as they are with
+//! algorithm `none`.
 //!
 //! When compression does not make the data smaller the block is stored: algorithm `none`, no
 //! preconditioner, payload = original, so a block is never more than 24 bytes larger than its input.
@@ -125,9 +125,10 @@ impl BlockEncoder {
 
     /// Preconditions and compresses `input`, appending one block to `out`; returns its header.
     ///
-    /// A packing preconditioner (`for`, `delta-for`, `delta-varint`) whose output is not shorter than `input` is
-    /// dropped (the input is compressed as is); when the codec does not shrink the packed bytes,
-    /// they are stored packed (codec `none`). Whatever is not smaller than `input` is stored as is.
+    /// A packing preconditioner (`for`, `delta-for`, `delta-varint`) whose output is not shorter
+    /// than `input` is dropped (the input is compressed as is); when the codec does not shrink
+    /// the packed bytes, they are stored packed (codec `none`). Whatever is not smaller than
+    /// `input` is stored as is.
     ///
     /// # Errors
     /// [`Error::Compress`] if the backend fails.
