@@ -91,6 +91,15 @@ def test_every_fixture_branch_is_converted_equal_or_refused(root, tmp_path):
             if isinstance(want, dict):  # a summary of a big branch, checked elsewhere
                 continue
             want = _plain(want)
+            where = f"{root} {tree_name}/{name}"
+            # A refused branch refuses the leaves under it (a leaf-list's `branch/leaf`).
+            by = next(
+                (k for k in ((tree_name, name), (tree_name, name.rpartition("/")[0])) if k in refused),
+                None,
+            )
+            if by is not None and (tree is None or name not in tree.keys()):
+                assert refused[by], f"{where}: refused without a reason"
+                continue
             first = _first_record(want)
             if tree is not None and name not in tree.keys() and first is not None:
                 # Objects read whole (in lists, or lists of lists): one column per member,
@@ -102,21 +111,17 @@ def test_every_fixture_branch_is_converted_equal_or_refused(root, tmp_path):
                 continue
             if tree is not None and name not in tree.keys() and f"{name}.first" in tree.keys():
                 # A map read whole (a list of [key, value] pairs per entry): its keys and its
-                # values, `name.first` and `name.second`.
+                # values, `name.first` and `name.second` (`name.second.x` for each member `x`
+                # of object values).
                 for k, half in enumerate(["first", "second"]):
                     column = [[pair[k] for pair in entry] for entry in want]
-                    checked += _check(tree, f"{name}.{half}", column, root)
+                    record = _first_record(column)
+                    for member in record or [None]:
+                        path = f"{name}.{half}" + (f".{member}" if member else "")
+                        values = _pluck(column, member) if member else column
+                        checked += _check(tree, path, values, root)
                 continue
-            if tree is None or name not in tree.keys():
-                where = f"{root} {tree_name}/{name}"
-                # A refused branch refuses the leaves under it (a leaf-list's `branch/leaf`).
-                by = next(
-                    (k for k in ((tree_name, name), (tree_name, name.rpartition("/")[0])) if k in refused),
-                    None,
-                )
-                assert by is not None, f"{where}: neither written nor refused"
-                assert refused[by], f"{where}: refused without a reason"
-                continue
+            assert tree is not None and name in tree.keys(), f"{where}: neither written nor refused"
             checked += _check(tree, name, want, root)
     assert checked > 0, root
 

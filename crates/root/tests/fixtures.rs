@@ -776,3 +776,70 @@ fn geant4_g4tools_files_in_the_root_4_layout() {
         tree.unsupported
     );
 }
+
+/// Maps whose values are objects or TStrings (unsplit: `m.second.x` for each member `x`; split:
+/// `m/m.second.x`), and `std::vector<std::string>` members of the objects of split collections
+/// (a `std::vector<Class>` and a `TClonesArray`: lists of lists of strings), checked against
+/// ROOT's reading (uproot 5.7 fails on three of them). The TVector3 values of a split map are
+/// refused with the reason.
+#[test]
+fn maps_of_objects_and_vectors_of_strings_in_collections() {
+    let file = RootFile::open(fixture("objmaps.root")).expect("open");
+    let tree = file.tree("Events").expect("tree");
+    let mut by_root = expected("objmaps.root.root.json");
+    let branches = by_root["Events"]["branches"]
+        .as_object_mut()
+        .expect("branches");
+    let refused = branches
+        .remove("holder/mvec/mvec.second")
+        .expect("the split map's TVector3 values");
+    assert!(refused.is_array());
+    let unsupported: Vec<&str> = tree.unsupported.iter().map(|u| u.name.as_str()).collect();
+    assert_eq!(unsupported, ["holder/mvec/mvec.second"]);
+    // Unsplit maps: [key, value] pairs become the keys' column and the values' (each member's,
+    // for objects); split maps' object values: one column per member.
+    let names: Vec<String> = branches.keys().cloned().collect();
+    for name in names {
+        if tree.column(&name).is_some() {
+            continue;
+        }
+        let entries = branches.remove(&name).expect("listed");
+        let entries = entries.as_array().expect("entries");
+        // (column, the pair's half for a map (None: the object itself), the member).
+        let mut picks: Vec<(String, Option<usize>, Option<&str>)> = Vec::new();
+        if tree.column(&format!("{name}.first")).is_some() {
+            picks.push((format!("{name}.first"), Some(0), None));
+            if tree.column(&format!("{name}.second")).is_some() {
+                picks.push((format!("{name}.second"), Some(1), None));
+            }
+            for member in ["x", "y", "k", "fX", "fY", "fZ"] {
+                let column = format!("{name}.second.{member}");
+                if tree.column(&column).is_some() {
+                    picks.push((column, Some(1), Some(member)));
+                }
+            }
+        } else {
+            for member in ["x", "y", "k"] {
+                picks.push((format!("{name}.{member}"), None, Some(member)));
+            }
+        }
+        for (column, half, member) in picks {
+            let pick = |item: &Value| {
+                let item = half.map_or(item, |k| &item[k]);
+                member.map_or_else(|| item.clone(), |m| item[m].clone())
+            };
+            let values: Vec<Value> = entries
+                .iter()
+                .map(|e| Value::Array(e.as_array().expect("list").iter().map(pick).collect()))
+                .collect();
+            branches.insert(column, Value::Array(values));
+        }
+    }
+    assert_eq!(check_tree(&file, "Events", &by_root["Events"]), 24);
+    for name in ["tags/tags.words", "tca/tca.words"] {
+        assert_eq!(
+            tree.column(name).expect(name).kind,
+            ColumnKind::StringListList
+        );
+    }
+}
