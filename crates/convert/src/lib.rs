@@ -118,6 +118,10 @@ pub enum PreconditionChoice {
     DeltaFor,
     /// Delta coding as LEB128 varints at the value width.
     DeltaVarint,
+    /// Zigzag of each value, then the byte shuffle, at the value width.
+    ZigzagShuffle,
+    /// The most common value and the positions and values of the others, at the value width.
+    Sparse,
 }
 
 impl PreconditionChoice {
@@ -133,6 +137,8 @@ impl PreconditionChoice {
             PreconditionChoice::For => Precondition::For(width),
             PreconditionChoice::DeltaFor => Precondition::DeltaFor(width),
             PreconditionChoice::DeltaVarint => Precondition::DeltaVarint(width),
+            PreconditionChoice::ZigzagShuffle => Precondition::ZigzagShuffle(width),
+            PreconditionChoice::Sparse => Precondition::Sparse(width),
         })
     }
 }
@@ -149,6 +155,8 @@ impl From<Precondition> for PreconditionChoice {
             Precondition::For(_) => PreconditionChoice::For,
             Precondition::DeltaFor(_) => PreconditionChoice::DeltaFor,
             Precondition::DeltaVarint(_) => PreconditionChoice::DeltaVarint,
+            Precondition::ZigzagShuffle(_) => PreconditionChoice::ZigzagShuffle,
+            Precondition::Sparse(_) => PreconditionChoice::Sparse,
         }
     }
 }
@@ -167,10 +175,12 @@ impl std::str::FromStr for PreconditionChoice {
             "for" => PreconditionChoice::For,
             "delta-for" => PreconditionChoice::DeltaFor,
             "delta-varint" => PreconditionChoice::DeltaVarint,
+            "zigzag-shuffle" => PreconditionChoice::ZigzagShuffle,
+            "sparse" => PreconditionChoice::Sparse,
             other => {
                 return Err(format!(
                     "unknown preconditioner {other:?}: expected auto, none, shuffle, bitshuffle, \
-                     delta, delta-shuffle, for, delta-for or delta-varint"
+                     delta, delta-shuffle, for, delta-for, delta-varint, zigzag-shuffle or sparse"
                 ));
             }
         })

@@ -264,7 +264,8 @@ pub enum ClusterSize {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WriteOptions {
     pub(crate) codec: Codec,
-    pub(crate) basket_size: usize,
+    /// Set by [`WriteOptions::basket_size`]; else [`WriteOptions::basket_size_for`]'s default.
+    pub(crate) basket_size: Option<usize>,
     pub(crate) cluster: ClusterSize,
     pub(crate) flush_at_cluster: bool,
     pub(crate) threads: usize,
@@ -287,7 +288,7 @@ impl Default for WriteOptions {
     fn default() -> WriteOptions {
         WriteOptions {
             codec: Codec::DEFAULT,
-            basket_size: 256 << 10,
+            basket_size: None,
             cluster: ClusterSize::Bytes(32 << 20),
             flush_at_cluster: false,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -313,11 +314,31 @@ impl WriteOptions {
         self
     }
 
-    /// Target uncompressed bytes per basket (default 256 KiB); a basket is cut at the first entry
-    /// boundary at or past it. Ignored with [`WriteOptions::flush_at_cluster`].
+    /// Target uncompressed bytes per basket of every branch (default: see
+    /// [`WriteOptions::basket_size_for`]); a basket is cut at the first entry boundary at or past
+    /// it. Ignored with [`WriteOptions::flush_at_cluster`].
     pub fn basket_size(mut self, bytes: usize) -> WriteOptions {
-        self.basket_size = bytes.max(1);
+        self.basket_size = Some(bytes.max(1));
         self
+    }
+
+    /// The target uncompressed bytes per basket of a branch written with `codec`: the size set by
+    /// [`WriteOptions::basket_size`], else 256 KiB, and 1 MiB under LZMA. LZMA's model learns
+    /// from everything before it in the block, and its decoding is slow enough that a larger
+    /// block costs a random read little more: the lzma:7 files of the benchmark data are 1-4%
+    /// smaller with 1 MiB baskets (BENCHMARKS.md, file sizes).
+    pub fn basket_size_for(&self, codec: Codec) -> usize {
+        match (self.basket_size, codec.algorithm()) {
+            (Some(bytes), _) => bytes,
+            (None, algorithm) => {
+                let bytes: usize = if algorithm == evtc_codecs::Algorithm::Lzma {
+                    1 << 20
+                } else {
+                    256 << 10
+                };
+                bytes.min(usize::try_from(self.max_basket_bytes).unwrap_or(usize::MAX))
+            }
+        }
     }
 
     /// When clusters end (default: every 32 MiB of uncompressed data, like ROOT's 30 MB AutoFlush).

@@ -1,8 +1,10 @@
-//! Delta + zigzag coding of little-endian integers.
+//! Delta + zigzag coding of little-endian integers, and zigzag alone.
 //!
 //! Element `i` becomes `zigzag(x[i] - x[i-1])` (wrapping, `x[-1] = 0`), where
 //! `zigzag(d) = (d << 1) ^ (d >> (bits - 1))` maps small signed differences to small unsigned values.
 //! Sorted integers and offsets turn into runs of small numbers that every codec compresses well.
+//! Zigzag alone (`zigzag(x[i])`) does the same for small signed values: `-1` becomes `1`, so the
+//! high bytes of small negative ids and flavours are zeros instead of `0xFF`.
 
 use super::Width;
 
@@ -44,6 +46,33 @@ macro_rules! delta_impl {
     };
 }
 
+macro_rules! zigzag_impl {
+    ($encode:ident, $decode_in_place:ident, $u:ty, $i:ty) => {
+        fn $encode(input: &[u8], out: &mut [u8]) {
+            const W: usize = std::mem::size_of::<$u>();
+            for (src, dst) in input.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
+                let x = <$i>::from_le_bytes(src.try_into().expect("chunk has W bytes"));
+                let z = ((x << 1) ^ (x >> (<$u>::BITS - 1))) as $u;
+                dst.copy_from_slice(&z.to_le_bytes());
+            }
+        }
+
+        fn $decode_in_place(buf: &mut [u8]) {
+            const W: usize = std::mem::size_of::<$u>();
+            for chunk in buf.chunks_exact_mut(W) {
+                let z = <$u>::from_le_bytes((&*chunk).try_into().expect("chunk has W bytes"));
+                let x = (z >> 1) ^ (z & 1).wrapping_neg();
+                chunk.copy_from_slice(&x.to_le_bytes());
+            }
+        }
+    };
+}
+
+zigzag_impl!(zigzag8, unzigzag8_in_place, u8, i8);
+zigzag_impl!(zigzag16, unzigzag16_in_place, u16, i16);
+zigzag_impl!(zigzag32, unzigzag32_in_place, u32, i32);
+zigzag_impl!(zigzag64, unzigzag64_in_place, u64, i64);
+
 delta_impl!(encode8, decode8, decode8_in_place, u8, i8);
 delta_impl!(encode16, decode16, decode16_in_place, u16, i16);
 delta_impl!(encode32, decode32, decode32_in_place, u32, i32);
@@ -76,5 +105,25 @@ pub(crate) fn decode_in_place(width: Width, buf: &mut [u8]) {
         Width::W2 => decode16_in_place(buf),
         Width::W4 => decode32_in_place(buf),
         Width::W8 => decode64_in_place(buf),
+    }
+}
+
+/// Zigzag of the whole `width`-byte elements of `input` into `out` (same length), without delta.
+pub(crate) fn zigzag(width: Width, input: &[u8], out: &mut [u8]) {
+    match width {
+        Width::W1 => zigzag8(input, out),
+        Width::W2 => zigzag16(input, out),
+        Width::W4 => zigzag32(input, out),
+        Width::W8 => zigzag64(input, out),
+    }
+}
+
+/// Inverse of [`zigzag`], in place.
+pub(crate) fn unzigzag_in_place(width: Width, buf: &mut [u8]) {
+    match width {
+        Width::W1 => unzigzag8_in_place(buf),
+        Width::W2 => unzigzag16_in_place(buf),
+        Width::W4 => unzigzag32_in_place(buf),
+        Width::W8 => unzigzag64_in_place(buf),
     }
 }

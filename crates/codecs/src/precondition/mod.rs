@@ -15,8 +15,12 @@
 //! - **Delta-shuffle**: delta + zigzag, then the byte shuffle: sorted integers whose differences
 //!   are small, for codecs with entropy coding (zstd, zlib, lzma) that then code each byte plane
 //!   of the differences on its own.
+//! - **Zigzag-shuffle** (`zigzag-shuffle:W`): zigzag of each value (`(x << 1) ^ (x >> (bits - 1))`,
+//!   as in [`delta`] but of the value, not of a difference), then the byte shuffle: small signed
+//!   integers (parton flavours, `-1`-or-index references), whose negative values would otherwise
+//!   fill the high byte planes with `0xFF`. RNTuple's `SplitInt` columns are this encoding.
 //!
-//! Those keep the length of their input. Three more make integers *shorter*; they are applied
+//! Those keep the length of their input. Four more make integers *shorter*; they are applied
 //! through [`Precondition::encode`] and [`Precondition::decode`], and the block envelope stores
 //! their output's length (see `BlockEncoder`):
 //!
@@ -27,6 +31,9 @@
 //!   integers, offsets, positions, where LZ4 alone finds nothing.
 //! - **Delta-varint** (`delta-varint:W`): delta + zigzag as LEB128 varints (layout in the
 //!   `varint` module): sorted integers under an entropy coder, one byte per small difference.
+//! - **Sparse** (`sparse:W`): the most common value, then the gaps between the values that
+//!   differ from it and those values (layout in [`sparse`]): trigger and filter flags that are
+//!   nearly always one value.
 //!
 //! Shuffle and bitshuffle have a scalar kernel (the layout's oracle) and SSE2 and AVX2 kernels, each
 //! in its own module; `for` and `delta-for` a scalar and an AVX2 decoder, `delta-varint` an AVX2
@@ -40,6 +47,7 @@ pub mod pack;
 #[cfg(target_arch = "x86_64")]
 mod pack_avx2;
 mod scalar;
+pub mod sparse;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod sse2;
 pub mod varint;
@@ -94,7 +102,8 @@ impl Width {
 /// A preconditioner and the element width it works on.
 ///
 /// The id ([`Precondition::id`]) is stored in evtc's block envelope and never changes: `0` none, `1`
-/// shuffle, `2` bitshuffle, `3` delta, `4` delta-shuffle, `5` for, `6` delta-for, `7` delta-varint.
+/// shuffle, `2` bitshuffle, `3` delta, `4` delta-shuffle, `5` for, `6` delta-for, `7` delta-varint,
+/// `8` zigzag-shuffle, `9` sparse.
 ///
 /// ```
 /// use evtc_codecs::{Precondition, Width};
@@ -127,6 +136,10 @@ pub enum Precondition {
     DeltaFor(Width),
     /// Delta + zigzag as LEB128 varints (changes the length).
     DeltaVarint(Width),
+    /// Zigzag of each value, then the byte shuffle.
+    ZigzagShuffle(Width),
+    /// The most common value and the positions and values of the others (changes the length).
+    Sparse(Width),
 }
 
 impl Precondition {
@@ -141,16 +154,21 @@ impl Precondition {
             Precondition::For(_) => 5,
             Precondition::DeltaFor(_) => 6,
             Precondition::DeltaVarint(_) => 7,
+            Precondition::ZigzagShuffle(_) => 8,
+            Precondition::Sparse(_) => 9,
         }
     }
 
     /// Whether the output has the input's length: false for the packing preconditioners `for`,
-    /// `delta-for` and `delta-varint`, which only [`Precondition::encode`] and
+    /// `delta-for`, `delta-varint` and `sparse`, which only [`Precondition::encode`] and
     /// [`Precondition::decode`] apply.
     pub fn keeps_length(self) -> bool {
         !matches!(
             self,
-            Precondition::For(_) | Precondition::DeltaFor(_) | Precondition::DeltaVarint(_)
+            Precondition::For(_)
+                | Precondition::DeltaFor(_)
+                | Precondition::DeltaVarint(_)
+                | Precondition::Sparse(_)
         )
     }
 
@@ -164,7 +182,9 @@ impl Precondition {
             | Precondition::DeltaShuffle(w)
             | Precondition::For(w)
             | Precondition::DeltaFor(w)
-            | Precondition::DeltaVarint(w) => w,
+            | Precondition::DeltaVarint(w)
+            | Precondition::ZigzagShuffle(w)
+            | Precondition::Sparse(w) => w,
         }
     }
 
@@ -184,12 +204,14 @@ impl Precondition {
             5 => Ok(Precondition::For(width)),
             6 => Ok(Precondition::DeltaFor(width)),
             7 => Ok(Precondition::DeltaVarint(width)),
+            8 => Ok(Precondition::ZigzagShuffle(width)),
+            9 => Ok(Precondition::Sparse(width)),
             other => Err(Error::UnknownPreconditionId(other)),
         }
     }
 
-    /// The preconditioners worth trying on values `width` bytes wide: none, bitshuffle and `for`
-    /// for one-byte values; every one for wider values, floats included (the packing ones find
+    /// The preconditioners worth trying on values `width` bytes wide: none, bitshuffle, `for` and
+    /// `sparse` for one-byte values; every one for wider values, floats included (the packing ones find
     /// floats of one exponent, constants and runs of equal values: `for` stores a constant mass
     /// in a few bytes, `delta-varint` runs of equal floats in a byte each).
     pub fn candidates(width: Width) -> Vec<Precondition> {
@@ -199,11 +221,12 @@ impl Precondition {
                 Precondition::Shuffle(width),
                 Precondition::Delta(width),
                 Precondition::DeltaShuffle(width),
+                Precondition::ZigzagShuffle(width),
                 Precondition::DeltaFor(width),
                 Precondition::DeltaVarint(width),
             ]);
         }
-        candidates.push(Precondition::For(width));
+        candidates.extend([Precondition::For(width), Precondition::Sparse(width)]);
         candidates
     }
 
@@ -252,6 +275,8 @@ impl fmt::Display for Precondition {
             Precondition::For(w) => write!(f, "for:{}", w.bytes()),
             Precondition::DeltaFor(w) => write!(f, "delta-for:{}", w.bytes()),
             Precondition::DeltaVarint(w) => write!(f, "delta-varint:{}", w.bytes()),
+            Precondition::ZigzagShuffle(w) => write!(f, "zigzag-shuffle:{}", w.bytes()),
+            Precondition::Sparse(w) => write!(f, "sparse:{}", w.bytes()),
         }
     }
 }
@@ -260,7 +285,7 @@ impl FromStr for Precondition {
     type Err = Error;
 
     /// Parses `none`, `shuffle:W`, `bitshuffle:W`, `delta:W`, `delta-shuffle:W`, `for:W`,
-    /// `delta-for:W` or `delta-varint:W` with `W` in 1, 2, 4, 8.
+    /// `delta-for:W`, `delta-varint:W`, `zigzag-shuffle:W` or `sparse:W` with `W` in 1, 2, 4, 8.
     fn from_str(spec: &str) -> Result<Precondition> {
         let bad = || Error::UnknownPrecondition(spec.to_owned());
         if spec == "none" {
@@ -276,6 +301,8 @@ impl FromStr for Precondition {
             "for" => Ok(Precondition::For(width)),
             "delta-for" => Ok(Precondition::DeltaFor(width)),
             "delta-varint" => Ok(Precondition::DeltaVarint(width)),
+            "zigzag-shuffle" => Ok(Precondition::ZigzagShuffle(width)),
+            "sparse" => Ok(Precondition::Sparse(width)),
             _ => Err(bad()),
         }
     }
@@ -383,7 +410,15 @@ impl Kernel {
                 delta::encode(width, input, &mut differences);
                 self.shuffle(width, &differences, out);
             }
-            Precondition::For(_) | Precondition::DeltaFor(_) | Precondition::DeltaVarint(_) => {
+            Precondition::ZigzagShuffle(width) => {
+                let mut zigzagged = vec![0; input.len()];
+                delta::zigzag(width, input, &mut zigzagged);
+                self.shuffle(width, &zigzagged, out);
+            }
+            Precondition::For(_)
+            | Precondition::DeltaFor(_)
+            | Precondition::DeltaVarint(_)
+            | Precondition::Sparse(_) => {
                 panic!("{precondition} changes the length: apply it with Precondition::encode")
             }
         }
@@ -412,7 +447,14 @@ impl Kernel {
                 self.unshuffle(width, input, out);
                 delta::decode_in_place(width, out);
             }
-            Precondition::For(_) | Precondition::DeltaFor(_) | Precondition::DeltaVarint(_) => {
+            Precondition::ZigzagShuffle(width) => {
+                self.unshuffle(width, input, out);
+                delta::unzigzag_in_place(width, out);
+            }
+            Precondition::For(_)
+            | Precondition::DeltaFor(_)
+            | Precondition::DeltaVarint(_)
+            | Precondition::Sparse(_) => {
                 panic!("{precondition} changes the length: undo it with Precondition::decode")
             }
         }
@@ -424,6 +466,7 @@ impl Kernel {
             Precondition::For(w) => pack::encode(w.bytes(), false, input, out),
             Precondition::DeltaFor(w) => pack::encode(w.bytes(), true, input, out),
             Precondition::DeltaVarint(w) => varint::encode(w.bytes(), input, out),
+            Precondition::Sparse(w) => sparse::encode(w.bytes(), input, out),
             _ => {
                 let start = out.len();
                 out.resize(start + input.len(), 0);
@@ -443,6 +486,9 @@ impl Kernel {
             Precondition::DeltaVarint(w) => {
                 let simd = self.isa == Isa::Avx2;
                 return varint::decode(simd, &precondition.to_string(), w.bytes(), input, out);
+            }
+            Precondition::Sparse(w) => {
+                return sparse::decode(&precondition.to_string(), w.bytes(), input, out);
             }
             _ if input.len() != out.len() => {
                 return Err(Error::Corrupt {

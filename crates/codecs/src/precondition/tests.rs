@@ -118,6 +118,34 @@ fn delta_handles_wrapping_and_small_steps() {
 }
 
 #[test]
+fn zigzag_shuffle_is_the_shuffle_of_each_values_zigzag() {
+    let values: Vec<i32> = vec![0, -1, 1, -5, 21, i32::MIN, i32::MAX, -2];
+    let input: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let p = Precondition::ZigzagShuffle(Width::W4);
+    let encoded = run(Kernel::best(), p, &input);
+    // Written from the module docs: zigzag(x) = (x << 1) ^ (x >> 31), then plane b holds byte b
+    // of every value.
+    let zigzags: Vec<u32> = values
+        .iter()
+        .map(|&x| ((x << 1) ^ (x >> 31)) as u32)
+        .collect();
+    assert_eq!(&zigzags[..5], &[0, 1, 2, 9, 42]);
+    let n = values.len();
+    let mut expected = vec![0; input.len()];
+    for (e, z) in zigzags.iter().enumerate() {
+        for (b, byte) in z.to_le_bytes().into_iter().enumerate() {
+            expected[b * n + e] = byte;
+        }
+    }
+    assert_eq!(encoded, expected);
+    // Small values, negative ones included, leave the high planes zero.
+    for plane in 2..4 {
+        assert!(encoded[plane * n..plane * n + 5].iter().all(|&b| b == 0));
+    }
+    assert_eq!(run_undo(Kernel::best(), p, &encoded), input);
+}
+
+#[test]
 fn ids_and_specs_roundtrip() {
     for w in Width::ALL {
         for p in [
@@ -128,6 +156,8 @@ fn ids_and_specs_roundtrip() {
             Precondition::For(w),
             Precondition::DeltaFor(w),
             Precondition::DeltaVarint(w),
+            Precondition::ZigzagShuffle(w),
+            Precondition::Sparse(w),
         ] {
             assert_eq!(
                 Precondition::from_parts(p.id(), p.width() as u8).unwrap(),
@@ -137,7 +167,7 @@ fn ids_and_specs_roundtrip() {
         }
     }
     assert_eq!(Precondition::from_parts(0, 1).unwrap(), Precondition::None);
-    assert!(Precondition::from_parts(8, 4).is_err());
+    assert!(Precondition::from_parts(10, 4).is_err());
     assert!(Precondition::from_parts(1, 3).is_err());
     assert!(Precondition::from_parts(0, 4).is_err());
     for bad in [
@@ -157,7 +187,7 @@ proptest! {
 
     #[test]
     fn simd_kernels_equal_the_scalar_oracle(input in data(), w in width()) {
-        for p in [Precondition::Shuffle(w), Precondition::BitShuffle(w), Precondition::Delta(w), Precondition::DeltaShuffle(w)] {
+        for p in [Precondition::Shuffle(w), Precondition::BitShuffle(w), Precondition::Delta(w), Precondition::DeltaShuffle(w), Precondition::ZigzagShuffle(w)] {
             let expected = run(Kernel::scalar(), p, &input);
             let expected_undo = run_undo(Kernel::scalar(), p, &input);
             for kernel in kernels() {
@@ -169,7 +199,7 @@ proptest! {
 
     #[test]
     fn every_kernel_roundtrips(input in data(), w in width()) {
-        for p in [Precondition::None, Precondition::Shuffle(w), Precondition::BitShuffle(w), Precondition::Delta(w), Precondition::DeltaShuffle(w)] {
+        for p in [Precondition::None, Precondition::Shuffle(w), Precondition::BitShuffle(w), Precondition::Delta(w), Precondition::DeltaShuffle(w), Precondition::ZigzagShuffle(w)] {
             for kernel in kernels() {
                 let there = run(kernel, p, &input);
                 prop_assert_eq!(&run_undo(kernel, p, &there), &input, "{:?} {}", kernel.isa(), p);
@@ -453,15 +483,96 @@ fn packing_refuses_corrupt_input() {
     }
 }
 
+/// Decodes `sparse` output straight from the `sparse` module docs.
+fn sparse_by_definition(w: usize, packed: &[u8], len: usize) -> Vec<u8> {
+    let varint = |at: &mut usize| {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let byte = packed[*at];
+            *at += 1;
+            v |= u64::from(byte & 0x7F) << shift;
+            shift += 7;
+            if byte & 0x80 == 0 {
+                return v as usize;
+            }
+        }
+    };
+    let n = len / w;
+    let mut out: Vec<u8> = packed[..w].repeat(n);
+    let mut at = w;
+    let k = varint(&mut at);
+    let mut positions = Vec::new();
+    let mut next = 0;
+    for _ in 0..k {
+        let p = next + varint(&mut at);
+        positions.push(p);
+        next = p + 1;
+    }
+    for p in positions {
+        out[p * w..(p + 1) * w].copy_from_slice(&packed[at..at + w]);
+        at += w;
+    }
+    out.extend_from_slice(&packed[at..]);
+    assert_eq!(out.len(), len);
+    out
+}
+
+#[test]
+fn sparse_stores_rare_flags_as_gaps() {
+    // One set flag in about fourteen, as a trigger bit: one gap byte per set flag.
+    let flags: Vec<u8> = (0..10_000u32)
+        .map(|i| u8::from(i.wrapping_mul(2_654_435_761) % 14 == 0))
+        .collect();
+    let ones = flags.iter().filter(|&&f| f == 1).count();
+    let p = Precondition::Sparse(Width::W1);
+    let packed = encode(p, &flags);
+    assert_eq!(packed[0], 0, "the base is the common value");
+    assert!(
+        packed.len() <= 1 + 2 + 2 * ones,
+        "{} bytes for {ones} flags",
+        packed.len()
+    );
+    assert_eq!(sparse_by_definition(1, &packed, flags.len()), flags);
+    // A base of the wider values, with a tail of three bytes.
+    let mut wide: Vec<u8> = (0..1000u32)
+        .flat_map(|i| if i % 100 == 7 { i } else { 0xDEAD_BEEF }.to_le_bytes())
+        .collect();
+    wide.extend_from_slice(&[1, 2, 3]);
+    let p = Precondition::Sparse(Width::W4);
+    let packed = encode(p, &wide);
+    assert_eq!(&packed[..4], &0xDEAD_BEEFu32.to_le_bytes());
+    assert_eq!(packed[4], 10);
+    assert_eq!(sparse_by_definition(4, &packed, wide.len()), wide);
+    let mut out = vec![0; wide.len()];
+    for kernel in kernels() {
+        kernel.decode(p, &packed, &mut out).unwrap();
+        assert_eq!(out, wide);
+        // An exception count the bytes cannot hold, a position past the end, a cut tail.
+        let mut bad = packed.clone();
+        bad[4] = 0x7F;
+        assert!(kernel.decode(p, &bad, &mut out).is_err());
+        let mut bad = packed.clone();
+        bad[5] = 0x7F;
+        bad.insert(6, 0x7F);
+        assert!(kernel.decode(p, &bad, &mut out).is_err());
+        assert!(
+            kernel
+                .decode(p, &packed[..packed.len() - 1], &mut out)
+                .is_err()
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
     fn packing_roundtrips_on_every_kernel_and_matches_the_docs((w, input) in integers()) {
-        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w)] {
+        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w)] {
             let packed = encode(p, &input);
             let by_definition = match p {
                 Precondition::DeltaVarint(_) => varint_by_definition(w.bytes(), &packed, input.len()),
+                Precondition::Sparse(_) => sparse_by_definition(w.bytes(), &packed, input.len()),
                 p => unpack_by_definition(w.bytes(), p == Precondition::DeltaFor(w), &packed, input.len()),
             };
             prop_assert_eq!(&by_definition, &input, "{}", p);
@@ -482,7 +593,7 @@ proptest! {
         flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
         cut in any::<prop::sample::Index>(),
     ) {
-        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w)] {
+        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w)] {
             let mut packed = encode(p, &input);
             if packed.is_empty() {
                 continue;

@@ -77,8 +77,10 @@ const SCREEN_BYTES: usize = 64 << 10;
 const FINALISTS: usize = 2;
 
 /// The preconditioner of `candidates` under which `codec` stores `sample` smallest: `default`
-/// unless another is at least 1% smaller (so that near-ties keep the default). A sample over twice [`SCREEN_BYTES`] screens the candidates on its first
-/// [`SCREEN_BYTES`] and measures the default and the [`FINALISTS`] smallest on all of it.
+/// unless another is at least 1% smaller (so that near-ties keep the default). A sample over
+/// twice [`SCREEN_BYTES`] screens the candidates on its first [`SCREEN_BYTES`] and measures the
+/// default and the [`FINALISTS`] smallest on all of it. LZMA screens at level 1, which ranks the
+/// candidates as the higher levels do at a third of their cost.
 pub(super) fn smallest(
     codec: Codec,
     default: Precondition,
@@ -86,10 +88,15 @@ pub(super) fn smallest(
     sample: &[u8],
 ) -> Precondition {
     let mut trial = Trial::new();
-    let mut size_with = |precondition: Precondition, data: &[u8]| {
+    let value_width = default.width();
+    let mut size_with = |codec: Codec, precondition: Precondition, data: &[u8]| {
         trial
-            .size(Setting::new(codec, precondition), data)
+            .size_values(Setting::new(codec, precondition), value_width, data)
             .unwrap_or(usize::MAX)
+    };
+    let screen_codec = match codec.algorithm() {
+        Algorithm::Lzma => Codec::lzma(1).unwrap_or(codec),
+        _ => codec,
     };
     candidates.retain(|&c| c != default);
     if sample.len() > 2 * SCREEN_BYTES && candidates.len() > FINALISTS {
@@ -97,7 +104,7 @@ pub(super) fn smallest(
         let screen = &sample[..SCREEN_BYTES / width * width];
         let mut screened: Vec<(usize, Precondition)> = candidates
             .iter()
-            .map(|&c| (size_with(c, screen), c))
+            .map(|&c| (size_with(screen_codec, c, screen), c))
             .collect();
         screened.sort_by_key(|&(size, _)| size);
         candidates = screened
@@ -106,10 +113,10 @@ pub(super) fn smallest(
             .map(|(_, c)| c)
             .collect();
     }
-    let (mut best, mut best_size) = (default, size_with(default, sample));
+    let (mut best, mut best_size) = (default, size_with(codec, default, sample));
     let bar = best_size - best_size / 100;
     for candidate in candidates {
-        let size = size_with(candidate, sample);
+        let size = size_with(codec, candidate, sample);
         if size < bar && size < best_size {
             (best, best_size) = (candidate, size);
         }

@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use evtc_codecs::{BlockEncoder, Codec, Precondition};
+use evtc_codecs::{BlockEncoder, Codec, Precondition, Width};
 use evtc_rac::{EncodeDictionary, RacEncoder, RacOptions};
 
 use super::Sealed;
@@ -80,6 +80,11 @@ impl Encoding {
             dictionary: state.dictionary.clone(),
         }
     }
+
+    /// The width of the values, for codecs that model it (1 for strings and bytes).
+    fn value_width(&self) -> Width {
+        Width::new(self.value_size as u8).unwrap_or(Width::W1)
+    }
 }
 
 /// Compresses one sealed basket into a whole basket record.
@@ -132,17 +137,35 @@ pub(super) fn encode_basket(
             match state.boundaries {
                 Boundaries::Fixed | Boundaries::None => {
                     encoder
-                        .encode(state.codec, state.precondition, &sealed.values, &mut body)
+                        .encode_values(
+                            state.codec,
+                            state.precondition,
+                            state.value_width(),
+                            &sealed.values,
+                            &mut body,
+                        )
                         .map_err(compress_error)?;
                 }
                 Boundaries::Counts => {
                     encoder
-                        .encode(state.codec, state.precondition, &sealed.values, &mut body)
+                        .encode_values(
+                            state.codec,
+                            state.precondition,
+                            state.value_width(),
+                            &sealed.values,
+                            &mut body,
+                        )
                         .map_err(compress_error)?;
                     let counts: Vec<u8> =
                         sealed.counts.iter().flat_map(|c| c.to_le_bytes()).collect();
                     encoder
-                        .encode(state.codec, state.count_precondition, &counts, &mut body)
+                        .encode_values(
+                            state.codec,
+                            state.count_precondition,
+                            Width::W4,
+                            &counts,
+                            &mut body,
+                        )
                         .map_err(compress_error)?;
                 }
                 Boundaries::Offsets => {
@@ -156,7 +179,13 @@ pub(super) fn encode_basket(
                         joined.extend_from_slice(&at.to_le_bytes());
                     }
                     encoder
-                        .encode(state.codec, state.precondition, &joined, &mut body)
+                        .encode_values(
+                            state.codec,
+                            state.precondition,
+                            state.value_width(),
+                            &joined,
+                            &mut body,
+                        )
                         .map_err(compress_error)?;
                 }
             }

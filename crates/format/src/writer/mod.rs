@@ -86,10 +86,11 @@ impl FileWriter {
     /// writable.
     pub fn create(path: impl AsRef<Path>, options: WriteOptions) -> Result<FileWriter> {
         let path = path.as_ref().to_owned();
-        if options.basket_size as u64 > options.max_basket_bytes {
+        let basket_size = options.basket_size_for(options.codec);
+        if basket_size as u64 > options.max_basket_bytes {
             return Err(Error::BasketTooLarge {
                 what: format!("writing {}: the basket size", path.display()),
-                bytes: options.basket_size as u64,
+                bytes: basket_size as u64,
                 limit: options.max_basket_bytes,
                 hint: "readers refuse larger baskets by default; raise \
                        WriteOptions::max_basket_bytes to write them anyway",
@@ -512,7 +513,7 @@ impl<'f> TreeWriter<'f> {
             }
         }
         let batch = BATCH_BASKETS
-            .saturating_mul(self.file.options.basket_size)
+            .saturating_mul(self.file.options.basket_size_for(self.file.options.codec))
             .min(BATCH_MAX_BYTES);
         if self.pending_raw >= batch {
             self.write_pending()?;
@@ -643,7 +644,7 @@ impl<'f> TreeWriter<'f> {
 
     /// Seals baskets of at least `basket_size` bytes from entries before `end`.
     fn seal_full_baskets_before(&mut self, b: usize, end: u64) {
-        let target = self.file.options.basket_size;
+        let target = self.file.options.basket_size_for(self.branches[b].codec);
         loop {
             let state = &self.branches[b];
             let available = (end - state.first_entry) as usize;
@@ -831,11 +832,11 @@ impl<'f> TreeWriter<'f> {
     /// writer was left to choose: boundaries, the preconditioner of floats, a RAC dictionary (trained
     /// and written here).
     fn decide_layout(&mut self, sealed: &Sealed) -> Result<()> {
-        let basket_size = self.file.options.basket_size;
         let train = self.file.options.rac_dictionary;
         let tree_no = self.tree_no;
         let tree = &self.name;
         let state = &mut self.branches[sealed.branch];
+        let basket_size = self.file.options.basket_size_for(state.codec);
         let branch = state.meta.name.clone();
         let rac_error = |source| Error::Rac {
             tree: tree.clone(),

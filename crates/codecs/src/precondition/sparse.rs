@@ -1,0 +1,165 @@
+//! The `sparse:W` preconditioner: values that are nearly all one value (trigger flags, filter
+//! bits, quality words that are almost always zero) stored as that value and the places where
+//! the others are. It makes such data *shorter*, and its gaps are one byte each for an entropy
+//! coder to code near the data's entropy, where bit-packing leaves zstd bytes that mix eight
+//! values and cost it about a fifth more.
+//!
+//! The input is read as `n = len / W` little-endian values of `W` bytes. The output is, in order:
+//!
+//! 1. the *base* value, `W` bytes (the encoder takes the most common value);
+//! 2. `k`, the number of values that differ from the base, as an unsigned LEB128 varint;
+//! 3. `k` gaps, LEB128 varints: the number of base values before the first exception, then
+//!    between each exception and the next;
+//! 4. the `k` exceptions' values, `W` bytes each, in order;
+//! 5. the `len % W` trailing bytes of the input, unchanged.
+//!
+//! A varint has at most ten bytes and no bits beyond 64; `k` and every position stay below `n`.
+//! A decoder fills the output with the base, then writes each exception at its position.
+
+use crate::error::{Error, Result};
+
+/// The most common of the `n` `w`-byte values of `input`: from a histogram for bytes, else the
+/// mode of the first 4096 values (any value decodes correctly; the mode makes the output short).
+fn base(w: usize, input: &[u8]) -> u64 {
+    let n = input.len() / w;
+    if n == 0 {
+        return 0;
+    }
+    if w == 1 {
+        let mut counts = [0usize; 256];
+        for &b in input {
+            counts[b as usize] += 1;
+        }
+        let best = (0..256).max_by_key(|&v| (counts[v], std::cmp::Reverse(v)));
+        return best.unwrap_or(0) as u64;
+    }
+    let mut sample: Vec<u64> = input[..n.min(4096) * w]
+        .chunks_exact(w)
+        .map(|bytes| super::pack::read_word(bytes, w))
+        .collect();
+    sample.sort_unstable();
+    let (mut best, mut best_run) = (sample[0], 0);
+    for run in sample.chunk_by(|a, b| a == b) {
+        if run.len() > best_run {
+            (best, best_run) = (run[0], run.len());
+        }
+    }
+    best
+}
+
+fn push_varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Appends the sparse encoding of `input` (layout in the module docs) to `out`.
+pub(crate) fn encode(w: usize, input: &[u8], out: &mut Vec<u8>) {
+    let n = input.len() / w;
+    let base = base(w, input);
+    let base_bytes = &base.to_le_bytes()[..w];
+    out.extend_from_slice(base_bytes);
+    let mut positions = Vec::new();
+    for (i, bytes) in input[..n * w].chunks_exact(w).enumerate() {
+        if bytes != base_bytes {
+            positions.push(i);
+        }
+    }
+    push_varint(positions.len() as u64, out);
+    let mut next = 0;
+    for &i in &positions {
+        push_varint((i - next) as u64, out);
+        next = i + 1;
+    }
+    for &i in &positions {
+        out.extend_from_slice(&input[i * w..(i + 1) * w]);
+    }
+    out.extend_from_slice(&input[n * w..]);
+}
+
+/// Reads a LEB128 varint of at most 64 bits at `*at`.
+fn read_varint(input: &[u8], at: &mut usize) -> std::result::Result<u64, String> {
+    let mut v = 0u64;
+    for k in 0..10 {
+        let Some(&byte) = input.get(*at) else {
+            return Err(format!("a varint runs past the {} bytes", input.len()));
+        };
+        *at += 1;
+        if k == 9 && byte > 1 {
+            return Err(format!(
+                "the varint ending at byte {} has more than 64 bits",
+                *at - 1
+            ));
+        }
+        v |= u64::from(byte & 0x7F) << (7 * k);
+        if byte & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err(format!(
+        "the varint ending at byte {} is longer than 10 bytes",
+        *at - 1
+    ))
+}
+
+/// Decodes the sparse encoding `input` of `out.len()` bytes into `out`.
+///
+/// # Errors
+/// [`Error::Corrupt`] naming `name` if `input` is not a valid encoding of `out.len()` bytes.
+pub(crate) fn decode(name: &str, w: usize, input: &[u8], out: &mut [u8]) -> Result<()> {
+    decode_inner(w, input, out).map_err(|reason| Error::Corrupt {
+        codec: name.to_owned(),
+        reason,
+    })
+}
+
+fn decode_inner(w: usize, input: &[u8], out: &mut [u8]) -> std::result::Result<(), String> {
+    let n = out.len() / w;
+    let tail = out.len() % w;
+    let base = input
+        .get(..w)
+        .ok_or_else(|| format!("{} bytes hold no {w}-byte base value", input.len()))?;
+    for value in out[..n * w].chunks_exact_mut(w) {
+        value.copy_from_slice(base);
+    }
+    let mut at = w;
+    let k = read_varint(input, &mut at)?;
+    if k > n as u64 {
+        return Err(format!("{k} exceptions among {n} values"));
+    }
+    let k = k as usize;
+    // Each gap takes at least one byte and each exception `w`: a count the input cannot hold is
+    // refused before any position is kept.
+    if k.saturating_mul(w + 1) > input.len() - at {
+        return Err(format!(
+            "{k} exceptions need more than the {} bytes left",
+            input.len() - at
+        ));
+    }
+    let mut positions = Vec::with_capacity(k);
+    let mut next = 0u64;
+    for j in 0..k {
+        let gap = read_varint(input, &mut at)?;
+        let position = next
+            .checked_add(gap)
+            .filter(|&p| p < n as u64)
+            .ok_or_else(|| format!("exception {j} lies past the {n} values"))?;
+        positions.push(position as usize);
+        next = position + 1;
+    }
+    let values_end = at + k * w;
+    if input.len() != values_end + tail {
+        return Err(format!(
+            "{} bytes where {k} exceptions and {tail} trailing bytes end at {}",
+            input.len(),
+            values_end + tail
+        ));
+    }
+    for (j, &p) in positions.iter().enumerate() {
+        out[p * w..(p + 1) * w].copy_from_slice(&input[at + j * w..at + (j + 1) * w]);
+    }
+    out[n * w..].copy_from_slice(&input[values_end..]);
+    Ok(())
+}
