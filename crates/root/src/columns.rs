@@ -368,11 +368,6 @@ pub(crate) fn element_column(
     // 41-59: a `T* x //[n]` array (kOffsetP): a byte saying whether there are values, then
     // the values; in a collection's objects their counts are in another member.
     if let t @ 41..=59 = e.streamer_type {
-        if in_collection {
-            return Err(refuse(&format!(
-                "a variable-length array in each object of a collection, code {t}"
-            )));
-        }
         let m = member(b, e, streamers).map_err(|r| (class.clone(), r))?;
         let stored = match t - 40 {
             9 => Stored::reduced(ReducedFloat::Double32, m.range),
@@ -382,6 +377,14 @@ pub(crate) fn element_column(
                 .ok_or_else(|| format!("basic type code {code}")),
         }
         .map_err(|r| (class.clone(), r))?;
+        if in_collection {
+            // A list per object, each as long as the object's counter member says.
+            return Ok((
+                ColumnKind::JaggedJagged(stored.output()),
+                Layout::PointerArraysInCollection { stored },
+                format!("{}[][]", stored.output().root_name()),
+            ));
+        }
         return Ok((
             ColumnKind::Jagged(stored.output()),
             Layout::FlaggedArray { stored },

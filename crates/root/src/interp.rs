@@ -6,15 +6,18 @@
 //! string members as columns, each with the number of lists above it: 0 (one value, a fixed
 //! array or a string per entry), 1 (a list per entry) or 2 (a list of lists). Sets are read as
 //! the vectors they are streamed as, maps (written member-wise: all keys, then all values) as
-//! two columns, `.first` and `.second`, of one list each. A column reader
-//! walks each entry through the tree, keeping the values of its own column only. Every object
+//! two columns, `.first` and `.second`, of one list each. `T* x; //[n]` members (ROOT writes a
+//! byte, 1 when the array is there, then `n` values, `n` being the object's counter member read
+//! before it) are one list more. A column reader walks each entry through the tree, keeping the values of its own column only. Every object
 //! header's byte count is checked against what its parts took, and every entry must be used up
 //! exactly: a stream that differs from the plan is an error, never misread.
+
+use std::collections::VecDeque;
 
 use crate::cursor::Cursor;
 use crate::read::Values;
 use crate::streamer::{StreamerInfo, Streamers};
-use crate::tree::{ColumnKind, ReducedFloat, Stored};
+use crate::tree::{ColumnKind, ReducedFloat, ScalarType, Stored};
 
 /// Nesting deeper than this is refused (a class cannot contain itself by value).
 const MAX_DEPTH: usize = 16;
@@ -28,10 +31,19 @@ const MEMBER_WISE: u16 = 1 << 14;
 /// How one part of a streamed object is read.
 #[derive(Debug)]
 pub(crate) enum Node {
-    /// A basic value or a fixed array of `len`, of column `column` (if it is one).
+    /// A basic value or a fixed array of `len`, of column `column` (if it is one); with
+    /// `counter`, the length of a pointer array, kept in that counter slot.
     Basic {
         stored: Stored,
         len: usize,
+        column: Option<usize>,
+        counter: Option<usize>,
+    },
+    /// A `T* x; //[n]` array: a byte (0: no array), then as many values as the counter slot's
+    /// next length.
+    Pointer {
+        stored: Stored,
+        counter: usize,
         column: Option<usize>,
     },
     /// `TObject` bookkeeping: version, unique ID, bits (and a process ID when referenced).
@@ -67,6 +79,8 @@ pub(crate) struct Plan {
     /// Members that cannot be columns (too deeply nested lists, arrays in lists): path, C++
     /// type and reason.
     pub(crate) refused: Vec<(String, String, String)>,
+    /// Counter slots: one per member that gives a pointer array's length.
+    pub(crate) counters: usize,
 }
 
 /// What a plan starts from.
@@ -87,6 +101,7 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
         streamers,
         targets: Vec::new(),
         refused: Vec::new(),
+        counters: 0,
     };
     let root = match root {
         Root::Class { info, header } => p.class(info, header, "", 0, 0)?,
@@ -96,6 +111,7 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
         root,
         targets: p.targets,
         refused: p.refused,
+        counters: p.counters,
     })
 }
 
@@ -103,6 +119,7 @@ struct Planner<'s> {
     streamers: &'s Streamers,
     targets: Vec<Target>,
     refused: Vec<(String, String, String)>,
+    counters: usize,
 }
 
 impl<'s> Planner<'s> {
@@ -151,6 +168,54 @@ impl<'s> Planner<'s> {
                         return Err(refuse("an array of unknown length"));
                     }
                     self.basic(stored, len, &path, &el.type_name, lists)
+                }
+                code @ 41..=59 => {
+                    if el.array_length > 1 {
+                        return Err(refuse("an array of pointer arrays"));
+                    }
+                    let stored = match code - 40 {
+                        9 => Stored::reduced(ReducedFloat::Double32, el.range)?,
+                        19 => Stored::reduced(ReducedFloat::Float16, el.range)?,
+                        code => Stored::Plain(
+                            crate::plan::basic(code).ok_or_else(|| refuse("an unknown type"))?,
+                        ),
+                    };
+                    // The counter is an integer member of the same class, streamed before.
+                    let counter = info
+                        .elements
+                        .iter()
+                        .take(parts.len())
+                        .position(|e| e.name == el.count_name);
+                    let counter = match counter.map(|j| &mut parts[j]) {
+                        Some(Node::Basic {
+                            stored: Stored::Plain(t),
+                            len: 1,
+                            counter,
+                            ..
+                        }) if !matches!(
+                            t,
+                            ScalarType::F32 | ScalarType::F64 | ScalarType::Bool
+                        ) =>
+                        {
+                            *counter.get_or_insert_with(|| {
+                                self.counters += 1;
+                                self.counters - 1
+                            })
+                        }
+                        _ => {
+                            return Err(refuse(&format!(
+                                "an array whose length `{}` is not an integer member before it",
+                                el.count_name
+                            )));
+                        }
+                    };
+                    let type_name = el.type_name.trim_end_matches('*').trim();
+                    let column = self.basic_column(stored, 1, &path, type_name, lists + 1);
+                    Node::Pointer {
+                        stored,
+                        counter,
+                        column,
+                    }
                 }
                 65 => self.string(false, &path, "TString", lists),
                 300 | 500 => self.stl(&el.type_name, true, &path, &el.type_name, lists, depth)?,
@@ -266,6 +331,24 @@ impl<'s> Planner<'s> {
         type_name: &str,
         lists: usize,
     ) -> Node {
+        let column = self.basic_column(stored, len, path, type_name, lists);
+        Node::Basic {
+            stored,
+            len,
+            column,
+            counter: None,
+        }
+    }
+
+    /// The column of a basic member, `lists` lists deep.
+    fn basic_column(
+        &mut self,
+        stored: Stored,
+        len: usize,
+        path: &str,
+        type_name: &str,
+        lists: usize,
+    ) -> Option<usize> {
         let t = stored.output();
         let kind = match (lists, len) {
             (0, 1) => Some(ColumnKind::Scalar(t)),
@@ -274,12 +357,7 @@ impl<'s> Planner<'s> {
             (2, 1) => Some(ColumnKind::JaggedJagged(t)),
             _ => None,
         };
-        let column = self.target(kind, path, type_name, lists);
-        Node::Basic {
-            stored,
-            len,
-            column,
-        }
+        self.target(kind, path, type_name, lists)
     }
 
     fn string(&mut self, header: bool, path: &str, type_name: &str, lists: usize) -> Node {
@@ -329,6 +407,10 @@ pub(crate) struct Walk<'o> {
     pub(crate) middle: &'o mut Vec<u64>,
     /// The target's kind.
     pub(crate) kind: ColumnKind,
+    /// The lengths of pointer arrays read from their counters and not yet used, per counter
+    /// slot ([`Plan::counters`] of them; empty at the start of each entry). Objects streamed
+    /// member-wise read all their counters before all their arrays, hence a queue.
+    pub(crate) counters: &'o mut [VecDeque<u64>],
 }
 
 impl Walk<'_> {
@@ -339,6 +421,7 @@ impl Walk<'_> {
                 stored,
                 len,
                 column,
+                counter,
             } => {
                 let bytes = c
                     .take(stored.size() * len)
@@ -346,6 +429,41 @@ impl Walk<'_> {
                 if *column == Some(self.target) {
                     self.values.extend_stored(*stored, bytes)?;
                 }
+                if let Some(slot) = counter {
+                    // A signed big-endian integer of 1, 2, 4 or 8 bytes (an unsigned counter
+                    // with its top bit set is refused below as negative: no array is that long).
+                    let n = bytes
+                        .iter()
+                        .skip(1)
+                        .fold(i64::from(bytes[0] as i8), |n, &b| n << 8 | i64::from(b));
+                    let n = u64::try_from(n)
+                        .map_err(|_| format!("a pointer array's length is negative ({n})"))?;
+                    self.counters[*slot].push_back(n);
+                }
+            }
+            Node::Pointer {
+                stored,
+                counter,
+                column,
+            } => {
+                let n = self.counters[*counter]
+                    .pop_front()
+                    .ok_or("a pointer array before its length")?;
+                let present = c.u8().map_err(|_| "a pointer array runs past the entry")?;
+                let n = if present == 0 { 0 } else { n };
+                let bytes = usize::try_from(n)
+                    .ok()
+                    .and_then(|n| n.checked_mul(stored.size()))
+                    .filter(|&b| b <= c.remaining())
+                    .ok_or_else(|| format!("a pointer array of {n} values runs past the entry"))?;
+                let bytes = c
+                    .take(bytes)
+                    .map_err(|_| "a pointer array runs past the entry")?;
+                let holds = *column == Some(self.target);
+                if holds {
+                    self.values.extend_stored(*stored, bytes)?;
+                }
+                self.list_end(holds);
             }
             Node::TObject => {
                 let v = c.u16().map_err(|_| "a TObject runs past the entry")?;
@@ -568,6 +686,8 @@ impl Walk<'_> {
     fn innermost(&self, element: &Node) -> bool {
         match element {
             Node::Basic { column, .. } | Node::Str { column, .. } => *column == Some(self.target),
+            // A pointer array is a list of its own: the one around it is not the innermost.
+            Node::Pointer { .. } => false,
             Node::Object { parts, .. } => parts.iter().any(|p| self.innermost(p)),
             Node::Vector { .. } | Node::Map { .. } | Node::TObject => false,
         }

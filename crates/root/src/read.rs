@@ -541,7 +541,9 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         self.offsets.push(0);
         match self.column.layout {
             Layout::Fixed { .. } => return Ok(()),
-            Layout::FlaggedArray { .. } | Layout::ArraysInCollection { .. } => {
+            Layout::FlaggedArray { .. }
+            | Layout::ArraysInCollection { .. }
+            | Layout::PointerArraysInCollection { .. } => {
                 return Err(bad(
                     "the basket has no entry offsets, without which the arrays of varying \
                      length cannot be told apart by entry"
@@ -622,21 +624,11 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                 let counts = self
                     .file
                     .read_column(counter, b.first_entry..b.first_entry + b.entries)?;
-                let counts: Vec<i64> = match &counts.values {
-                    Values::I8(v) => v.iter().map(|&x| x.into()).collect(),
-                    Values::U8(v) => v.iter().map(|&x| x.into()).collect(),
-                    Values::I16(v) => v.iter().map(|&x| x.into()).collect(),
-                    Values::U16(v) => v.iter().map(|&x| x.into()).collect(),
-                    Values::I32(v) => v.iter().map(|&x| x.into()).collect(),
-                    Values::U32(v) => v.iter().map(|&x| x.into()).collect(),
-                    Values::I64(v) => v.clone(),
-                    Values::U64(v) => v.iter().map(|&x| i64::try_from(x).unwrap_or(-1)).collect(),
-                    _ => {
-                        return Err(bad(format!(
-                            "counter {:?} is not an integer branch",
-                            counter.name
-                        )));
-                    }
+                let Some(counts) = integers(&counts.values) else {
+                    return Err(bad(format!(
+                        "counter {:?} is not an integer branch",
+                        counter.name
+                    )));
                 };
                 for (e, n) in counts.into_iter().enumerate() {
                     at = usize::try_from(n)
@@ -818,15 +810,18 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     ));
                 };
                 let kind = self.column.kind;
+                let mut counters = vec![std::collections::VecDeque::new(); plan.counters];
                 for e in range {
                     let bytes = entry(e)?;
                     let mut c = Cursor::new(bytes, 0, "");
+                    counters.iter_mut().for_each(|q| q.clear());
                     let mut walk = crate::interp::Walk {
                         target,
                         values: &mut out.values,
                         inner: &mut out.inner_offsets,
                         middle: &mut out.middle_offsets,
                         kind,
+                        counters: &mut counters,
                     };
                     walk.node(&plan.root, &mut c)
                         .map_err(|why| bad(format!("entry {e}: {why}")))?;
@@ -888,6 +883,50 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     }
                     let last = *out.offsets.last().unwrap_or(&0);
                     out.offsets.push(last + arrays as u64);
+                }
+            }
+            Layout::PointerArraysInCollection { stored } => {
+                let Some(lengths) = self.column.counter_column.as_deref() else {
+                    return Err(bad(
+                        "internal: a pointer array in a collection without its length member"
+                            .into(),
+                    ));
+                };
+                let first = self.column.baskets[i].first_entry;
+                let counts = self.file.read_column(
+                    lengths,
+                    first + range.start as u64..first + range.end as u64,
+                )?;
+                let Some(values) = integers(&counts.values) else {
+                    return Err(bad(format!(
+                        "its length member {:?} is not an integer branch",
+                        lengths.name
+                    )));
+                };
+                for (j, e) in range.enumerate() {
+                    let bytes = entry(e)?;
+                    let mut c = Cursor::new(bytes, 0, "");
+                    let objects = counts.offsets[j] as usize..counts.offsets[j + 1] as usize;
+                    for (k, &n) in values[objects.clone()].iter().enumerate() {
+                        let present = c.u8().map_err(|_| {
+                            bad(format!("entry {e}: object {k}'s array is cut short"))
+                        })?;
+                        let n = if present == 0 { 0 } else { n };
+                        let n = usize::try_from(n)
+                            .map_err(|_| bad(format!("entry {e}: object {k}'s length is {n}")))?;
+                        let values = take_values(&mut c, n, stored.size(), e).map_err(bad)?;
+                        push(&mut out.values, stored, values)?;
+                        out.inner_offsets.push(out.values.len() as u64);
+                    }
+                    if c.remaining() != 0 {
+                        return Err(bad(format!(
+                            "entry {e}: {} bytes after the arrays of its {} objects",
+                            c.remaining(),
+                            objects.len()
+                        )));
+                    }
+                    let last = *out.offsets.last().unwrap_or(&0);
+                    out.offsets.push(last + objects.len() as u64);
                 }
             }
             Layout::VectorsInCollection { stored } => {
@@ -1036,4 +1075,20 @@ fn take_values<'a>(
     n.checked_mul(size)
         .and_then(|len| c.take(len).ok())
         .ok_or_else(|| format!("entry {e}: {n} values do not fit in the entry"))
+}
+
+/// Integer values as `i64` (an unsigned 64-bit value past `i64::MAX` as -1, which no length
+/// is); `None` for floats.
+fn integers(values: &Values) -> Option<Vec<i64>> {
+    Some(match values {
+        Values::I8(v) => v.iter().map(|&x| x.into()).collect(),
+        Values::U8(v) => v.iter().map(|&x| x.into()).collect(),
+        Values::I16(v) => v.iter().map(|&x| x.into()).collect(),
+        Values::U16(v) => v.iter().map(|&x| x.into()).collect(),
+        Values::I32(v) => v.iter().map(|&x| x.into()).collect(),
+        Values::U32(v) => v.iter().map(|&x| x.into()).collect(),
+        Values::I64(v) => v.clone(),
+        Values::U64(v) => v.iter().map(|&x| i64::try_from(x).unwrap_or(-1)).collect(),
+        _ => return None,
+    })
 }

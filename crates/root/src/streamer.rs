@@ -27,6 +27,8 @@ pub(crate) struct StreamerElement {
     /// streamed by version 3; from the title by later versions when the element's `kHasRange`
     /// bit is set; else none.
     pub(crate) range: FloatRange,
+    /// Of a `T* x; //[n]` member (a `TStreamerBasicPointer`): the member holding its length.
+    pub(crate) count_name: String,
 }
 
 /// A type name without white space: ROOT writes `vector<vector<int> >` in one place and
@@ -146,7 +148,14 @@ fn streamer_info(p: &mut Parser<'_>) -> Result<StreamerInfo> {
                 return Err(p.c.error(format!("a {kind} without a byte count")));
             }
             // TStreamerSTLstring derives from TStreamerSTL, one class deeper than the others.
-            elements.push(element(p, kind == "TStreamerSTLstring")?);
+            let mut el = element(p, kind == "TStreamerSTLstring")?;
+            if kind == "TStreamerBasicPointer" {
+                // fCountVersion, fCountName, fCountClass.
+                let _count_version = p.c.i32()?;
+                el.count_name = p.c.string()?;
+                let _count_class = p.c.string()?;
+            }
+            elements.push(el);
             p.end(end)?;
         }
         p.end(array_end)?;
@@ -220,6 +229,7 @@ fn element(p: &mut Parser<'_>, grandchild: bool) -> Result<StreamerElement> {
         array_length,
         dims,
         range,
+        count_name: String::new(),
     })
 }
 

@@ -267,6 +267,10 @@ pub(crate) enum Layout {
     /// A fixed array member of a split collection's objects: `len` values per object, all the
     /// entry's objects back to back.
     ArraysInCollection { stored: Stored, len: usize },
+    /// A `T* x //[n]` member of a split collection's objects: per object, a byte (1 if there
+    /// are values, else 0), then as many values as its `n`, a member of its own branch
+    /// ([`Column::counter_column`], found by `Column::lengths`).
+    PointerArraysInCollection { stored: Stored },
     /// A list of TString-encoded strings per entry, after `header`.
     StringList { header: ListHeader },
     /// A list of lists per entry: the `std::vector<T>` members of a split collection's objects,
@@ -339,6 +343,9 @@ pub struct Column {
     /// For `x[n]` arrays whose baskets may lack entry offsets: the counter's column, to rebuild
     /// them from.
     pub(crate) counter_column: Option<Box<Column>>,
+    /// Of [`Layout::PointerArraysInCollection`]: the column of the member holding each object's
+    /// array length, a sibling in the same collection.
+    pub(crate) lengths: Option<String>,
     /// Bytes every entry must start with (the class name `TBranchObject` writes before each
     /// object; for [`Layout::ObjectVector`], every object): a reader refuses an entry that
     /// holds another class.
@@ -607,19 +614,36 @@ impl Tree {
     /// offsets of a basket written without them (the branch's `fEntryOffsetLen` is 0, or a
     /// basket has no room for them after its data), as ROOT reads such baskets: entry by entry,
     /// `n` values each.
+    ///
+    /// Pointer arrays in a collection's objects get the column of their length member, without
+    /// which they cannot be read: one whose length member has no column is refused.
     fn attach_counters(&mut self) {
         let counters: Vec<Option<Box<Column>>> = self
             .columns
             .iter()
             .map(|c| {
-                let name = c.counter.as_deref()?;
+                let name = c.counter.as_deref().or(c.lengths.as_deref())?;
                 let counter = self.columns.iter().find(|k| k.name == name)?;
                 Some(Box::new(counter.clone()))
             })
             .collect();
-        for (column, counter) in self.columns.iter_mut().zip(counters) {
+        let mut kept = Vec::with_capacity(self.columns.len());
+        for (mut column, counter) in std::mem::take(&mut self.columns).into_iter().zip(counters) {
+            if let (Some(lengths), None) = (&column.lengths, &counter) {
+                self.unsupported.push(UnsupportedBranch {
+                    name: column.name.clone(),
+                    class: column.root_type.clone(),
+                    reason: format!(
+                        "a variable-length array in each object of a collection whose length \
+                         member `{lengths}` is not a column evtc reads"
+                    ),
+                });
+                continue;
+            }
             column.counter_column = counter;
+            kept.push(column);
         }
+        self.columns = kept;
     }
 
     /// ROOT lets two branches of a tree share a name (Delphes' `Particle_size`, members of split
@@ -697,6 +721,7 @@ impl Tree {
                         baskets,
                         entry_offsets: b.entry_offset_len > 0,
                         counter_column: None,
+                        lengths: None,
                         entry_prefix: None,
                         custom_header: None,
                         plan: None,
@@ -733,6 +758,7 @@ impl Tree {
             baskets: baskets.clone(),
             entry_offsets: b.entry_offset_len > 0,
             counter_column: None,
+            lengths: None,
             entry_prefix: None,
             custom_header: None,
             plan: None,
@@ -811,8 +837,20 @@ impl Tree {
                         }
                         _ => Vec::new(),
                     };
+                    // A pointer array's lengths: the sibling member its streamer element names.
+                    let lengths = match (&layout, &b.element) {
+                        (Layout::PointerArraysInCollection { .. }, Some(e)) => {
+                            let count = member(b, e, streamers)
+                                .map(|m| m.count_name.clone())
+                                .unwrap_or_default();
+                            name.rsplit_once('.')
+                                .map(|(collection, _)| format!("{collection}.{count}"))
+                        }
+                        _ => None,
+                    };
                     self.columns.push(Column {
                         dims,
+                        lengths,
                         ..column(name, kind, layout, counter, root_type)
                     });
                 }

@@ -843,3 +843,43 @@ fn maps_of_objects_and_vectors_of_strings_in_collections() {
         );
     }
 }
+
+/// `T* x; //[n]` arrays, checked against ROOT's reading (uproot 5.7 reads none of them): in an
+/// unsplit object ("hit", "ev": a list per entry) and in the objects of an unsplit vector
+/// written member-wise (every object's counter before every object's array), and as members of
+/// a split TClonesArray and a split `std::vector` (each object's length in its sibling branch):
+/// a list of lists per entry; arrays of length 0 are written as a single 0 byte.
+#[test]
+fn pointer_arrays_in_objects_and_collections() {
+    let file = RootFile::open(fixture("pointers.root")).expect("open");
+    let tree = file.tree("Events").expect("tree");
+    assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
+    let mut by_root = expected("pointers.root.root.json");
+    // ROOT's names are the members' paths; evtc's split collection members are
+    // `collection/collection.member`, as uproot names them.
+    let branches = by_root["Events"]["branches"]
+        .as_object_mut()
+        .expect("branches");
+    for (name, values) in std::mem::take(branches) {
+        let name = match name.split_once('.') {
+            Some((top @ ("clones" | "vhits"), _)) => format!("{top}/{name}"),
+            _ => name,
+        };
+        branches.insert(name, values);
+    }
+    assert_eq!(check_tree(&file, "Events", &by_root["Events"]), 19);
+    for (name, kind) in [
+        ("ev.v", ColumnKind::Jagged(ScalarType::F32)),
+        ("ev.hits.x", ColumnKind::JaggedJagged(ScalarType::F32)),
+        ("hit.d", ColumnKind::Jagged(ScalarType::F64)),
+        ("clones/clones.x", ColumnKind::JaggedJagged(ScalarType::F32)),
+        ("vhits/vhits.d", ColumnKind::JaggedJagged(ScalarType::F64)),
+    ] {
+        assert_eq!(tree.column(name).expect(name).kind, kind, "{name}");
+    }
+    // uproot agrees on what it reads: the counters and TObject members of the split objects.
+    assert_eq!(
+        check_tree(&file, "Events", &expected("pointers.root.json")["Events"]),
+        8
+    );
+}
