@@ -157,10 +157,11 @@ impl BranchSpec {
 ///
 /// A branch whose preconditioner is left to the writer ([`BranchSpec::precondition`] not called)
 /// starts from this one; at its first basket the writer encodes up to 256 KiB of it with each
-/// preconditioner that fits the width ([`Precondition::candidates`]: none, bitshuffle and `for`
-/// for one-byte values, all eight for wider ones; a sample over 128 KiB screens them on its first
-/// 64 KiB and measures the best two on all of it) and keeps the smallest; the default stays
-/// unless another is at least 1% smaller. The counts of a branch with
+/// preconditioner that fits the width ([`Precondition::candidates`]: none, bitshuffle, `for` and
+/// `sparse` for one-byte values, all ten for wider ones; packing ones that do not shorten the
+/// first 16 KiB are dropped; a sample over 128 KiB screens the others on its first 64 KiB, LZMA
+/// at level 4 at most, and measures the best two on all of it) and keeps the smallest; the
+/// default stays unless another is at least 1% smaller. The counts of a branch with
 /// boundaries `counts` are chosen the same way. RAC branches of floats choose between the two
 /// shuffles on their units.
 pub fn auto_precondition(t: ScalarType) -> Precondition {

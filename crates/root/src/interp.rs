@@ -12,8 +12,6 @@
 //! header's byte count is checked against what its parts took, and every entry must be used up
 //! exactly: a stream that differs from the plan is an error, never misread.
 
-use std::collections::VecDeque;
-
 use crate::cursor::Cursor;
 use crate::read::Values;
 use crate::streamer::{StreamerInfo, Streamers};
@@ -40,10 +38,11 @@ pub(crate) enum Node {
         counter: Option<usize>,
     },
     /// A `T* x; //[n]` array: a byte (0: no array), then as many values as the counter slot's
-    /// next length.
+    /// next length for this array, `reader` (several arrays may share one counter).
     Pointer {
         stored: Stored,
         counter: usize,
+        reader: usize,
         column: Option<usize>,
     },
     /// `TObject` bookkeeping: version, unique ID, bits (and a process ID when referenced).
@@ -81,6 +80,8 @@ pub(crate) struct Plan {
     pub(crate) refused: Vec<(String, String, String)>,
     /// Counter slots: one per member that gives a pointer array's length.
     pub(crate) counters: usize,
+    /// Pointer arrays, each reading its counter's lengths in turn.
+    pub(crate) readers: usize,
 }
 
 /// What a plan starts from.
@@ -102,6 +103,7 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
         targets: Vec::new(),
         refused: Vec::new(),
         counters: 0,
+        readers: 0,
     };
     let root = match root {
         Root::Class { info, header } => p.class(info, header, "", 0, 0)?,
@@ -112,6 +114,7 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
         targets: p.targets,
         refused: p.refused,
         counters: p.counters,
+        readers: p.readers,
     })
 }
 
@@ -120,6 +123,7 @@ struct Planner<'s> {
     targets: Vec<Target>,
     refused: Vec<(String, String, String)>,
     counters: usize,
+    readers: usize,
 }
 
 impl<'s> Planner<'s> {
@@ -211,9 +215,11 @@ impl<'s> Planner<'s> {
                     };
                     let type_name = el.type_name.trim_end_matches('*').trim();
                     let column = self.basic_column(stored, 1, &path, type_name, lists + 1);
+                    self.readers += 1;
                     Node::Pointer {
                         stored,
                         counter,
+                        reader: self.readers - 1,
                         column,
                     }
                 }
@@ -407,10 +413,13 @@ pub(crate) struct Walk<'o> {
     pub(crate) middle: &'o mut Vec<u64>,
     /// The target's kind.
     pub(crate) kind: ColumnKind,
-    /// The lengths of pointer arrays read from their counters and not yet used, per counter
-    /// slot ([`Plan::counters`] of them; empty at the start of each entry). Objects streamed
-    /// member-wise read all their counters before all their arrays, hence a queue.
-    pub(crate) counters: &'o mut [VecDeque<u64>],
+    /// The lengths read from each counter slot in this entry ([`Plan::counters`] of them;
+    /// empty at the start of each entry), and how many of them each pointer array has used
+    /// ([`Plan::readers`]; zeros at the start): the `k`-th array of a member reads the `k`-th
+    /// value of its counter, whether the objects are streamed one by one (counter, array,
+    /// counter, array) or member-wise (every counter, then every array).
+    pub(crate) counters: &'o mut [Vec<u64>],
+    pub(crate) read: &'o mut [usize],
 }
 
 impl Walk<'_> {
@@ -438,17 +447,20 @@ impl Walk<'_> {
                         .fold(i64::from(bytes[0] as i8), |n, &b| n << 8 | i64::from(b));
                     let n = u64::try_from(n)
                         .map_err(|_| format!("a pointer array's length is negative ({n})"))?;
-                    self.counters[*slot].push_back(n);
+                    self.counters[*slot].push(n);
                 }
             }
             Node::Pointer {
                 stored,
                 counter,
+                reader,
                 column,
             } => {
-                let n = self.counters[*counter]
-                    .pop_front()
+                let k = self.read[*reader];
+                let n = *self.counters[*counter]
+                    .get(k)
                     .ok_or("a pointer array before its length")?;
+                self.read[*reader] = k + 1;
                 let present = c.u8().map_err(|_| "a pointer array runs past the entry")?;
                 let n = if present == 0 { 0 } else { n };
                 let bytes = usize::try_from(n)

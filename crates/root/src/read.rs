@@ -10,7 +10,7 @@ use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::file::{RootFile, read_key};
 use crate::source::ReadAt;
-use crate::tree::{Column, ColumnKind, Layout, ListHeader, ScalarType, Stored};
+use crate::tree::{Column, ColumnKind, Layout, ListHeader, RowPart, ScalarType, Stored};
 
 /// A column's values, in native types.
 #[derive(Debug, Clone, PartialEq)]
@@ -543,7 +543,8 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             Layout::Fixed { .. } => return Ok(()),
             Layout::FlaggedArray { .. }
             | Layout::ArraysInCollection { .. }
-            | Layout::PointerArraysInCollection { .. } => {
+            | Layout::PointerArraysInCollection { .. }
+            | Layout::LeafRow { .. } => {
                 return Err(bad(
                     "the basket has no entry offsets, without which the arrays of varying \
                      length cannot be told apart by entry"
@@ -810,11 +811,13 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     ));
                 };
                 let kind = self.column.kind;
-                let mut counters = vec![std::collections::VecDeque::new(); plan.counters];
+                let mut counters = vec![Vec::new(); plan.counters];
+                let mut read = vec![0; plan.readers];
                 for e in range {
                     let bytes = entry(e)?;
                     let mut c = Cursor::new(bytes, 0, "");
-                    counters.iter_mut().for_each(|q| q.clear());
+                    counters.iter_mut().for_each(Vec::clear);
+                    read.fill(0);
                     let mut walk = crate::interp::Walk {
                         target,
                         values: &mut out.values,
@@ -822,6 +825,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         middle: &mut out.middle_offsets,
                         kind,
                         counters: &mut counters,
+                        read: &mut read,
                     };
                     walk.node(&plan.root, &mut c)
                         .map_err(|why| bad(format!("entry {e}: {why}")))?;
@@ -883,6 +887,29 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     }
                     let last = *out.offsets.last().unwrap_or(&0);
                     out.offsets.push(last + arrays as u64);
+                }
+            }
+            Layout::LeafRow { target } => {
+                let Some(parts) = self.column.row.as_deref() else {
+                    return Err(bad("internal: a row leaf without its row".into()));
+                };
+                let stored = parts[target].stored;
+                let mut spans = Vec::with_capacity(parts.len());
+                for e in range {
+                    let bytes = entry(e)?;
+                    let end = RowPart::spans(parts, bytes, &mut spans)
+                        .map_err(|why| bad(format!("entry {e}: {why}")))?;
+                    if end != bytes.len() {
+                        return Err(bad(format!(
+                            "entry {e}: the row ends at byte {end} of {}",
+                            bytes.len()
+                        )));
+                    }
+                    let (start, end) = spans[target];
+                    push(&mut out.values, stored, &bytes[start..end])?;
+                    if parts[target].counter.is_some() {
+                        out.offsets.push(out.values.len() as u64);
+                    }
                 }
             }
             Layout::PointerArraysInCollection { stored } => {

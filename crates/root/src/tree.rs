@@ -267,6 +267,10 @@ pub(crate) enum Layout {
     /// A fixed array member of a split collection's objects: `len` values per object, all the
     /// entry's objects back to back.
     ArraysInCollection { stored: Stored, len: usize },
+    /// Leaf `target` of a leaf-list whose rows vary in size (`id/I:n/I:x[n]/D`, Geant4's
+    /// row-wise ntuples): each entry is one row, the leaves ([`Column::row`]) in order, each
+    /// counted leaf as many values as the earlier leaf it names.
+    LeafRow { target: usize },
     /// A `T* x //[n]` member of a split collection's objects: per object, a byte (1 if there
     /// are values, else 0), then as many values as its `n`, a member of its own branch
     /// ([`Column::counter_column`], found by `Column::lengths`).
@@ -280,6 +284,51 @@ pub(crate) enum Layout {
     /// One object header, then each object's `std::vector<std::string>` member, each its size
     /// and its strings, as many as fill the entry: a list of lists of strings per entry.
     StringVectorsInCollection,
+}
+
+/// One leaf of a row of [`Layout::LeafRow`] ([`Column::row`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RowPart {
+    pub(crate) stored: Stored,
+    /// Values of a leaf without a counter (1, or a fixed array's length).
+    pub(crate) len: usize,
+    /// The earlier leaf (its index in the row) whose value is this leaf's length.
+    pub(crate) counter: Option<usize>,
+}
+
+impl RowPart {
+    /// The `[start, end)` of each leaf of the row at the start of `bytes` (in `spans`); returns
+    /// where the row ends.
+    pub(crate) fn spans(
+        parts: &[RowPart],
+        bytes: &[u8],
+        spans: &mut Vec<(usize, usize)>,
+    ) -> std::result::Result<usize, String> {
+        spans.clear();
+        let mut at = 0usize;
+        for (k, part) in parts.iter().enumerate() {
+            let n = match part.counter {
+                None => part.len,
+                Some(j) => {
+                    let (start, end) = spans[j];
+                    // A signed big-endian integer (the counter leaf's type).
+                    let v = bytes[start..end]
+                        .iter()
+                        .skip(1)
+                        .fold(i64::from(bytes[start] as i8), |v, &b| v << 8 | i64::from(b));
+                    usize::try_from(v).map_err(|_| format!("leaf {k}'s count is {v}"))?
+                }
+            };
+            let end = n
+                .checked_mul(part.stored.size())
+                .and_then(|len| at.checked_add(len))
+                .filter(|&end| end <= bytes.len())
+                .ok_or_else(|| format!("leaf {k} of {n} values runs past the entry"))?;
+            spans.push((at, end));
+            at = end;
+        }
+        Ok(at)
+    }
 }
 
 /// What comes before the items of a list in an entry.
@@ -346,6 +395,8 @@ pub struct Column {
     /// Of [`Layout::PointerArraysInCollection`]: the column of the member holding each object's
     /// array length, a sibling in the same collection.
     pub(crate) lengths: Option<String>,
+    /// Of [`Layout::LeafRow`]: the leaves of a row.
+    pub(crate) row: Option<Arc<[RowPart]>>,
     /// Bytes every entry must start with (the class name `TBranchObject` writes before each
     /// object; for [`Layout::ObjectVector`], every object): a reader refuses an entry that
     /// holds another class.
@@ -722,6 +773,7 @@ impl Tree {
                         entry_offsets: b.entry_offset_len > 0,
                         counter_column: None,
                         lengths: None,
+                        row: None,
                         entry_prefix: None,
                         custom_header: None,
                         plan: None,
@@ -759,6 +811,7 @@ impl Tree {
             entry_offsets: b.entry_offset_len > 0,
             counter_column: None,
             lengths: None,
+            row: None,
             entry_prefix: None,
             custom_header: None,
             plan: None,
@@ -789,11 +842,43 @@ impl Tree {
                 // A leaf-list ("px/F:py/F:pz/F"): each leaf a column, packed in one entry.
                 let mut stride = 0;
                 let mut parts = Vec::new();
-                for leaf in &b.leaves {
+                let mut row: Vec<(ColumnKind, RowPart, Option<String>)> = Vec::new();
+                for (k, leaf) in b.leaves.iter().enumerate() {
+                    let counted = |counter: &str| {
+                        b.leaves[..k].iter().position(|l| {
+                            l.name == counter
+                                && l.len <= 1
+                                && matches!(
+                                    l.class.as_str(),
+                                    "TLeafB" | "TLeafS" | "TLeafI" | "TLeafL"
+                                )
+                        })
+                    };
                     match leaf_column(leaf) {
                         Ok((kind, Layout::Fixed { stored, len, .. }, None)) => {
                             parts.push((leaf, kind, stored, len, stride));
                             stride += stored.size() * len;
+                            row.push((
+                                kind,
+                                RowPart {
+                                    stored,
+                                    len,
+                                    counter: None,
+                                },
+                                None,
+                            ));
+                        }
+                        // `x[n]` counted by an earlier leaf of the same list: rows of varying
+                        // size.
+                        Ok((kind, Layout::Jagged { stored }, Some(counter)))
+                            if counted(&counter).is_some() =>
+                        {
+                            let part = RowPart {
+                                stored,
+                                len: 1,
+                                counter: counted(&counter),
+                            };
+                            row.push((kind, part, Some(format!("{name}/{counter}"))));
                         }
                         _ => {
                             self.unsupported.push(unsupported(
@@ -806,6 +891,26 @@ impl Tree {
                             return Ok(());
                         }
                     }
+                }
+                if row.len() > parts.len() {
+                    let shape: Arc<[RowPart]> = row.iter().map(|(_, p, _)| *p).collect();
+                    for (target, (leaf, (kind, _, counter))) in b.leaves.iter().zip(row).enumerate()
+                    {
+                        let col_name = format!("{name}/{}", leaf.name);
+                        let root_type = format!("{} ({})", leaf.title, leaf_type_name(leaf));
+                        self.columns.push(Column {
+                            dims: leaf_dims(&leaf.title, kind),
+                            row: Some(shape.clone()),
+                            ..column(
+                                col_name,
+                                kind,
+                                Layout::LeafRow { target },
+                                counter,
+                                root_type,
+                            )
+                        });
+                    }
+                    return Ok(());
                 }
                 for (leaf, kind, stored, len, offset) in parts {
                     let layout = Layout::Fixed {

@@ -59,23 +59,31 @@ fn push_varint(mut v: u64, out: &mut Vec<u8>) {
 pub(crate) fn encode(w: usize, input: &[u8], out: &mut Vec<u8>) {
     let n = input.len() / w;
     let base = base(w, input);
-    let base_bytes = &base.to_le_bytes()[..w];
-    out.extend_from_slice(base_bytes);
-    let mut positions = Vec::new();
-    for (i, bytes) in input[..n * w].chunks_exact(w).enumerate() {
-        if bytes != base_bytes {
-            positions.push(i);
+    let (mut gaps, mut values) = (Vec::new(), Vec::new());
+    let (mut k, mut next) = (0u64, 0usize);
+    let mut exception = |i: usize, bytes: &[u8]| {
+        push_varint((i - next) as u64, &mut gaps);
+        values.extend_from_slice(bytes);
+        next = i + 1;
+        k += 1;
+    };
+    if w == 1 {
+        for (i, &b) in input.iter().enumerate() {
+            if u64::from(b) != base {
+                exception(i, &input[i..i + 1]);
+            }
+        }
+    } else {
+        for (i, bytes) in input[..n * w].chunks_exact(w).enumerate() {
+            if super::pack::read_word(bytes, w) != base {
+                exception(i, bytes);
+            }
         }
     }
-    push_varint(positions.len() as u64, out);
-    let mut next = 0;
-    for &i in &positions {
-        push_varint((i - next) as u64, out);
-        next = i + 1;
-    }
-    for &i in &positions {
-        out.extend_from_slice(&input[i * w..(i + 1) * w]);
-    }
+    out.extend_from_slice(&base.to_le_bytes()[..w]);
+    push_varint(k, out);
+    out.extend_from_slice(&gaps);
+    out.extend_from_slice(&values);
     out.extend_from_slice(&input[n * w..]);
 }
 

@@ -73,6 +73,8 @@ pub(super) const CHOICE_SAMPLE: usize = 256 << 10;
 /// Bytes at the start of a preconditioner sample on which every candidate is screened; only the
 /// [`FINALISTS`] smallest there are then measured on the whole sample.
 const SCREEN_BYTES: usize = 64 << 10;
+/// Bytes at the start of a sample that a packing preconditioner must shorten to be tried.
+const PACK_CHECK_BYTES: usize = 16 << 10;
 /// Candidates measured on the whole sample, besides the default.
 const FINALISTS: usize = 2;
 
@@ -82,7 +84,8 @@ const FINALISTS: usize = 2;
 /// default and the [`FINALISTS`] smallest on all of it. LZMA screens at level 4 at most, the
 /// lowest of its normal (optimal-parsing) mode, which ranks the candidates as the higher levels
 /// do at about half their cost (the fast mode of levels 1-3 ranks `sparse` behind `shuffle` on
-/// ids where level 7 stores it 7% smaller).
+/// ids where level 7 stores it 7% smaller). Packing candidates that do not shorten the
+/// sample's first [`PACK_CHECK_BYTES`] are not tried (they would be stored unpacked).
 pub(super) fn smallest(
     codec: Codec,
     default: Precondition,
@@ -100,7 +103,19 @@ pub(super) fn smallest(
         Algorithm::Lzma => Codec::lzma(codec.level().min(4)).unwrap_or(codec),
         _ => codec,
     };
-    candidates.retain(|&c| c != default);
+    // A packing preconditioner that does not shorten (the start of) the sample would be stored
+    // as `none` is (`BlockEncoder` drops it): not worth a trial of its own.
+    let start =
+        &sample[..sample.len().min(PACK_CHECK_BYTES) / value_width.bytes() * value_width.bytes()];
+    let mut packed = Vec::new();
+    candidates.retain(|&c| {
+        c != default
+            && (c.keeps_length() || {
+                packed.clear();
+                c.encode(start, &mut packed);
+                packed.len() < start.len()
+            })
+    });
     if sample.len() > 2 * SCREEN_BYTES && candidates.len() > FINALISTS {
         let width = default.width().bytes();
         let screen = &sample[..SCREEN_BYTES / width * width];
