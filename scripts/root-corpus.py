@@ -12,7 +12,8 @@ bits of the same width). Each branch ends in one class:
 
 - `equal`: converted, every value equal to uproot's;
 - `equal-ROOT`: converted, some value differs from uproot's but every value equals ROOT's own
-  reading (`TLeaf::GetValue` entry by entry, with `--root-python`, a Python that imports ROOT;
+  reading (`TLeaf::GetValue` entry by entry, or for an object's member column a `TTreeFormula`
+  of the member as `TTree::Scan` takes it, with `--root-python`, a Python that imports ROOT;
   uproot 5.7 computes some `Double32_t`/`Float16_t` with a range in another order than ROOT);
 - `WRONG`: converted, some value differs (a silently wrong value: must never happen);
 - `skipped`: refused by evtc with a reason (counted by reason);
@@ -114,9 +115,35 @@ def root_values(path: str, tree: str, branch: str) -> list[list[float]]:
     return out
 
 
-def root_agrees(root_python: str, path: str, tree: str, branch: str, mine: list[Any]) -> bool:
+def root_formula(path: str, tree: str, column: str) -> list[list[float]]:
+    """ROOT's own reading of one member column of an object (`b/x.fP.fX`): each entry's values
+    through a TTreeFormula of the member's path (`b.x.fP.fX`, as `TTree::Scan` takes it)."""
+    import ROOT
+
+    f = ROOT.TFile.Open(path)
+    t = f.Get(tree)
+    parts = column.split("/")
+    # The dotted path from the top branch, or from the last split level down.
+    for expr in dict.fromkeys([".".join(parts), parts[-1], ".".join(parts[-2:])]):
+        formula = ROOT.TTreeFormula("evtc", expr, t)
+        if formula.GetNdim() > 0:
+            break
+    else:
+        raise KeyError(f"ROOT finds no member {column!r}")
+    formula.SetQuickLoad(True)
+    out = []
+    for i in range(t.GetEntries()):
+        t.LoadTree(i)
+        n = formula.GetNdata()
+        out.append([formula.EvalInstance(j) for j in range(n)])
+    return out
+
+
+def root_agrees(
+    root_python: str, path: str, tree: str, branch: str, mine: list[Any], member: bool = False
+) -> bool:
     done = subprocess.run(
-        [root_python, __file__, "--root-values", path, tree, branch],
+        [root_python, __file__, "--root-formula" if member else "--root-values", path, tree, branch],
         capture_output=True,
         text=True,
     )
@@ -217,8 +244,29 @@ def measure_file(path: str, root_python: str | None = None) -> dict[str, Any]:
                     n.startswith(f"{b}.second") for n in halves
                 ):
                     results[key] = compare_map(t, b, halves, values)
-                elif parts and values and all(records(v) for v in values):
+                # (A tree of no entries has no records to look at: its columns are enough.)
+                elif parts and all(records(v) for v in values):
                     results[key] = compare_record(t, b, parts, values)
+                    # A member whose values differ from uproot's: ROOT (TTree::Scan's
+                    # formula of the member) decides.
+                    if results[key][0] == "WRONG" and root_python:
+                        differing = [
+                            n
+                            for n in parts
+                            if compare_record(t, b, [n], values)[0] == "WRONG"
+                        ]
+                        if all(
+                            root_agrees(
+                                root_python,
+                                path,
+                                tree,
+                                n,
+                                as_list(t[n].array(library="ak")),
+                                member=True,
+                            )
+                            for n in differing
+                        ):
+                            results[key] = ["equal-ROOT", f"uproot: {results[key][1]}"]
     for tree, b in wanted:
         results.setdefault(f"{tree}:{b}", ["missing", ""])
     return out
@@ -330,9 +378,13 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--root-python", help="a Python that imports ROOT, the arbiter of disputes")
     ap.add_argument("--root-values", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--root-formula", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.root_values:
         print(json.dumps(root_values(*args.root_values)))
+        return 0
+    if args.root_formula:
+        print(json.dumps(root_formula(*args.root_formula)))
         return 0
     if args.one:
         print(json.dumps(measure_file(args.one, args.root_python)))

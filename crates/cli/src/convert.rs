@@ -62,7 +62,7 @@ pub struct Args {
     /// Cluster size: entries (`1000`) or uncompressed bytes (`30MB`), like ROOT's AutoFlush.
     #[arg(long, value_name = "N|SIZE")]
     autoflush: Option<String>,
-    /// Target uncompressed bytes per basket.
+    /// Target uncompressed bytes per basket (default 256KiB, 1MiB for LZMA branches).
     #[arg(long, value_name = "SIZE", value_parser = size::parse)]
     basket_size: Option<u64>,
     /// Write one basket per branch per cluster.

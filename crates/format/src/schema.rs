@@ -324,10 +324,10 @@ impl WriteOptions {
     }
 
     /// The target uncompressed bytes per basket of a branch written with `codec`: the size set by
-    /// [`WriteOptions::basket_size`], else 256 KiB, and 1 MiB under LZMA. LZMA's model learns
-    /// from everything before it in the block, and its decoding is slow enough that a larger
-    /// block costs a random read little more: the lzma:7 files of the benchmark data are 1-4%
-    /// smaller with 1 MiB baskets (BENCHMARKS.md, file sizes).
+    /// [`WriteOptions::basket_size`], else 256 KiB, and 1 MiB under LZMA, whose model learns
+    /// from everything before it in the block: the lzma:7 files of the benchmark data are 1-2%
+    /// smaller with 1 MiB baskets (BENCHMARKS.md, file sizes); a random read of a branch without
+    /// RAC then decodes up to 1 MiB.
     pub fn basket_size_for(&self, codec: Codec) -> usize {
         match (self.basket_size, codec.algorithm()) {
             (Some(bytes), _) => bytes,

@@ -1,6 +1,7 @@
 //! The object interpreter: reads objects whose streamed size varies (objects holding vectors and
-//! strings, vectors of objects, vectors of vectors of objects) by walking the file's streamer
-//! infos entry by entry.
+//! strings, vectors of objects, vectors of vectors of objects; object members of split objects
+//! and of split collections' objects that ROOT did not split further, each with its header) by
+//! walking the file's streamer infos entry by entry.
 //!
 //! [`plan`] turns a class (or an STL type) into a tree of [`Node`]s and lists its basic and
 //! string members as columns, each with the number of lists above it: 0 (one value, a fixed
@@ -55,6 +56,9 @@ pub(crate) enum Node {
     /// A string (a length byte, or 255 and a 32-bit length, then the characters): with
     /// `header`, after an object header (`std::string` members).
     Str { header: bool, column: Option<usize> },
+    /// Objects, each with its header, as many as fill the entry: a list (the object members of
+    /// a split collection's objects).
+    Fill { element: Box<Node> },
     /// A map (`std::map`, `unordered_map`, `multimap`), with its object header, written
     /// member-wise: the pair's class version, the size, then every key, then every value (an
     /// STL key or value: one object header before them all).
@@ -94,6 +98,9 @@ pub(crate) enum Root<'a> {
     },
     /// An STL type streamed whole, with its header (a vector branch or member).
     Stl(&'a str),
+    /// Objects of this class, each with its header, as many as fill the entry: an object member
+    /// of a split collection's objects, all the entry's objects' in turn.
+    Objects(&'a StreamerInfo),
 }
 
 /// The plan of `root`, or why there is none (a part of unknown or unsupported kind).
@@ -108,6 +115,9 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
     let root = match root {
         Root::Class { info, header } => p.class(info, header, "", 0, 0)?,
         Root::Stl(type_name) => p.stl(type_name, true, "", "", 0, 0)?,
+        Root::Objects(info) => Node::Fill {
+            element: Box::new(p.class(info, true, "", 1, 1)?),
+        },
     };
     Ok(Plan {
         root,
@@ -508,6 +518,13 @@ impl Walk<'_> {
                 }
             }
             Node::Vector { header, element } => self.vector(*header, element, c)?,
+            Node::Fill { element } => {
+                while c.remaining() > 0 {
+                    self.node(element, c)?;
+                }
+                let holds = self.innermost(element);
+                self.list_end(holds);
+            }
             Node::Str { header, column } => self.string(*header, *column, c)?,
             Node::Map { key, value } => self.map(key, value, c)?,
         }
@@ -701,7 +718,7 @@ impl Walk<'_> {
             // A pointer array is a list of its own: the one around it is not the innermost.
             Node::Pointer { .. } => false,
             Node::Object { parts, .. } => parts.iter().any(|p| self.innermost(p)),
-            Node::Vector { .. } | Node::Map { .. } | Node::TObject => false,
+            Node::Vector { .. } | Node::Map { .. } | Node::Fill { .. } | Node::TObject => false,
         }
     }
 }
