@@ -9,9 +9,10 @@
 //! the vectors they are streamed as, maps (written member-wise: all keys, then all values) as
 //! two columns, `.first` and `.second`, of one list each. `T* x; //[n]` members (ROOT writes a
 //! byte, 1 when the array is there, then `n` values, `n` being the object's counter member read
-//! before it) are one list more. A column reader walks each entry through the tree, keeping the values of its own column only. Every object
-//! header's byte count is checked against what its parts took, and every entry must be used up
-//! exactly: a stream that differs from the plan is an error, never misread.
+//! before it) are one list more. A column reader walks each entry through the tree, keeping the
+//! values of its own column only. Every object header's byte count is checked against what its
+//! parts took, and every entry must be used up exactly: a stream that differs from the plan is
+//! an error, never misread.
 
 use crate::cursor::Cursor;
 use crate::read::Values;
@@ -424,11 +425,12 @@ pub(crate) struct Walk<'o> {
     /// The target's kind.
     pub(crate) kind: ColumnKind,
     /// The lengths read from each counter slot in this entry ([`Plan::counters`] of them;
-    /// empty at the start of each entry), and how many of them each pointer array has used
-    /// ([`Plan::readers`]; zeros at the start): the `k`-th array of a member reads the `k`-th
-    /// value of its counter, whether the objects are streamed one by one (counter, array,
-    /// counter, array) or member-wise (every counter, then every array).
+    /// empty at the start of each entry): the `k`-th array of a member reads the `k`-th value
+    /// of its counter, whether the objects are streamed one by one (counter, array, counter,
+    /// array) or member-wise (every counter, then every array).
     pub(crate) counters: &'o mut [Vec<u64>],
+    /// How many lengths each pointer array has used in this entry ([`Plan::readers`] of them;
+    /// zeros at the start of each entry).
     pub(crate) read: &'o mut [usize],
 }
 
