@@ -12,8 +12,8 @@
 //! 24      ...   payload = compress(precondition(original))
 //! ```
 //!
-//! The packing preconditioners (`for`, `delta-for`, `delta-varint`, ids 5-7) make their output
-//! shorter than the original: their payload is the packed length as u64 little-endian (less than
+//! The packing preconditioners (`for`, `delta-for`, `delta-varint`, `sparse`, ids 5-7 and 9) make
+//! their output shorter than the original: their payload is the packed length as u64 little-endian (less than
 //! the uncompressed length), then `compress(packed)`, or the packed bytes as they are with
 //! algorithm `none`.
 //!
@@ -125,8 +125,8 @@ impl BlockEncoder {
 
     /// Preconditions and compresses `input`, appending one block to `out`; returns its header.
     ///
-    /// A packing preconditioner (`for`, `delta-for`, `delta-varint`) whose output is not shorter
-    /// than `input` is dropped (the input is compressed as is); when the codec does not shrink
+    /// A packing preconditioner (`for`, `delta-for`, `delta-varint`, `sparse`) whose output is not
+    /// shorter than `input` is dropped (the input is compressed as is); when the codec does not shrink
     /// the packed bytes, they are stored packed (codec `none`). Whatever is not smaller than
     /// `input` is stored as is.
     ///

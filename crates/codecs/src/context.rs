@@ -101,8 +101,8 @@ impl Compressor {
     /// decoder reads. Other codecs, and other values of `align`, compress as
     /// [`Compressor::compress`].
     ///
-    /// Unshuffled 256 KiB of the RAC study's floats compress 7.6% smaller so under lzma:7 (and
-    /// 2.3% smaller than their byte shuffle under the default properties).
+    /// The RAC study's TFloat tree under lzma:7, in 256 KiB baskets: 5.72 MB unshuffled so, where
+    /// the byte shuffle under the default properties gave 5.93 MB.
     ///
     /// # Errors
     /// As for [`Compressor::compress`].
