@@ -8,16 +8,42 @@
 
 use super::Width;
 
+/// Zigzag of one unsigned word read as signed, and its inverse.
+trait Zigzag: Copy {
+    fn zig(self) -> Self;
+    fn unzig(self) -> Self;
+}
+
+macro_rules! zigzag_word {
+    ($u:ty, $i:ty) => {
+        impl Zigzag for $u {
+            #[inline]
+            fn zig(self) -> $u {
+                let x = self as $i;
+                ((x << 1) ^ (x >> (<$u>::BITS - 1))) as $u
+            }
+
+            #[inline]
+            fn unzig(self) -> $u {
+                (self >> 1) ^ (self & 1).wrapping_neg()
+            }
+        }
+    };
+}
+
+zigzag_word!(u8, i8);
+zigzag_word!(u16, i16);
+zigzag_word!(u32, i32);
+zigzag_word!(u64, i64);
+
 macro_rules! delta_impl {
-    ($encode:ident, $decode:ident, $decode_in_place:ident, $u:ty, $i:ty) => {
+    ($encode:ident, $decode:ident, $decode_in_place:ident, $u:ty) => {
         fn $encode(input: &[u8], out: &mut [u8]) {
             const W: usize = std::mem::size_of::<$u>();
             let mut prev: $u = 0;
             for (src, dst) in input.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
                 let x = <$u>::from_le_bytes(src.try_into().expect("chunk has W bytes"));
-                let d = x.wrapping_sub(prev) as $i;
-                let z = ((d << 1) ^ (d >> (<$u>::BITS - 1))) as $u;
-                dst.copy_from_slice(&z.to_le_bytes());
+                dst.copy_from_slice(&x.wrapping_sub(prev).zig().to_le_bytes());
                 prev = x;
             }
         }
@@ -27,8 +53,7 @@ macro_rules! delta_impl {
             let mut prev: $u = 0;
             for (src, dst) in input.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
                 let z = <$u>::from_le_bytes(src.try_into().expect("chunk has W bytes"));
-                let d = (z >> 1) ^ (z & 1).wrapping_neg();
-                prev = prev.wrapping_add(d);
+                prev = prev.wrapping_add(z.unzig());
                 dst.copy_from_slice(&prev.to_le_bytes());
             }
         }
@@ -38,8 +63,7 @@ macro_rules! delta_impl {
             let mut prev: $u = 0;
             for chunk in buf.chunks_exact_mut(W) {
                 let z = <$u>::from_le_bytes((&*chunk).try_into().expect("chunk has W bytes"));
-                let d = (z >> 1) ^ (z & 1).wrapping_neg();
-                prev = prev.wrapping_add(d);
+                prev = prev.wrapping_add(z.unzig());
                 chunk.copy_from_slice(&prev.to_le_bytes());
             }
         }
@@ -47,13 +71,12 @@ macro_rules! delta_impl {
 }
 
 macro_rules! zigzag_impl {
-    ($encode:ident, $decode_in_place:ident, $u:ty, $i:ty) => {
+    ($encode:ident, $decode_in_place:ident, $u:ty) => {
         fn $encode(input: &[u8], out: &mut [u8]) {
             const W: usize = std::mem::size_of::<$u>();
             for (src, dst) in input.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
-                let x = <$i>::from_le_bytes(src.try_into().expect("chunk has W bytes"));
-                let z = ((x << 1) ^ (x >> (<$u>::BITS - 1))) as $u;
-                dst.copy_from_slice(&z.to_le_bytes());
+                let x = <$u>::from_le_bytes(src.try_into().expect("chunk has W bytes"));
+                dst.copy_from_slice(&x.zig().to_le_bytes());
             }
         }
 
@@ -61,22 +84,21 @@ macro_rules! zigzag_impl {
             const W: usize = std::mem::size_of::<$u>();
             for chunk in buf.chunks_exact_mut(W) {
                 let z = <$u>::from_le_bytes((&*chunk).try_into().expect("chunk has W bytes"));
-                let x = (z >> 1) ^ (z & 1).wrapping_neg();
-                chunk.copy_from_slice(&x.to_le_bytes());
+                chunk.copy_from_slice(&z.unzig().to_le_bytes());
             }
         }
     };
 }
 
-zigzag_impl!(zigzag8, unzigzag8_in_place, u8, i8);
-zigzag_impl!(zigzag16, unzigzag16_in_place, u16, i16);
-zigzag_impl!(zigzag32, unzigzag32_in_place, u32, i32);
-zigzag_impl!(zigzag64, unzigzag64_in_place, u64, i64);
+zigzag_impl!(zigzag8, unzigzag8_in_place, u8);
+zigzag_impl!(zigzag16, unzigzag16_in_place, u16);
+zigzag_impl!(zigzag32, unzigzag32_in_place, u32);
+zigzag_impl!(zigzag64, unzigzag64_in_place, u64);
 
-delta_impl!(encode8, decode8, decode8_in_place, u8, i8);
-delta_impl!(encode16, decode16, decode16_in_place, u16, i16);
-delta_impl!(encode32, decode32, decode32_in_place, u32, i32);
-delta_impl!(encode64, decode64, decode64_in_place, u64, i64);
+delta_impl!(encode8, decode8, decode8_in_place, u8);
+delta_impl!(encode16, decode16, decode16_in_place, u16);
+delta_impl!(encode32, decode32, decode32_in_place, u32);
+delta_impl!(encode64, decode64, decode64_in_place, u64);
 
 /// Delta + zigzag of the whole `width`-byte elements of `input` into `out` (same length).
 pub(crate) fn encode(width: Width, input: &[u8], out: &mut [u8]) {

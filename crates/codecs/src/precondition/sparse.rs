@@ -2,7 +2,7 @@
 //! bits, quality words that are almost always zero) stored as that value and the places where
 //! the others are. It makes such data *shorter*, and its gaps are one byte each for an entropy
 //! coder to code near the data's entropy, where bit-packing leaves zstd bytes that mix eight
-//! values and cost it about a fifth more.
+//! values (the NanoAOD-like sample's 43 flags: 395 kB under zstd:5, bitshuffled 497 kB).
 //!
 //! The input is read as `n = len / W` little-endian values of `W` bytes. The output is, in order:
 //!
@@ -47,14 +47,6 @@ fn base(w: usize, input: &[u8]) -> u64 {
     best
 }
 
-fn push_varint(mut v: u64, out: &mut Vec<u8>) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 /// Appends the sparse encoding of `input` (layout in the module docs) to `out`.
 pub(crate) fn encode(w: usize, input: &[u8], out: &mut Vec<u8>) {
     let n = input.len() / w;
@@ -62,7 +54,7 @@ pub(crate) fn encode(w: usize, input: &[u8], out: &mut Vec<u8>) {
     let (mut gaps, mut values) = (Vec::new(), Vec::new());
     let (mut k, mut next) = (0u64, 0usize);
     let mut exception = |i: usize, bytes: &[u8]| {
-        push_varint((i - next) as u64, &mut gaps);
+        super::varint::push((i - next) as u64, &mut gaps);
         values.extend_from_slice(bytes);
         next = i + 1;
         k += 1;
@@ -81,7 +73,7 @@ pub(crate) fn encode(w: usize, input: &[u8], out: &mut Vec<u8>) {
         }
     }
     out.extend_from_slice(&base.to_le_bytes()[..w]);
-    push_varint(k, out);
+    super::varint::push(k, out);
     out.extend_from_slice(&gaps);
     out.extend_from_slice(&values);
     out.extend_from_slice(&input[n * w..]);

@@ -31,14 +31,18 @@ pub(crate) fn encode(w: usize, input: &[u8], out: &mut Vec<u8>) {
         prev = x;
         // Zigzag at the value's width: the sign bit becomes bit 0.
         let sign = (d >> (bits - 1)) & 1;
-        let mut z = ((d << 1) & mask) ^ sign.wrapping_neg() & mask;
-        while z >= 0x80 {
-            out.push(z as u8 | 0x80);
-            z >>= 7;
-        }
-        out.push(z as u8);
+        push(((d << 1) & mask) ^ sign.wrapping_neg() & mask, out);
     }
     out.extend_from_slice(&input[n * w..]);
+}
+
+/// Appends `v` as an unsigned LEB128 varint.
+pub(crate) fn push(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
 }
 
 /// Decodes `n` varints from `input` from `*at` on into `out` (`w` bytes each), summing their

@@ -83,8 +83,8 @@ const FINALISTS: usize = 2;
 /// twice [`SCREEN_BYTES`] screens the candidates on its first [`SCREEN_BYTES`] and measures the
 /// default and the [`FINALISTS`] smallest on all of it. LZMA screens at level 4 at most, the
 /// lowest of its normal (optimal-parsing) mode, which ranks the candidates as the higher levels
-/// do at about half their cost (the fast mode of levels 1-3 ranks `sparse` behind `shuffle` on
-/// ids where level 7 stores it 7% smaller). Packing candidates that do not shorten the
+/// do at less cost (the fast mode of levels 1-3 ranked `sparse` behind `shuffle` on
+/// `Jet_puId`, which level 7 stores 7% smaller with `sparse`). Packing candidates that do not shorten the
 /// sample's first [`PACK_CHECK_BYTES`] are not tried (they would be stored unpacked).
 pub(super) fn smallest(
     codec: Codec,
@@ -117,8 +117,7 @@ pub(super) fn smallest(
             })
     });
     if sample.len() > 2 * SCREEN_BYTES && candidates.len() > FINALISTS {
-        let width = default.width().bytes();
-        let screen = &sample[..SCREEN_BYTES / width * width];
+        let screen = &sample[..SCREEN_BYTES / value_width.bytes() * value_width.bytes()];
         let mut screened: Vec<(usize, Precondition)> = candidates
             .iter()
             .map(|&c| (size_with(screen_codec, c, screen), c))

@@ -134,60 +134,44 @@ pub(super) fn encode_basket(
             body.extend_from_slice(&(payload.len() as u64).to_le_bytes());
             body.extend_from_slice(&payload);
         } else {
-            match state.boundaries {
-                Boundaries::Fixed | Boundaries::None => {
-                    encoder
-                        .encode_values(
-                            state.codec,
-                            state.precondition,
-                            state.value_width(),
-                            &sealed.values,
-                            &mut body,
-                        )
-                        .map_err(compress_error)?;
+            // With offsets, the values' block holds the entries' offsets after the values.
+            let joined;
+            let values = if matches!(state.boundaries, Boundaries::Offsets) {
+                let mut with_offsets =
+                    Vec::with_capacity(sealed.values.len() + 4 * (sealed.counts.len() + 1));
+                with_offsets.extend_from_slice(&sealed.values);
+                let mut at = 0u32;
+                with_offsets.extend_from_slice(&at.to_le_bytes());
+                for &c in &sealed.counts {
+                    at = at.wrapping_add(c);
+                    with_offsets.extend_from_slice(&at.to_le_bytes());
                 }
-                Boundaries::Counts => {
-                    encoder
-                        .encode_values(
-                            state.codec,
-                            state.precondition,
-                            state.value_width(),
-                            &sealed.values,
-                            &mut body,
-                        )
-                        .map_err(compress_error)?;
-                    let counts: Vec<u8> =
-                        sealed.counts.iter().flat_map(|c| c.to_le_bytes()).collect();
-                    encoder
-                        .encode_values(
-                            state.codec,
-                            state.count_precondition,
-                            Width::W4,
-                            &counts,
-                            &mut body,
-                        )
-                        .map_err(compress_error)?;
-                }
-                Boundaries::Offsets => {
-                    let mut joined =
-                        Vec::with_capacity(sealed.values.len() + 4 * (sealed.counts.len() + 1));
-                    joined.extend_from_slice(&sealed.values);
-                    let mut at = 0u32;
-                    joined.extend_from_slice(&at.to_le_bytes());
-                    for &c in &sealed.counts {
-                        at = at.wrapping_add(c);
-                        joined.extend_from_slice(&at.to_le_bytes());
-                    }
-                    encoder
-                        .encode_values(
-                            state.codec,
-                            state.precondition,
-                            state.value_width(),
-                            &joined,
-                            &mut body,
-                        )
-                        .map_err(compress_error)?;
-                }
+                joined = with_offsets;
+                &joined[..]
+            } else {
+                &sealed.values[..]
+            };
+            encoder
+                .encode_values(
+                    state.codec,
+                    state.precondition,
+                    state.value_width(),
+                    values,
+                    &mut body,
+                )
+                .map_err(compress_error)?;
+            // With counts, a second block of the entries' u32 counts.
+            if matches!(state.boundaries, Boundaries::Counts) {
+                let counts: Vec<u8> = sealed.counts.iter().flat_map(|c| c.to_le_bytes()).collect();
+                encoder
+                    .encode_values(
+                        state.codec,
+                        state.count_precondition,
+                        Width::W4,
+                        &counts,
+                        &mut body,
+                    )
+                    .map_err(compress_error)?;
             }
         }
         let header = RecordHeader {
