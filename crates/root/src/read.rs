@@ -924,12 +924,17 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     lengths,
                     first + range.start as u64..first + range.end as u64,
                 )?;
-                let Some(values) = integers(&counts.values) else {
-                    return Err(bad(format!(
-                        "its length member {:?} is not an integer branch",
-                        lengths.name
-                    )));
-                };
+                let values = integers(&counts.values)
+                    .filter(|_| {
+                        matches!(lengths.kind, ColumnKind::Jagged(_))
+                            && counts.offsets.len() == range.len() + 1
+                    })
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "its length member {:?} is not one integer per object",
+                            lengths.name
+                        ))
+                    })?;
                 for (j, e) in range.enumerate() {
                     let bytes = entry(e)?;
                     let mut c = Cursor::new(bytes, 0, "");
