@@ -139,3 +139,13 @@ impl<'a> Cursor<'a> {
         })
     }
 }
+
+/// A signed big-endian integer of 1 to 8 bytes (a counter member or leaf as ROOT streams it);
+/// `None` for no bytes.
+pub(crate) fn signed_be(bytes: &[u8]) -> Option<i64> {
+    let (&first, rest) = bytes.split_first()?;
+    Some(
+        rest.iter()
+            .fold(i64::from(first as i8), |v, &b| v << 8 | i64::from(b)),
+    )
+}

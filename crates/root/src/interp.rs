@@ -453,10 +453,8 @@ impl Walk<'_> {
                 if let Some(slot) = counter {
                     // A signed big-endian integer of 1, 2, 4 or 8 bytes (an unsigned counter
                     // with its top bit set is refused below as negative: no array is that long).
-                    let n = bytes
-                        .iter()
-                        .skip(1)
-                        .fold(i64::from(bytes[0] as i8), |n, &b| n << 8 | i64::from(b));
+                    let n = crate::cursor::signed_be(bytes)
+                        .ok_or("a pointer array's counter holds no value")?;
                     let n = u64::try_from(n)
                         .map_err(|_| format!("a pointer array's length is negative ({n})"))?;
                     self.counters[*slot].push(n);

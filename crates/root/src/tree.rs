@@ -312,10 +312,8 @@ impl RowPart {
                 Some(j) => {
                     let (start, end) = spans[j];
                     // A signed big-endian integer (the counter leaf's type).
-                    let v = bytes[start..end]
-                        .iter()
-                        .skip(1)
-                        .fold(i64::from(bytes[start] as i8), |v, &b| v << 8 | i64::from(b));
+                    let v = crate::cursor::signed_be(&bytes[start..end])
+                        .ok_or_else(|| format!("leaf {k}'s counter holds no value"))?;
                     usize::try_from(v).map_err(|_| format!("leaf {k}'s count is {v}"))?
                 }
             };
@@ -847,6 +845,7 @@ impl Tree {
                     let counted = |counter: &str| {
                         b.leaves[..k].iter().position(|l| {
                             l.name == counter
+                                && !l.has_count
                                 && l.len <= 1
                                 && matches!(
                                     l.class.as_str(),
