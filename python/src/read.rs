@@ -360,9 +360,9 @@ impl Reader {
                     let data = file
                         .read_column(column, range.clone())
                         .map_err(errors::root)?;
-                    let levels = [data.offsets, data.middle_offsets, data.inner_offsets]
-                        .into_iter()
-                        .filter(|level| !level.is_empty())
+                    // Outermost first: the entries' offsets, then each level further in.
+                    let levels = std::iter::once(data.offsets)
+                        .chain(data.levels.into_iter().rev())
                         .collect();
                     Ok::<_, PyErr>(Column {
                         values: data.values,
@@ -636,14 +636,15 @@ impl Reader {
             Backend::Root { .. } => {
                 let tree = self.root_tree(tree)?;
                 let c = tree.columns.get(index).ok_or_else(missing)?;
+                // The base kind, with the lists around an item when there are more than one
+                // (`jagged2`; a string is one list of characters: `string2` is a list of them).
                 let (kind, length) = match c.kind {
-                    ColumnKind::Scalar(_) => ("scalar", 1),
-                    ColumnKind::Fixed(_, n) => ("fixed", n),
-                    ColumnKind::Jagged(_) => ("jagged", 0),
-                    ColumnKind::JaggedJagged(_) => ("jagged2", 0),
-                    ColumnKind::String => ("string", 0),
-                    ColumnKind::StringList => ("string2", 0),
-                    ColumnKind::StringListList => ("string3", 0),
+                    ColumnKind::Scalar(_) => ("scalar".to_owned(), 1),
+                    ColumnKind::Fixed(_, n) => ("fixed".to_owned(), n),
+                    ColumnKind::Jagged(_) => ("jagged".to_owned(), 0),
+                    ColumnKind::Nested(_, depth) => (format!("jagged{depth}"), 0),
+                    ColumnKind::String => ("string".to_owned(), 0),
+                    ColumnKind::Strings(depth) => (format!("string{}", depth + 1), 0),
                 };
                 let codec = Codec::from_root_setting(c.compression)
                     .map_or_else(|_| format!("ROOT {}", c.compression), |k| k.to_string());

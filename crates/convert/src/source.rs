@@ -78,8 +78,8 @@ fn dtype(kind: ColumnKind) -> DataType {
     match kind {
         ColumnKind::Scalar(_) => DataType::Scalar(t),
         ColumnKind::Fixed(_, n) => DataType::FixedArray(t, n as u32),
-        ColumnKind::Jagged(_) | ColumnKind::JaggedJagged(_) => DataType::Jagged(t),
-        ColumnKind::String | ColumnKind::StringList | ColumnKind::StringListList => DataType::Bytes,
+        ColumnKind::Jagged(_) | ColumnKind::Nested(..) => DataType::Jagged(t),
+        ColumnKind::String | ColumnKind::Strings(_) => DataType::Bytes,
     }
 }
 
@@ -184,11 +184,7 @@ impl Input {
                         name: c.name.clone(),
                         dtype: dtype(c.kind),
                         counter: c.counter.clone(),
-                        nested: match c.kind {
-                            ColumnKind::JaggedJagged(_) | ColumnKind::StringList => 1,
-                            ColumnKind::StringListList => 2,
-                            _ => 0,
-                        },
+                        nested: c.kind.levels(),
                         raw_bytes: c.tot_bytes,
                         shape: c.dims.iter().map(|&d| d as u32).collect(),
                     })
@@ -329,7 +325,7 @@ impl<'a> SourceTree<'a> {
             };
             let per_entry = lengths(&data.entry_bounds(0));
             with_values!(&data.values, v => tree.fill_jagged(id, &per_entry, v))?;
-            for (level, (&sizes, bounds)) in sizes.iter().zip(data.levels()).enumerate() {
+            for (level, (&sizes, bounds)) in sizes.iter().zip(&data.levels).enumerate() {
                 tree.fill_jagged(
                     sizes,
                     &lengths(&data.entry_bounds(level + 1)),
@@ -351,15 +347,13 @@ fn read_evtc(tree: &TreeReader<'_>, info: &ColumnInfo, range: Range<u64>) -> Res
                 ColumnData {
                     values: Values::$variant(jagged.values),
                     offsets: jagged.offsets.to_vec(),
-                    inner_offsets: Vec::new(),
-                    middle_offsets: Vec::new(),
+                    levels: Vec::new(),
                 }
             } else {
                 ColumnData {
                     values: Values::$variant(branch.read_range::<$t>(range)?),
                     offsets: Vec::new(),
-                    inner_offsets: Vec::new(),
-                    middle_offsets: Vec::new(),
+                    levels: Vec::new(),
                 }
             }
         };

@@ -204,7 +204,7 @@ pub(crate) fn stl_layout(
     let outer = strip(&compact)?;
     if matches!(outer.as_str(), "string" | "std::string" | "TString") {
         return Some(Ok((
-            ColumnKind::StringList,
+            ColumnKind::Strings(1),
             Layout::StringList {
                 header: ListHeader::Vector,
             },
@@ -215,7 +215,7 @@ pub(crate) fn stl_layout(
     }
     if let Some((t, stored)) = strip(&outer).as_deref().and_then(element) {
         return Some(Ok((
-            ColumnKind::JaggedJagged(t),
+            ColumnKind::Nested(t, 2),
             Layout::VectorVector { stored },
         )));
     }
@@ -304,7 +304,7 @@ pub(crate) fn element_column(
     if e.streamer_type == 65 {
         return Ok(if in_collection {
             (
-                ColumnKind::StringList,
+                ColumnKind::Strings(1),
                 Layout::StringList {
                     header: ListHeader::None,
                 },
@@ -319,37 +319,9 @@ pub(crate) fn element_column(
         });
     }
     // 300 in a collection: each object's STL member without its own header, all after one
-    // object header.
+    // object header: the interpreter's to read (`interpreted`).
     if e.streamer_type == 300 && in_collection {
-        let m = member(b, e, streamers).map_err(|why| {
-            (
-                class.clone(),
-                format!("an STL member whose type the streamer info does not give: {why}"),
-            )
-        })?;
-        let compact = crate::streamer::compact(&m.type_name);
-        if compact == "string" || compact == "std::string" {
-            return Ok((
-                ColumnKind::StringList,
-                Layout::StringList {
-                    header: ListHeader::Object,
-                },
-                format!("{}[]", m.type_name),
-            ));
-        }
-        return match stl_layout(&m.type_name, true) {
-            Some(Ok((ColumnKind::Jagged(t), Layout::Vector { stored }))) => Ok((
-                ColumnKind::JaggedJagged(t),
-                Layout::VectorsInCollection { stored },
-                format!("{}[]", m.type_name),
-            )),
-            Some(Ok((ColumnKind::StringList, Layout::StringList { .. }))) => Ok((
-                ColumnKind::StringListList,
-                Layout::StringVectorsInCollection,
-                format!("{}[]", m.type_name),
-            )),
-            _ => Err(refuse("an STL container in each object of a collection")),
-        };
+        return Err(refuse("an STL member of a collection's objects"));
     }
     // 300: an STL container or string member (kSTL), streamed whole in each entry.
     if e.streamer_type == 300 && !in_collection {
@@ -380,7 +352,7 @@ pub(crate) fn element_column(
         if in_collection {
             // A list per object, each as long as the object's counter member says.
             return Ok((
-                ColumnKind::JaggedJagged(stored.output()),
+                ColumnKind::Nested(stored.output(), 2),
                 Layout::PointerArraysInCollection { stored },
                 format!("{}[][]", stored.output().root_name()),
             ));
@@ -426,7 +398,7 @@ pub(crate) fn element_column(
             // Each object's array: a list of `len` values per object.
             let len = member(b, e, streamers).map_or(len, |m| m.array_length.max(1));
             return Ok((
-                ColumnKind::JaggedJagged(t),
+                ColumnKind::Nested(t, 2),
                 Layout::ArraysInCollection { stored, len },
                 format!("{root_type}[{len}][]"),
             ));
@@ -599,10 +571,10 @@ pub(crate) fn interpreted(
                 e.class_name, e.class_version
             )),
         },
-        (300, 0) => match member(b, e, streamers) {
-            Ok(m) => plan(streamers, Root::Stl(&m.type_name)),
-            Err(why) => Err(why),
-        },
+        (300, 0) => member(b, e, streamers).and_then(|m| plan(streamers, Root::Stl(&m.type_name))),
+        (300, 31 | 41) => {
+            member(b, e, streamers).and_then(|m| plan(streamers, Root::StlMembers(&m.type_name)))
+        }
         // An object member (kObject, kAny) of a split object that is not split further: the
         // object with its header in each entry; of a split collection's objects: each object's,
         // back to back.

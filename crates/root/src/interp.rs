@@ -15,7 +15,7 @@
 //! an error, never misread.
 
 use crate::cursor::Cursor;
-use crate::read::Values;
+use crate::read::ColumnData;
 use crate::streamer::{StreamerInfo, Streamers};
 use crate::tree::{ColumnKind, ReducedFloat, ScalarType, Stored};
 
@@ -32,12 +32,14 @@ const MEMBER_WISE: u16 = 1 << 14;
 #[derive(Debug)]
 pub(crate) enum Node {
     /// A basic value or a fixed array of `len`, of column `column` (if it is one); with
-    /// `counter`, the length of a pointer array, kept in that counter slot.
+    /// `counter`, the length of a pointer array, kept in that counter slot. A fixed array
+    /// inside a list is a list of its column's (`listed`).
     Basic {
         stored: Stored,
         len: usize,
         column: Option<usize>,
         counter: Option<usize>,
+        listed: bool,
     },
     /// A `T* x; //[n]` array: a byte (0: no array), then as many values as the counter slot's
     /// next length for this array, `reader` (several arrays may share one counter).
@@ -102,6 +104,9 @@ pub(crate) enum Root<'a> {
     /// Objects of this class, each with its header, as many as fill the entry: an object member
     /// of a split collection's objects, all the entry's objects' in turn.
     Objects(&'a StreamerInfo),
+    /// An STL member of a split collection's objects: one object header, then each object's
+    /// member without a header of its own, as many as fill the entry.
+    StlMembers(&'a str),
 }
 
 /// The plan of `root`, or why there is none (a part of unknown or unsupported kind).
@@ -118,6 +123,12 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
         Root::Stl(type_name) => p.stl(type_name, true, "", "", 0, 0)?,
         Root::Objects(info) => Node::Fill {
             element: Box::new(p.class(info, true, "", 1, 1)?),
+        },
+        Root::StlMembers(type_name) => Node::Object {
+            header: true,
+            parts: vec![Node::Fill {
+                element: Box::new(p.stl(type_name, false, "", type_name, 1, 1)?),
+            }],
         },
     };
     Ok(Plan {
@@ -348,12 +359,14 @@ impl<'s> Planner<'s> {
         type_name: &str,
         lists: usize,
     ) -> Node {
+        let listed = len > 1 && lists > 0;
         let column = self.basic_column(stored, len, path, type_name, lists);
         Node::Basic {
             stored,
             len,
             column,
             counter: None,
+            listed,
         }
     }
 
@@ -367,23 +380,22 @@ impl<'s> Planner<'s> {
         lists: usize,
     ) -> Option<usize> {
         let t = stored.output();
-        let kind = match (lists, len) {
-            (0, 1) => Some(ColumnKind::Scalar(t)),
-            (0, n) => Some(ColumnKind::Fixed(t, n)),
-            (1, 1) => Some(ColumnKind::Jagged(t)),
-            (2, 1) => Some(ColumnKind::JaggedJagged(t)),
-            _ => None,
-        };
-        self.target(kind, path, type_name, lists)
+        match (lists, len) {
+            (0, 1) => self.target(Some(ColumnKind::Scalar(t)), path, type_name, 0),
+            (0, n) => self.target(Some(ColumnKind::Fixed(t, n)), path, type_name, 0),
+            (lists, 1) => self.target(ColumnKind::of_lists(Some(t), lists), path, type_name, lists),
+            // A fixed array in a list is one list more (`short[3][]`).
+            (lists, n) => self.target(
+                ColumnKind::of_lists(Some(t), lists + 1),
+                path,
+                &format!("{type_name}[{n}]"),
+                lists,
+            ),
+        }
     }
 
     fn string(&mut self, header: bool, path: &str, type_name: &str, lists: usize) -> Node {
-        let kind = match lists {
-            0 => Some(ColumnKind::String),
-            1 => Some(ColumnKind::StringList),
-            2 => Some(ColumnKind::StringListList),
-            _ => None,
-        };
+        let kind = ColumnKind::of_lists(None, lists);
         let column = self.target(kind, path, type_name, lists);
         Node::Str { header, column }
     }
@@ -399,7 +411,10 @@ impl<'s> Planner<'s> {
             self.refused.push((
                 path.to_owned(),
                 type_name.to_owned(),
-                format!("a value {lists} lists deep, or an array in a list: evtc holds at most lists of lists of numbers or of strings"),
+                format!(
+                    "a value {lists} lists deep: evtc holds values at most {} lists deep",
+                    ColumnKind::MAX_DEPTH
+                ),
             ));
             return None;
         };
@@ -413,17 +428,13 @@ impl<'s> Planner<'s> {
     }
 }
 
-/// What the walk of one entry keeps: column `target`'s values and list boundaries.
+/// What the walk of one entry keeps: column `target`'s values and the boundaries of its lists
+/// below the entry's own (the entry's offset is the caller's to end).
 pub(crate) struct Walk<'o> {
     pub(crate) target: usize,
-    pub(crate) values: &'o mut Values,
-    /// Offsets of the innermost lists (of a list of lists: the inner lists; of a list of
-    /// strings, or of lists of strings: the strings).
-    pub(crate) inner: &'o mut Vec<u64>,
-    /// Of a list of lists of strings: each inner list's end in the strings (`inner`).
-    pub(crate) middle: &'o mut Vec<u64>,
-    /// The target's kind.
-    pub(crate) kind: ColumnKind,
+    pub(crate) out: &'o mut ColumnData,
+    /// Whether the target holds strings (each string ends an item of the first level).
+    pub(crate) strings: bool,
     /// The lengths read from each counter slot in this entry ([`Plan::counters`] of them;
     /// empty at the start of each entry): the `k`-th array of a member reads the `k`-th value
     /// of its counter, whether the objects are streamed one by one (counter, array, counter,
@@ -443,12 +454,16 @@ impl Walk<'_> {
                 len,
                 column,
                 counter,
+                listed,
             } => {
                 let bytes = c
                     .take(stored.size() * len)
                     .map_err(|_| "a value runs past the entry".to_owned())?;
                 if *column == Some(self.target) {
-                    self.values.extend_stored(*stored, bytes)?;
+                    self.out.values.extend_stored(*stored, bytes)?;
+                    if *listed {
+                        self.list_end(Some(0));
+                    }
                 }
                 if let Some(slot) = counter {
                     // A signed big-endian integer of 1, 2, 4 or 8 bytes (an unsigned counter
@@ -481,11 +496,10 @@ impl Walk<'_> {
                 let bytes = c
                     .take(bytes)
                     .map_err(|_| "a pointer array runs past the entry")?;
-                let holds = *column == Some(self.target);
-                if holds {
-                    self.values.extend_stored(*stored, bytes)?;
+                if *column == Some(self.target) {
+                    self.out.values.extend_stored(*stored, bytes)?;
+                    self.list_end(Some(0));
                 }
-                self.list_end(holds);
             }
             Node::TObject => {
                 let v = c.u16().map_err(|_| "a TObject runs past the entry")?;
@@ -522,8 +536,7 @@ impl Walk<'_> {
                 while c.remaining() > 0 {
                     self.node(element, c)?;
                 }
-                let holds = self.innermost(element);
-                self.list_end(holds);
+                self.list_end(self.distance(element));
             }
             Node::Str { header, column } => self.string(*header, *column, c)?,
             Node::Map { key, value } => self.map(key, value, c)?,
@@ -558,8 +571,7 @@ impl Walk<'_> {
         }
         self.members(key, n, c)?;
         self.members(value, n, c)?;
-        let holds = self.innermost(key) || self.innermost(value);
-        self.list_end(holds);
+        self.list_end(self.distance(key).or_else(|| self.distance(value)));
         if c.pos() != end {
             return Err("a map's keys and values do not fill its byte count".into());
         }
@@ -587,13 +599,15 @@ impl Walk<'_> {
         }
     }
 
-    /// Marks the end of a list whose elements hold the target directly (`holds`): of a list of
-    /// lists, an inner list; of a list of lists of strings, an inner list of strings.
-    fn list_end(&mut self, holds: bool) {
-        match self.kind {
-            ColumnKind::JaggedJagged(_) if holds => self.inner.push(self.values.len() as u64),
-            ColumnKind::StringListList if holds => self.middle.push(self.inner.len() as u64 - 1),
-            _ => {}
+    /// Marks the end of a list whose elements hold the target `distance` lists further in
+    /// (`Some(0)`: the elements are the target's values or strings; `None`: the target is not
+    /// in them). The outermost list is the entry, whose end the caller marks.
+    fn list_end(&mut self, distance: Option<usize>) {
+        if let Some(d) = distance {
+            let level = d + usize::from(self.strings);
+            if level < self.out.levels.len() {
+                self.out.close(level);
+            }
         }
     }
 
@@ -639,8 +653,7 @@ impl Walk<'_> {
                 }
             }
         }
-        let holds = self.innermost(element);
-        self.list_end(holds);
+        self.list_end(self.distance(element));
         if let Some(end) = end
             && c.pos() != end
         {
@@ -691,15 +704,12 @@ impl Walk<'_> {
         let bytes = c
             .take(len)
             .map_err(|_| "a string runs past the entry".to_owned())?;
-        if column == Some(self.target)
-            && let Values::U8(v) = &mut *self.values
-        {
-            v.extend_from_slice(bytes);
-            if matches!(
-                self.kind,
-                ColumnKind::StringList | ColumnKind::StringListList
-            ) {
-                self.inner.push(v.len() as u64);
+        if column == Some(self.target) {
+            self.out
+                .values
+                .extend_stored(Stored::Plain(ScalarType::U8), bytes)?;
+            if self.strings {
+                self.out.close(0);
             }
         }
         if let Some(end) = end
@@ -710,15 +720,26 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// Whether `element` holds the target directly (not through another vector): the vector
-    /// of `element`s is the target's innermost list.
-    fn innermost(&self, element: &Node) -> bool {
-        match element {
-            Node::Basic { column, .. } | Node::Str { column, .. } => *column == Some(self.target),
-            // A pointer array is a list of its own: the one around it is not the innermost.
-            Node::Pointer { .. } => false,
-            Node::Object { parts, .. } => parts.iter().any(|p| self.innermost(p)),
-            Node::Vector { .. } | Node::Map { .. } | Node::Fill { .. } | Node::TObject => false,
+    /// How many lists lie between `node` and the target's values or strings (`Some(0)`: `node`
+    /// holds them itself), or `None` if the target is not in `node`.
+    fn distance(&self, node: &Node) -> Option<usize> {
+        let mine = |column: &Option<usize>| *column == Some(self.target);
+        match node {
+            Node::Basic { column, listed, .. } => {
+                mine(column).then_some(usize::from(*listed))
+            }
+            Node::Str { column, .. } => mine(column).then_some(0),
+            // A pointer array is a list of its own.
+            Node::Pointer { column, .. } => mine(column).then_some(1),
+            Node::Object { parts, .. } => parts.iter().find_map(|p| self.distance(p)),
+            Node::Vector { element, .. } | Node::Fill { element } => {
+                self.distance(element).map(|d| d + 1)
+            }
+            Node::Map { key, value } => self
+                .distance(key)
+                .or_else(|| self.distance(value))
+                .map(|d| d + 1),
+            Node::TObject => None,
         }
     }
 }

@@ -12,6 +12,9 @@ use crate::file::{RootFile, read_key};
 use crate::source::ReadAt;
 use crate::tree::{Column, ColumnKind, Layout, ListHeader, RowPart, ScalarType, Stored};
 
+/// How a string's bytes are stored: as they are.
+const BYTES: Stored = Stored::Plain(ScalarType::U8);
+
 /// A column's values, in native types.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)]
@@ -167,49 +170,35 @@ fn scaled(bytes: &[u8], factor: f64, min: f64) -> impl Iterator<Item = f64> + '_
 pub struct ColumnData {
     /// The values, flattened (string bytes for string columns).
     pub values: Values,
-    /// For jagged and string columns: `entries + 1` boundaries into `values` (into
-    /// `inner_offsets` for lists of lists), starting at 0. Empty for scalars and fixed arrays.
+    /// For jagged, nested and string columns: `entries + 1` boundaries, starting at 0, into
+    /// the outermost of [`ColumnData::levels`] (into `values` when there are none). Empty for
+    /// scalars and fixed arrays.
     pub offsets: Vec<u64>,
-    /// For lists of lists: the boundaries of each inner list in `values`, starting at 0 (of a
-    /// list of strings, or of lists of strings: of each string).
-    pub inner_offsets: Vec<u64>,
-    /// For lists of lists of strings: the boundaries of each inner list in the strings (into
-    /// `inner_offsets`), starting at 0; `offsets` then index these. Empty for other columns.
-    pub middle_offsets: Vec<u64>,
+    /// The list levels below the entries ([`ColumnKind::levels`] of them), innermost first,
+    /// each the boundaries of its items in the level before, starting at 0: the first bounds
+    /// values (a list of lists' inner lists, a list of strings' strings), the next bounds the
+    /// first's items, and so on.
+    pub levels: Vec<Vec<u64>>,
 }
 
 impl ColumnData {
     /// Empty data for a column of this kind.
     pub fn new(kind: ColumnKind) -> ColumnData {
-        let nested = matches!(
-            kind,
-            ColumnKind::Jagged(_)
-                | ColumnKind::JaggedJagged(_)
-                | ColumnKind::String
-                | ColumnKind::StringList
-                | ColumnKind::StringListList
-        );
-        let inner = matches!(
-            kind,
-            ColumnKind::JaggedJagged(_) | ColumnKind::StringList | ColumnKind::StringListList
-        );
-        let start = |on: bool| if on { vec![0] } else { Vec::new() };
         ColumnData {
             values: Values::new(kind.scalar()),
-            offsets: start(nested),
-            inner_offsets: start(inner),
-            middle_offsets: start(kind == ColumnKind::StringListList),
+            offsets: if kind.is_variable() {
+                vec![0]
+            } else {
+                Vec::new()
+            },
+            levels: vec![vec![0]; kind.levels()],
         }
     }
 
     /// Empties the data, keeping allocations.
     pub fn clear(&mut self) {
         self.values.clear();
-        for level in [
-            &mut self.offsets,
-            &mut self.inner_offsets,
-            &mut self.middle_offsets,
-        ] {
+        for level in std::iter::once(&mut self.offsets).chain(&mut self.levels) {
             let used = !level.is_empty();
             level.clear();
             if used {
@@ -218,14 +207,22 @@ impl ColumnData {
         }
     }
 
-    /// The list levels below the entries, innermost first: `inner_offsets` (into the values),
-    /// then `middle_offsets` (into the inner lists) where they are used.
-    pub fn levels(&self) -> Vec<&[u64]> {
-        [&self.inner_offsets, &self.middle_offsets]
-            .into_iter()
-            .filter(|level| !level.is_empty())
-            .map(Vec::as_slice)
-            .collect()
+    /// Ends an item of list level `level` (0: of the values, a string or an innermost list;
+    /// [`ColumnData::levels`]' length: an entry) where the level below now ends.
+    pub(crate) fn close(&mut self, level: usize) {
+        let end = match level.checked_sub(1) {
+            None => self.values.len(),
+            Some(below) => self.levels[below].len() - 1,
+        };
+        match self.levels.get_mut(level) {
+            Some(bounds) => bounds.push(end as u64),
+            None => self.offsets.push(end as u64),
+        }
+    }
+
+    /// Ends an entry (a variable column's): its offset where the outermost level now ends.
+    pub(crate) fn end_entry(&mut self) {
+        self.close(self.levels.len());
     }
 
     /// Each entry's boundaries (`entries + 1`) in the items of list level `depth`: 0 the
@@ -233,8 +230,7 @@ impl ColumnData {
     /// lists, a list of strings' strings), and so on; `depth` = the number of levels gives
     /// `offsets` itself. Empty for scalars and fixed arrays.
     pub fn entry_bounds(&self, depth: usize) -> Vec<u64> {
-        let levels = self.levels();
-        let through = levels.get(depth..).unwrap_or_default();
+        let through = self.levels.get(depth..).unwrap_or_default();
         self.offsets
             .iter()
             .map(|&o| {
@@ -596,10 +592,8 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             | Layout::VectorVector { .. }
             | Layout::ObjectVector { .. }
             | Layout::String { header: true }
-            | Layout::VectorsInCollection { .. }
-            | Layout::StringVectorsInCollection
             | Layout::StringList {
-                header: ListHeader::Vector | ListHeader::Object,
+                header: ListHeader::Vector,
             } => {
                 for e in 0..entries {
                     let bcnt = data
@@ -736,11 +730,9 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                             .map_err(|_| bad(format!("entry {e}: truncated inner vector")))?;
                         let values = take_values(&mut c, n, stored.size(), e).map_err(bad)?;
                         push(&mut out.values, stored, values)?;
-                        let last = *out.inner_offsets.last().unwrap_or(&0);
-                        out.inner_offsets.push(last + n as u64);
+                        out.close(0);
                     }
-                    let last = *out.offsets.last().unwrap_or(&0);
-                    out.offsets.push(last + outer as u64);
+                    out.end_entry();
                 }
             }
             Layout::String { header } => {
@@ -771,19 +763,29 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                 stored,
                 offset,
                 stride,
+                member_wise,
             } => {
                 let prefix = self.column.entry_prefix.as_deref().unwrap_or(&[]);
                 let size = stored.size();
+                let mut walker = member_wise
+                    .zip(self.column.plan.as_deref())
+                    .map(|(target, plan)| Walker::new(plan, target));
                 for e in range {
                     let bytes = entry(e)?;
                     let mut c = Cursor::new(bytes, 0, "");
                     let n = vector_header(&mut c, e).map_err(bad)?;
                     // A version with bit 14 (kStreamedMemberWise): each member of all objects
-                    // in turn, another layout.
+                    // in turn, which the interpreter reads.
                     if bytes[4] & 0x40 != 0 {
-                        return Err(bad(format!(
-                            "entry {e}: the vector was written member-wise, which is not supported"
-                        )));
+                        let walker = walker.as_mut().ok_or_else(|| {
+                            bad(format!(
+                                "entry {e}: the vector was written member-wise, and the \
+                                 interpreter cannot plan its class"
+                            ))
+                        })?;
+                        walker.entry(bytes, out).map_err(|why| bad(format!("entry {e}: {why}")))?;
+                        out.end_entry();
+                        continue;
                     }
                     let objects = &bytes[10..];
                     if n.checked_mul(stride) != Some(objects.len()) {
@@ -800,8 +802,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         }
                         push(&mut out.values, stored, &object[offset..offset + size])?;
                     }
-                    let last = *out.offsets.last().unwrap_or(&0);
-                    out.offsets.push(last + n as u64);
+                    out.end_entry();
                 }
             }
             Layout::Interpreted { target } => {
@@ -810,42 +811,13 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         "internal: an interpreted column without its plan".into()
                     ));
                 };
-                let kind = self.column.kind;
-                let mut counters = vec![Vec::new(); plan.counters];
-                let mut read = vec![0; plan.readers];
+                let mut walker = Walker::new(plan, target);
                 for e in range {
-                    let bytes = entry(e)?;
-                    let mut c = Cursor::new(bytes, 0, "");
-                    counters.iter_mut().for_each(Vec::clear);
-                    read.fill(0);
-                    let mut walk = crate::interp::Walk {
-                        target,
-                        values: &mut out.values,
-                        inner: &mut out.inner_offsets,
-                        middle: &mut out.middle_offsets,
-                        kind,
-                        counters: &mut counters,
-                        read: &mut read,
-                    };
-                    walk.node(&plan.root, &mut c)
+                    walker
+                        .entry(entry(e)?, out)
                         .map_err(|why| bad(format!("entry {e}: {why}")))?;
-                    if c.remaining() != 0 {
-                        return Err(bad(format!(
-                            "entry {e}: {} bytes after the planned object",
-                            c.remaining()
-                        )));
-                    }
-                    match kind {
-                        ColumnKind::Scalar(_) | ColumnKind::Fixed(..) => {}
-                        ColumnKind::Jagged(_) | ColumnKind::String => {
-                            out.offsets.push(out.values.len() as u64);
-                        }
-                        ColumnKind::JaggedJagged(_) | ColumnKind::StringList => {
-                            out.offsets.push(out.inner_offsets.len() as u64 - 1);
-                        }
-                        ColumnKind::StringListList => {
-                            out.offsets.push(out.middle_offsets.len() as u64 - 1);
-                        }
+                    if self.column.kind.is_variable() {
+                        out.end_entry();
                     }
                 }
             }
@@ -879,14 +851,12 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                             bytes.len()
                         )));
                     }
-                    push(&mut out.values, stored, bytes)?;
-                    let arrays = bytes.len() / width;
-                    for _ in 0..arrays {
-                        let last = *out.inner_offsets.last().unwrap_or(&0);
-                        out.inner_offsets.push(last + len as u64);
+                    for array in bytes.chunks_exact(width) {
+                        push(&mut out.values, stored, array)?;
+                        out.close(0);
                     }
-                    let last = *out.offsets.last().unwrap_or(&0);
-                    out.offsets.push(last + arrays as u64);
+                    out.end_entry();
+
                 }
             }
             Layout::LeafRow { target } => {
@@ -948,7 +918,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                             .map_err(|_| bad(format!("entry {e}: object {k}'s length is {n}")))?;
                         let values = take_values(&mut c, n, stored.size(), e).map_err(bad)?;
                         push(&mut out.values, stored, values)?;
-                        out.inner_offsets.push(out.values.len() as u64);
+                        out.close(0);
                     }
                     if c.remaining() != 0 {
                         return Err(bad(format!(
@@ -957,73 +927,10 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                             objects.len()
                         )));
                     }
-                    let last = *out.offsets.last().unwrap_or(&0);
-                    out.offsets.push(last + objects.len() as u64);
-                }
-            }
-            Layout::VectorsInCollection { stored } => {
-                for e in range {
-                    let bytes = entry(e)?;
-                    let mut c = Cursor::new(bytes, 0, "");
-                    object_header(&mut c, e).map_err(bad)?;
-                    let mut lists = 0usize;
-                    while c.remaining() > 0 {
-                        let n = c
-                            .count("vector size")
-                            .map_err(|_| bad(format!("entry {e}: vector {lists} is cut short")))?;
-                        let values = take_values(&mut c, n, stored.size(), e).map_err(bad)?;
-                        push(&mut out.values, stored, values)?;
-                        let last = *out.inner_offsets.last().unwrap_or(&0);
-                        out.inner_offsets.push(last + n as u64);
-                        lists += 1;
-                    }
-                    let last = *out.offsets.last().unwrap_or(&0);
-                    out.offsets.push(last + lists as u64);
-                }
-            }
-            Layout::StringVectorsInCollection => {
-                let Values::U8(values) = &mut out.values else {
-                    return Err(bad("internal: string column without byte values".into()));
-                };
-                for e in range {
-                    let bytes = entry(e)?;
-                    let mut c = Cursor::new(bytes, 0, "");
-                    object_header(&mut c, e).map_err(bad)?;
-                    let mut lists = 0usize;
-                    while c.remaining() > 0 {
-                        let n = c
-                            .count("vector size")
-                            .map_err(|_| bad(format!("entry {e}: vector {lists} is cut short")))?;
-                        // Every string takes a byte at least: a lying size fails here.
-                        if n > c.remaining() {
-                            return Err(bad(format!(
-                                "entry {e}: vector {lists} of {n} strings cannot fit in the entry"
-                            )));
-                        }
-                        for k in 0..n {
-                            let at = c.pos();
-                            let (s, used) = tstring(&bytes[at..]).ok_or_else(|| {
-                                bad(format!(
-                                    "entry {e}: string {k} of vector {lists} runs past the entry"
-                                ))
-                            })?;
-                            c.skip(used).map_err(|_| {
-                                bad(format!("entry {e}: a string runs past the entry"))
-                            })?;
-                            values.extend_from_slice(s);
-                            out.inner_offsets.push(values.len() as u64);
-                        }
-                        out.middle_offsets.push(out.inner_offsets.len() as u64 - 1);
-                        lists += 1;
-                    }
-                    let last = *out.offsets.last().unwrap_or(&0);
-                    out.offsets.push(last + lists as u64);
+                    out.end_entry();
                 }
             }
             Layout::StringList { header } => {
-                let Values::U8(values) = &mut out.values else {
-                    return Err(bad("internal: string column without byte values".into()));
-                };
                 for e in range {
                     let mut bytes = entry(e)?;
                     // A vector says how many strings it holds; a collection's strings fill
@@ -1032,10 +939,6 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     let mut c = Cursor::new(bytes, 0, "");
                     match header {
                         ListHeader::None => {}
-                        ListHeader::Object => {
-                            object_header(&mut c, e).map_err(bad)?;
-                            bytes = &bytes[6..];
-                        }
                         ListHeader::Vector => {
                             count = Some(vector_header(&mut c, e).map_err(bad)?);
                             bytes = &bytes[10..];
@@ -1046,8 +949,8 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         let (s, used) = tstring(bytes).ok_or_else(|| {
                             bad(format!("entry {e}: string {strings} runs past the entry"))
                         })?;
-                        values.extend_from_slice(s);
-                        out.inner_offsets.push(values.len() as u64);
+                        push(&mut out.values, BYTES, s)?;
+                        out.close(0);
                         bytes = &bytes[used..];
                         strings += 1;
                     }
@@ -1057,9 +960,52 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                             bytes.len()
                         )));
                     }
-                    out.offsets.push(out.inner_offsets.len() as u64 - 1);
+                    out.end_entry();
                 }
             }
+        }
+        Ok(())
+    }
+}
+
+/// Walks entries through an interpreted plan, keeping one column's values.
+struct Walker<'p> {
+    plan: &'p crate::interp::Plan,
+    target: usize,
+    counters: Vec<Vec<u64>>,
+    read: Vec<usize>,
+}
+
+impl<'p> Walker<'p> {
+    fn new(plan: &'p crate::interp::Plan, target: usize) -> Walker<'p> {
+        Walker {
+            plan,
+            target,
+            counters: vec![Vec::new(); plan.counters],
+            read: vec![0; plan.readers],
+        }
+    }
+
+    /// Reads one entry's `bytes` into `out`, all of them (the entry's own offset is the
+    /// caller's to end).
+    fn entry(&mut self, bytes: &[u8], out: &mut ColumnData) -> Result<(), String> {
+        let mut c = Cursor::new(bytes, 0, "");
+        self.counters.iter_mut().for_each(Vec::clear);
+        self.read.fill(0);
+        let strings = matches!(self.plan.targets[self.target].kind, ColumnKind::Strings(_));
+        let mut walk = crate::interp::Walk {
+            target: self.target,
+            out,
+            strings,
+            counters: &mut self.counters,
+            read: &mut self.read,
+        };
+        walk.node(&self.plan.root, &mut c)?;
+        if c.remaining() != 0 {
+            return Err(format!(
+                "{} bytes after the planned object",
+                c.remaining()
+            ));
         }
         Ok(())
     }

@@ -105,38 +105,38 @@ pub enum ColumnKind {
     Fixed(ScalarType, usize),
     /// Any number of values per entry (`Muon_pt[nMuon]/F`, `std::vector<float>`).
     Jagged(ScalarType),
-    /// A list of lists per entry (`std::vector<std::vector<T>>`).
-    JaggedJagged(ScalarType),
+    /// Lists of lists per entry, `depth` (2 or more) lists deep, the values in the innermost
+    /// (`std::vector<std::vector<T>>` is 2 deep); [`ColumnData::levels`] bounds the lists
+    /// below the entries' own.
+    ///
+    /// [`ColumnData::levels`]: crate::ColumnData::levels
+    Nested(ScalarType, u8),
     /// A byte string per entry (`std::string`, `char*` leaves).
     String,
-    /// A list of byte strings per entry (`std::vector<std::string>`, the `TString`s of a split
-    /// collection's objects): the strings' bytes, entry offsets into the strings and the
-    /// strings' offsets into the bytes ([`ColumnData::inner_offsets`], as for lists of lists).
+    /// Byte strings `depth` (1 or more) lists deep: 1 a list of strings per entry
+    /// (`std::vector<std::string>`, the `TString`s of a split collection's objects), 2 a list of
+    /// lists of strings, and so on. [`ColumnData::levels`] bounds the strings in the bytes,
+    /// then each list level below the entries' own.
     ///
-    /// [`ColumnData::inner_offsets`]: crate::ColumnData::inner_offsets
-    StringList,
-    /// A list of lists of byte strings per entry (`std::vector<std::vector<std::string>>`): the
-    /// strings' bytes, entry offsets into the inner lists ([`ColumnData::middle_offsets`]), the
-    /// inner lists' offsets into the strings and the strings' offsets into the bytes
-    /// ([`ColumnData::inner_offsets`]).
-    ///
-    /// [`ColumnData::middle_offsets`]: crate::ColumnData::middle_offsets
-    /// [`ColumnData::inner_offsets`]: crate::ColumnData::inner_offsets
-    StringListList,
+    /// [`ColumnData::levels`]: crate::ColumnData::levels
+    Strings(u8),
 }
 
 impl ColumnKind {
     /// The C++ type ROOT holds such entries in: `Float_t`, `Float_t[3]`, `Float_t[]` (a counter
-    /// array or vector), `vector<vector<Float_t>>`, `string`.
+    /// array or vector), `vector<vector<Float_t>>`, `string`, `vector<string>`.
     pub fn cpp_name(self) -> String {
+        let vectors = |depth: u8, item: &str| {
+            let depth = usize::from(depth);
+            format!("{}{item}{}", "vector<".repeat(depth), ">".repeat(depth))
+        };
         match self {
             ColumnKind::Scalar(t) => t.root_name().to_owned(),
             ColumnKind::Fixed(t, n) => format!("{t}[{n}]"),
             ColumnKind::Jagged(t) => format!("{t}[]"),
-            ColumnKind::JaggedJagged(t) => format!("vector<vector<{t}>>"),
+            ColumnKind::Nested(t, depth) => vectors(depth, t.root_name()),
             ColumnKind::String => "string".to_owned(),
-            ColumnKind::StringList => "vector<string>".to_owned(),
-            ColumnKind::StringListList => "vector<vector<string>>".to_owned(),
+            ColumnKind::Strings(depth) => vectors(depth, "string"),
         }
     }
 
@@ -146,12 +146,58 @@ impl ColumnKind {
             ColumnKind::Scalar(t)
             | ColumnKind::Fixed(t, _)
             | ColumnKind::Jagged(t)
-            | ColumnKind::JaggedJagged(t) => t,
-            ColumnKind::String | ColumnKind::StringList | ColumnKind::StringListList => {
-                ScalarType::U8
-            }
+            | ColumnKind::Nested(t, _) => t,
+            ColumnKind::String | ColumnKind::Strings(_) => ScalarType::U8,
         }
     }
+
+    /// Lists around each value (0 for scalars, fixed arrays and strings; a string's bytes are
+    /// its value).
+    pub fn depth(self) -> usize {
+        match self {
+            ColumnKind::Scalar(_) | ColumnKind::Fixed(..) | ColumnKind::String => 0,
+            ColumnKind::Jagged(_) => 1,
+            ColumnKind::Nested(_, depth) | ColumnKind::Strings(depth) => usize::from(depth),
+        }
+    }
+
+    /// Whether an entry is a variable number of items (bytes of a string, values of a list),
+    /// bounded by [`ColumnData::offsets`].
+    ///
+    /// [`ColumnData::offsets`]: crate::ColumnData::offsets
+    pub fn is_variable(self) -> bool {
+        !matches!(self, ColumnKind::Scalar(_) | ColumnKind::Fixed(..))
+    }
+
+    /// How many boundary levels lie below the entries' offsets ([`ColumnData::levels`]): a
+    /// list of lists' inner lists, a list of strings' strings, and so on.
+    ///
+    /// [`ColumnData::levels`]: crate::ColumnData::levels
+    pub fn levels(self) -> usize {
+        match self {
+            ColumnKind::Nested(_, depth) => usize::from(depth) - 1,
+            ColumnKind::Strings(depth) => usize::from(depth),
+            _ => 0,
+        }
+    }
+
+    /// The kind of values (`item` numbers, or strings when `None`) inside `lists` lists, or
+    /// `None` when evtc has no such kind (more than [`ColumnKind::MAX_DEPTH`] lists).
+    pub(crate) fn of_lists(item: Option<ScalarType>, lists: usize) -> Option<ColumnKind> {
+        let depth = u8::try_from(lists)
+            .ok()
+            .filter(|&d| usize::from(d) <= ColumnKind::MAX_DEPTH)?;
+        Some(match (item, depth) {
+            (Some(t), 0) => ColumnKind::Scalar(t),
+            (Some(t), 1) => ColumnKind::Jagged(t),
+            (Some(t), d) => ColumnKind::Nested(t, d),
+            (None, 0) => ColumnKind::String,
+            (None, d) => ColumnKind::Strings(d),
+        })
+    }
+
+    /// The deepest nesting of lists a column may have.
+    pub const MAX_DEPTH: usize = 8;
 }
 
 /// How values are stored in the baskets (big-endian).
@@ -253,11 +299,13 @@ pub(crate) enum Layout {
     String { header: bool },
     /// A `std::vector` of `stride`-byte objects streamed one by one (a 10-byte vector header,
     /// then the objects, each starting with [`Column::entry_prefix`]): the value at `offset` in
-    /// each object.
+    /// each object. An entry whose vector was streamed member-wise (each member of all objects
+    /// in turn) is read through column `member_wise` of [`Column::plan`], if there is one.
     ObjectVector {
         stored: Stored,
         offset: usize,
         stride: usize,
+        member_wise: Option<usize>,
     },
     /// Column `target` of the column's interpreted plan ([`Column::plan`]): objects of varying
     /// size walked entry by entry.
@@ -277,13 +325,6 @@ pub(crate) enum Layout {
     PointerArraysInCollection { stored: Stored },
     /// A list of TString-encoded strings per entry, after `header`.
     StringList { header: ListHeader },
-    /// A list of lists per entry: the `std::vector<T>` members of a split collection's objects,
-    /// after an object header (byte count, version), each a size and its values, as many as
-    /// fill the entry.
-    VectorsInCollection { stored: Stored },
-    /// One object header, then each object's `std::vector<std::string>` member, each its size
-    /// and its strings, as many as fill the entry: a list of lists of strings per entry.
-    StringVectorsInCollection,
 }
 
 /// One leaf of a row of [`Layout::LeafRow`] ([`Column::row`]).
@@ -334,9 +375,6 @@ impl RowPart {
 pub(crate) enum ListHeader {
     /// Nothing: as many items as fill the entry (the `TString`s of a collection's objects).
     None,
-    /// An object header (byte count, version), then as many items as fill the entry (the
-    /// `std::string`s of a collection's objects).
-    Object,
     /// A vector's byte count, version and size (`std::vector<std::string>`).
     Vector,
 }
@@ -404,7 +442,8 @@ pub struct Column {
     /// whose entries all start with it and hold the members after it is read without the
     /// headers; any other basket must hold the members alone.
     pub(crate) custom_header: Option<Arc<[u8]>>,
-    /// For [`Layout::Interpreted`] columns: the plan of the branch's objects.
+    /// For [`Layout::Interpreted`] columns (and [`Layout::ObjectVector`] ones, for vectors
+    /// streamed member-wise): the plan of the branch's objects.
     pub(crate) plan: Option<Arc<crate::interp::Plan>>,
 }
 
@@ -963,20 +1002,33 @@ impl Tree {
                     // cannot plan, through the interpreter.
                     let fixed = match object_vector(b, streamers) {
                         Some(Ok(columns)) => {
+                            // ROOT may stream the vector member-wise instead (marked in each
+                            // entry): the interpreter reads those entries.
+                            let plan = interpreted(b, streamers).and_then(Result::ok).map(Arc::new);
                             self.columns.extend(columns.into_iter().map(
-                                |(path, t, stored, offset, stride, header, type_name)| Column {
-                                    entry_prefix: Some(header),
-                                    ..column(
-                                        format!("{name}.{path}"),
-                                        ColumnKind::Jagged(t),
-                                        Layout::ObjectVector {
-                                            stored,
-                                            offset,
-                                            stride,
-                                        },
-                                        None,
-                                        format!("{type_name}[]"),
-                                    )
+                                |(path, t, stored, offset, stride, header, type_name)| {
+                                    let member_wise = plan.as_ref().and_then(|p| {
+                                        p.targets.iter().position(|target| {
+                                            target.path.trim_start_matches('.') == path
+                                                && target.kind == ColumnKind::Jagged(t)
+                                        })
+                                    });
+                                    Column {
+                                        entry_prefix: Some(header),
+                                        plan: member_wise.and(plan.clone()),
+                                        ..column(
+                                            format!("{name}.{path}"),
+                                            ColumnKind::Jagged(t),
+                                            Layout::ObjectVector {
+                                                stored,
+                                                offset,
+                                                stride,
+                                                member_wise,
+                                            },
+                                            None,
+                                            format!("{type_name}[]"),
+                                        )
+                                    }
                                 },
                             ));
                             return Ok(());

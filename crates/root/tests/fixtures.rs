@@ -48,74 +48,34 @@ fn float(x: f64) -> Value {
 fn entries(data: &ColumnData, kind: ColumnKind, n: usize) -> Vec<Value> {
     let list = |a: usize, b: usize| Value::Array((a..b).map(|i| scalar(&data.values, i)).collect());
     match kind {
-        ColumnKind::Scalar(_) => (0..n).map(|e| scalar(&data.values, e)).collect(),
-        ColumnKind::Fixed(_, len) => (0..n).map(|e| list(e * len, (e + 1) * len)).collect(),
-        ColumnKind::Jagged(_) => (0..n)
-            .map(|e| list(data.offsets[e] as usize, data.offsets[e + 1] as usize))
-            .collect(),
-        ColumnKind::JaggedJagged(_) => (0..n)
-            .map(|e| {
-                let inner = data.offsets[e] as usize..data.offsets[e + 1] as usize;
-                Value::Array(
-                    inner
-                        .map(|j| {
-                            list(
-                                data.inner_offsets[j] as usize,
-                                data.inner_offsets[j + 1] as usize,
-                            )
-                        })
-                        .collect(),
-                )
-            })
-            .collect(),
-        ColumnKind::String => {
-            let Values::U8(bytes) = &data.values else {
-                panic!("string bytes")
-            };
-            (0..n)
-                .map(|e| text(&bytes[data.offsets[e] as usize..data.offsets[e + 1] as usize]))
-                .collect()
-        }
-        ColumnKind::StringList => {
-            let Values::U8(bytes) = &data.values else {
-                panic!("string bytes")
-            };
-            let inner = &data.inner_offsets;
-            (0..n)
-                .map(|e| {
-                    let strings = data.offsets[e] as usize..data.offsets[e + 1] as usize;
-                    Value::Array(
-                        strings
-                            .map(|j| text(&bytes[inner[j] as usize..inner[j + 1] as usize]))
-                            .collect(),
-                    )
-                })
-                .collect()
-        }
-        ColumnKind::StringListList => {
-            let Values::U8(bytes) = &data.values else {
-                panic!("string bytes")
-            };
-            let (middle, inner) = (&data.middle_offsets, &data.inner_offsets);
-            let string = |j: usize| text(&bytes[inner[j] as usize..inner[j + 1] as usize]);
-            (0..n)
-                .map(|e| {
-                    let lists = data.offsets[e] as usize..data.offsets[e + 1] as usize;
-                    Value::Array(
-                        lists
-                            .map(|l| {
-                                Value::Array(
-                                    (middle[l] as usize..middle[l + 1] as usize)
-                                        .map(string)
-                                        .collect(),
-                                )
-                            })
-                            .collect(),
-                    )
-                })
-                .collect()
-        }
+        ColumnKind::Scalar(_) => return (0..n).map(|e| scalar(&data.values, e)).collect(),
+        ColumnKind::Fixed(_, len) => return (0..n).map(|e| list(e * len, (e + 1) * len)).collect(),
+        _ => {}
     }
+    // The innermost items (values, or strings), then each level groups those below it, up to
+    // the entries.
+    let mut bounds = data.levels.iter().chain([&data.offsets]);
+    let mut items: Vec<Value> = match kind {
+        ColumnKind::String | ColumnKind::Strings(_) => {
+            let Values::U8(bytes) = &data.values else {
+                panic!("string bytes")
+            };
+            let strings = bounds.next().expect("string bounds");
+            strings
+                .windows(2)
+                .map(|w| text(&bytes[w[0] as usize..w[1] as usize]))
+                .collect()
+        }
+        _ => (0..data.values.len()).map(|i| scalar(&data.values, i)).collect(),
+    };
+    for level in bounds {
+        items = level
+            .windows(2)
+            .map(|w| Value::Array(items[w[0] as usize..w[1] as usize].to_vec()))
+            .collect();
+    }
+    assert_eq!(items.len(), n, "entries of a {kind:?} column");
+    items
 }
 
 fn text(bytes: &[u8]) -> Value {
@@ -512,20 +472,49 @@ fn unsplit_objects_of_fixed_size_read_member_by_member_as_root_does() {
     // and a TDatime in TBranchElements of fType -1 (custom streamers: the header then the
     // members, and the member alone), and a std::vector<TLorentzVector> (a jagged column per
     // member), checked against ROOT's values.
+    // The vector of pairs "vp" is written member-wise: its entries are read by the interpreter.
     let file = RootFile::open(fixture("objects.root")).expect("open");
     let checked = check_tree(&file, "Events", &expected("objects.root.json")["Events"]);
-    assert_eq!(checked, 22);
+    assert_eq!(checked, 27);
     let tree = file.tree("Events").expect("tree");
-    assert_eq!(tree.columns.len(), 22);
+    assert_eq!(tree.columns.len(), 27);
+    assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
     // A two-dimensional member array of an unsplit object keeps its dimensions.
     assert_eq!(tree.column("cand.grid").expect("grid").dims, [2, 3]);
-    // A vector of objects written member-wise is refused when the tree is opened, member by
-    // member, with the reason.
-    assert_eq!(tree.unsupported.len(), 5, "{:?}", tree.unsupported);
-    for u in &tree.unsupported {
-        assert!(u.name.starts_with("vp."), "{}", u.name);
-        assert!(u.reason.contains("written member-wise"), "{}", u.reason);
+}
+
+/// Values more than two lists deep: vectors of vectors of vectors (of numbers, of strings),
+/// four deep; a vector of objects each holding a fixed array (a list of arrays per entry), a
+/// vector of vectors and a vector of strings, unsplit (written member-wise) and split (the STL
+/// members of a collection's objects); checked against ROOT's reading, and against uproot's
+/// where uproot reads them.
+#[test]
+fn values_more_than_two_lists_deep() {
+    let file = RootFile::open(fixture("deep.root")).expect("open");
+    let tree = file.tree("Events").expect("tree");
+    assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
+    let by_root = expected("deep.root.root.json");
+    assert_eq!(check_tree(&file, "Events", &by_root["Events"]), 12);
+    // uproot 5.7 misreads "flat" (member-wise) and cannot read "objs": not in its reference.
+    assert_eq!(check_tree(&file, "Events", &expected("deep.root.json")["Events"]), 6);
+    for (name, kind) in [
+        ("v3i", ColumnKind::Nested(ScalarType::I32, 3)),
+        ("v3s", ColumnKind::Strings(3)),
+        ("v4f", ColumnKind::Nested(ScalarType::F32, 4)),
+        ("objs.a", ColumnKind::Nested(ScalarType::I16, 2)),
+        ("objs.vv", ColumnKind::Nested(ScalarType::F32, 3)),
+        ("objs.tags", ColumnKind::Strings(2)),
+        ("objs_s/objs_s.a[3]", ColumnKind::Nested(ScalarType::I16, 2)),
+        ("objs_s/objs_s.vv", ColumnKind::Nested(ScalarType::F32, 3)),
+        ("objs_s/objs_s.tags", ColumnKind::Strings(2)),
+        ("flat.pt", ColumnKind::Jagged(ScalarType::F64)),
+    ] {
+        assert_eq!(tree.column(name).expect(name).kind, kind, "{name}");
     }
+    assert_eq!(
+        tree.column("v4f").expect("v4f").kind.cpp_name(),
+        "vector<vector<vector<vector<Float_t>>>>"
+    );
 }
 
 /// `std::vector<Double32_t>` and `std::vector<std::vector<Double32_t>>`: 32-bit floats on disk,
@@ -546,7 +535,7 @@ fn vectors_of_double32_as_root_reads_them() {
         kinds,
         [
             ("d32", ColumnKind::Jagged(ScalarType::F64)),
-            ("vv32", ColumnKind::JaggedJagged(ScalarType::F64)),
+            ("vv32", ColumnKind::Nested(ScalarType::F64, 2)),
             ("d64", ColumnKind::Jagged(ScalarType::F64)),
         ]
     );
@@ -601,22 +590,22 @@ fn stl_members_and_lists_of_strings() {
         assert_eq!(tree.column(name).expect(name).kind, ColumnKind::String);
     }
     for name in ["obj/names", "vs", "vts", "tags/tags.name", "tags/tags.note"] {
-        assert_eq!(tree.column(name).expect(name).kind, ColumnKind::StringList);
+        assert_eq!(tree.column(name).expect(name).kind, ColumnKind::Strings(1));
     }
     // `float* var; //[nvar]`: a jagged column; a fixed array of collection objects: a list of
     // arrays per entry.
     let var = tree.column("obj/var").expect("var");
     assert_eq!(var.kind, ColumnKind::Jagged(ScalarType::F32));
     let pos = tree.column("tags/tags.pos[3]").expect("pos");
-    assert_eq!(pos.kind, ColumnKind::JaggedJagged(ScalarType::F32));
+    assert_eq!(pos.kind, ColumnKind::Nested(ScalarType::F32, 2));
     let vals = tree.column("tags/tags.vals").expect("vals");
-    assert_eq!(vals.kind, ColumnKind::JaggedJagged(ScalarType::F32));
+    assert_eq!(vals.kind, ColumnKind::Nested(ScalarType::F32, 2));
     // The lists of a collection's objects are not counted by the collection's branch, which
     // counts lists, not characters or values.
     assert_eq!(tree.column("tags/tags.name").expect("name").counter, None);
     assert_eq!(vals.counter, None);
     let groups = tree.column("obj/groups").expect("groups");
-    assert_eq!(groups.kind, ColumnKind::JaggedJagged(ScalarType::I32));
+    assert_eq!(groups.kind, ColumnKind::Nested(ScalarType::I32, 2));
 }
 
 fn tree_dims(file: &RootFile, tree: &str, column: &str) -> Vec<usize> {
@@ -656,7 +645,7 @@ fn objects_of_varying_size_through_the_interpreter() {
     // The links, member by member: lists of lists of the records' fields.
     for member in ["key", "index"] {
         let column = tree.column(&format!("evs/links.{member}")).expect(member);
-        assert_eq!(column.kind, ColumnKind::JaggedJagged(ScalarType::U32));
+        assert_eq!(column.kind, ColumnKind::Nested(ScalarType::U32, 2));
         let data = file.read_column(column, 0..tree.entries).expect("read");
         let want: Vec<Value> = links
             .as_array()
@@ -733,13 +722,13 @@ fn maps_sets_and_lists_of_lists_of_strings() {
     assert_eq!(check_tree(&file, "Events", &by_root["Events"]), 80);
     for (name, kind) in [
         ("mid0.first", ColumnKind::Jagged(ScalarType::I32)),
-        ("msf0.first", ColumnKind::StringList),
-        ("msvf0.second", ColumnKind::JaggedJagged(ScalarType::F32)),
+        ("msf0.first", ColumnKind::Strings(1)),
+        ("msvf0.second", ColumnKind::Nested(ScalarType::F32, 2)),
         ("si0", ColumnKind::Jagged(ScalarType::I32)),
-        ("ss", ColumnKind::StringList),
-        ("vvs", ColumnKind::StringListList),
-        ("obju.vvs", ColumnKind::StringListList),
-        ("obj1/mis.second", ColumnKind::StringList),
+        ("ss", ColumnKind::Strings(1)),
+        ("vvs", ColumnKind::Strings(2)),
+        ("obju.vvs", ColumnKind::Strings(2)),
+        ("obj1/mis.second", ColumnKind::Strings(1)),
     ] {
         assert_eq!(tree.column(name).expect(name).kind, kind, "{name}");
     }
@@ -837,7 +826,7 @@ fn maps_of_objects_and_vectors_of_strings_in_collections() {
     for name in ["tags/tags.words", "tca/tca.words"] {
         assert_eq!(
             tree.column(name).expect(name).kind,
-            ColumnKind::StringListList
+            ColumnKind::Strings(2)
         );
     }
 }
@@ -859,10 +848,10 @@ fn pointer_arrays_in_objects_and_collections() {
     assert_eq!(check_tree(&file, "Events", &by_root["Events"]), 42);
     for (name, kind) in [
         ("ev.v", ColumnKind::Jagged(ScalarType::F32)),
-        ("ev.hits.x", ColumnKind::JaggedJagged(ScalarType::F32)),
+        ("ev.hits.x", ColumnKind::Nested(ScalarType::F32, 2)),
         ("hit.d", ColumnKind::Jagged(ScalarType::F64)),
-        ("clones/clones.x", ColumnKind::JaggedJagged(ScalarType::F32)),
-        ("vhits/vhits.d", ColumnKind::JaggedJagged(ScalarType::F64)),
+        ("clones/clones.x", ColumnKind::Nested(ScalarType::F32, 2)),
+        ("vhits/vhits.d", ColumnKind::Nested(ScalarType::F64, 2)),
         ("vev/origin.fX", ColumnKind::Scalar(ScalarType::F64)),
         ("vtxs/vtxs.p4.fE", ColumnKind::Jagged(ScalarType::F64)),
     ] {
