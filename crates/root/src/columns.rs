@@ -578,25 +578,22 @@ pub(crate) fn interpreted(
         // An object member (kObject, kAny) of a split object that is not split further: the
         // object with its header in each entry; of a split collection's objects: each object's,
         // back to back.
-        (61 | 62, 0 | 31 | 41) => {
-            let objects = matches!(e.ftype, 31 | 41);
-            member(b, e, streamers).and_then(|m| {
-                let info = streamers.only_info(&m.type_name).ok_or_else(|| {
-                    format!(
-                        "the file has no single streamer info for class `{}`",
-                        m.type_name
-                    )
-                })?;
-                plan(
-                    streamers,
-                    if objects {
-                        Root::Objects(info)
-                    } else {
-                        Root::Class { info, header: true }
-                    },
+        (61 | 62 | 81 | 82, 0 | 31 | 41) => member(b, e, streamers).and_then(|m| {
+            let info = streamers.only_info(&m.type_name).ok_or_else(|| {
+                format!(
+                    "the file has no single streamer info for class `{}`",
+                    m.type_name
                 )
-            })
-        }
+            })?;
+            plan(
+                streamers,
+                Root::ObjectMember {
+                    info,
+                    len: m.array_length,
+                    each: matches!(e.ftype, 31 | 41),
+                },
+            )
+        }),
         _ => return None,
     };
     Some(

@@ -62,6 +62,9 @@ pub(crate) enum Node {
     /// Objects, each with its header, as many as fill the entry: a list (the object members of
     /// a split collection's objects).
     Fill { element: Box<Node> },
+    /// A fixed array of `len` objects (`TLorentzVector p[4]`), each with its header: a list of
+    /// `len` per array.
+    Array { len: usize, element: Box<Node> },
     /// A map (`std::map`, `unordered_map`, `multimap`), with its object header, written
     /// member-wise: the pair's class version, the size, then every key, then every value (an
     /// STL key or value: one object header before them all).
@@ -101,9 +104,14 @@ pub(crate) enum Root<'a> {
     },
     /// An STL type streamed whole, with its header (a vector branch or member).
     Stl(&'a str),
-    /// Objects of this class, each with its header, as many as fill the entry: an object member
-    /// of a split collection's objects, all the entry's objects' in turn.
-    Objects(&'a StreamerInfo),
+    /// An object member of a split object (`each` false) or of a split collection's objects
+    /// (`each`: all the entry's objects' in turn, as many as fill the entry) that ROOT did not
+    /// split further: an object of this class with its header, or a fixed array of `len`.
+    ObjectMember {
+        info: &'a StreamerInfo,
+        len: usize,
+        each: bool,
+    },
     /// An STL member of a split collection's objects: one object header, then each object's
     /// member without a header of its own, as many as fill the entry.
     StlMembers(&'a str),
@@ -121,9 +129,16 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
     let root = match root {
         Root::Class { info, header } => p.class(info, header, "", 0, 0)?,
         Root::Stl(type_name) => p.stl(type_name, true, "", "", 0, 0)?,
-        Root::Objects(info) => Node::Fill {
-            element: Box::new(p.class(info, true, "", 1, 1)?),
-        },
+        Root::ObjectMember { info, len, each } => {
+            let node = p.objects(info, len, "", usize::from(each), 1)?;
+            if each {
+                Node::Fill {
+                    element: Box::new(node),
+                }
+            } else {
+                node
+            }
+        }
         Root::StlMembers(type_name) => Node::Object {
             header: true,
             parts: vec![Node::Fill {
@@ -173,9 +188,10 @@ impl<'s> Planner<'s> {
                 0 if el.name == "TObject" => Node::TObject,
                 66 => Node::TObject,
                 0 => self.class(self.info(&el.name)?, true, prefix, lists, depth + 1)?,
-                61 | 62 => {
+                // An object, or a fixed array of them (kOffsetL + kObject, kAny).
+                61 | 62 | 81 | 82 => {
                     let info = self.info(&el.type_name)?;
-                    self.class(info, true, &format!("{path}."), lists, depth + 1)?
+                    self.objects(info, el.array_length, &format!("{path}."), lists, depth + 1)?
                 }
                 code @ (1..=19 | 21..=39) => {
                     let (code, len) = if code > 20 {
@@ -252,6 +268,25 @@ impl<'s> Planner<'s> {
             parts.push(node);
         }
         Ok(Node::Object { header, parts })
+    }
+
+    /// An object of class `info` with its header, or a fixed array of `len` of them (one list
+    /// more).
+    fn objects(
+        &mut self,
+        info: &StreamerInfo,
+        len: usize,
+        prefix: &str,
+        lists: usize,
+        depth: usize,
+    ) -> Result<Node, String> {
+        if len <= 1 {
+            return self.class(info, true, prefix, lists, depth);
+        }
+        Ok(Node::Array {
+            len,
+            element: Box::new(self.class(info, true, prefix, lists + 1, depth)?),
+        })
     }
 
     fn info(&self, class: &str) -> Result<&'s StreamerInfo, String> {
@@ -538,6 +573,12 @@ impl Walk<'_> {
                 }
                 self.list_end(self.distance(element));
             }
+            Node::Array { len, element } => {
+                for _ in 0..*len {
+                    self.node(element, c)?;
+                }
+                self.list_end(self.distance(element));
+            }
             Node::Str { header, column } => self.string(*header, *column, c)?,
             Node::Map { key, value } => self.map(key, value, c)?,
         }
@@ -725,14 +766,12 @@ impl Walk<'_> {
     fn distance(&self, node: &Node) -> Option<usize> {
         let mine = |column: &Option<usize>| *column == Some(self.target);
         match node {
-            Node::Basic { column, listed, .. } => {
-                mine(column).then_some(usize::from(*listed))
-            }
+            Node::Basic { column, listed, .. } => mine(column).then_some(usize::from(*listed)),
             Node::Str { column, .. } => mine(column).then_some(0),
             // A pointer array is a list of its own.
             Node::Pointer { column, .. } => mine(column).then_some(1),
             Node::Object { parts, .. } => parts.iter().find_map(|p| self.distance(p)),
-            Node::Vector { element, .. } | Node::Fill { element } => {
+            Node::Vector { element, .. } | Node::Fill { element } | Node::Array { element, .. } => {
                 self.distance(element).map(|d| d + 1)
             }
             Node::Map { key, value } => self

@@ -783,7 +783,9 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                                  interpreter cannot plan its class"
                             ))
                         })?;
-                        walker.entry(bytes, out).map_err(|why| bad(format!("entry {e}: {why}")))?;
+                        walker
+                            .entry(bytes, out)
+                            .map_err(|why| bad(format!("entry {e}: {why}")))?;
                         out.end_entry();
                         continue;
                     }
@@ -856,7 +858,6 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         out.close(0);
                     }
                     out.end_entry();
-
                 }
             }
             Layout::LeafRow { target } => {
@@ -1002,10 +1003,7 @@ impl<'p> Walker<'p> {
         };
         walk.node(&self.plan.root, &mut c)?;
         if c.remaining() != 0 {
-            return Err(format!(
-                "{} bytes after the planned object",
-                c.remaining()
-            ));
+            return Err(format!("{} bytes after the planned object", c.remaining()));
         }
         Ok(())
     }

@@ -783,8 +783,9 @@ impl Tree {
         let ftype = b.element.as_ref().map(|e| e.ftype);
         if !b.branches.is_empty() {
             match (b.class.as_str(), ftype) {
-                // A split object: its members are branches of their own.
-                ("TBranchElement", None | Some(0..=2)) => {}
+                // A split object: its members are branches of their own (ROOT 5 wrote some
+                // top-level ones with fType -1); a base class split into its members (1).
+                ("TBranchElement", None | Some(-1..=2)) => {}
                 // A split collection of objects (TClonesArray 3, std::vector<Class> 4): this
                 // branch holds each entry's object count; each member's branch, that member of
                 // every object: one jagged column per member, all counted by this branch.
@@ -816,15 +817,19 @@ impl Tree {
                         plan: None,
                     });
                 }
-                _ => {
+                (_, ftype) => {
                     let class = b
                         .element
                         .as_ref()
                         .map_or(b.class.as_str(), |e| &e.class_name);
-                    self.unsupported.push(unsupported(
-                        class,
-                        "nested split collections of objects are not supported",
-                    ));
+                    let reason = match ftype {
+                        Some(31 | 41) => "a member of a split collection's objects split further \
+                                          (nested split collections of objects) is not supported"
+                            .to_owned(),
+                        Some(t) => format!("a split branch of type {t} is not supported"),
+                        None => format!("a {} with sub-branches is not supported", b.class),
+                    };
+                    self.unsupported.push(unsupported(class, &reason));
                     return Ok(());
                 }
             }

@@ -66,7 +66,9 @@ fn entries(data: &ColumnData, kind: ColumnKind, n: usize) -> Vec<Value> {
                 .map(|w| text(&bytes[w[0] as usize..w[1] as usize]))
                 .collect()
         }
-        _ => (0..data.values.len()).map(|i| scalar(&data.values, i)).collect(),
+        _ => (0..data.values.len())
+            .map(|i| scalar(&data.values, i))
+            .collect(),
     };
     for level in bounds {
         items = level
@@ -486,17 +488,22 @@ fn unsplit_objects_of_fixed_size_read_member_by_member_as_root_does() {
 /// Values more than two lists deep: vectors of vectors of vectors (of numbers, of strings),
 /// four deep; a vector of objects each holding a fixed array (a list of arrays per entry), a
 /// vector of vectors and a vector of strings, unsplit (written member-wise) and split (the STL
-/// members of a collection's objects); checked against ROOT's reading, and against uproot's
-/// where uproot reads them.
+/// members of a collection's objects); fixed arrays of objects (`TLorentzVector pg[3]`) in a
+/// split and an unsplit object; checked against ROOT's reading, and against uproot's where
+/// uproot reads them.
 #[test]
 fn values_more_than_two_lists_deep() {
     let file = RootFile::open(fixture("deep.root")).expect("open");
     let tree = file.tree("Events").expect("tree");
     assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
     let by_root = expected("deep.root.root.json");
-    assert_eq!(check_tree(&file, "Events", &by_root["Events"]), 12);
-    // uproot 5.7 misreads "flat" (member-wise) and cannot read "objs": not in its reference.
-    assert_eq!(check_tree(&file, "Events", &expected("deep.root.json")["Events"]), 6);
+    assert_eq!(check_tree(&file, "Events", &by_root["Events"]), 28);
+    // uproot 5.7 misreads "flat" (member-wise), "ev" and "ev_s/f[2]" (arrays of objects) and
+    // cannot read "objs": not in its reference.
+    assert_eq!(
+        check_tree(&file, "Events", &expected("deep.root.json")["Events"]),
+        7
+    );
     for (name, kind) in [
         ("v3i", ColumnKind::Nested(ScalarType::I32, 3)),
         ("v3s", ColumnKind::Strings(3)),
@@ -508,6 +515,9 @@ fn values_more_than_two_lists_deep() {
         ("objs_s/objs_s.vv", ColumnKind::Nested(ScalarType::F32, 3)),
         ("objs_s/objs_s.tags", ColumnKind::Strings(2)),
         ("flat.pt", ColumnKind::Jagged(ScalarType::F64)),
+        // Fixed arrays of objects: a list of the array's objects per entry.
+        ("ev.pg.fE", ColumnKind::Jagged(ScalarType::F64)),
+        ("ev_s/f[2].q", ColumnKind::Jagged(ScalarType::I32)),
     ] {
         assert_eq!(tree.column(name).expect(name).kind, kind, "{name}");
     }
@@ -824,10 +834,7 @@ fn maps_of_objects_and_vectors_of_strings_in_collections() {
     }
     assert_eq!(check_tree(&file, "Events", &by_root["Events"]), 27);
     for name in ["tags/tags.words", "tca/tca.words"] {
-        assert_eq!(
-            tree.column(name).expect(name).kind,
-            ColumnKind::Strings(2)
-        );
+        assert_eq!(tree.column(name).expect(name).kind, ColumnKind::Strings(2));
     }
 }
 
