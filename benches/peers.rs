@@ -191,8 +191,15 @@ fn random(file: &FileReader, entries: &[u64]) -> usize {
         .sum()
 }
 
+/// Converts `input` unless `output` was written after this bench was built (a file converted by
+/// an older build does not measure this tree).
 fn convert_to(input: &Path, output: &Path, write: WriteOptions) {
-    if output.exists() {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let built = std::env::current_exe().ok().and_then(|exe| modified(&exe));
+    if modified(output)
+        .zip(built)
+        .is_some_and(|(out, built)| out > built)
+    {
         return;
     }
     let options = ConvertOptions {

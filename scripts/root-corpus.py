@@ -33,6 +33,7 @@ import collections
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -178,7 +179,15 @@ def measure_file(path: str, root_python: str | None = None) -> dict[str, Any]:
             continue
         for b in names:
             try:
-                wanted[(name, b)] = as_list(tree[b].array(library="ak"))
+                values = as_list(tree[b].array(library="ak"))
+                # uproot reads a fixed array of objects that is a member of a split object
+                # (`TLorentzVector pg[6]`, typename `TLorentzVector[][6]`) as a list of such
+                # arrays per entry, which always holds one: the entry is that one array.
+                if re.search(r"\[\]\[\d+\]$", tree[b].typename) and all(
+                    isinstance(v, list) and len(v) == 1 for v in values
+                ):
+                    values = [v[0] for v in values]
+                wanted[(name, b)] = values
             except Exception as e:  # noqa: BLE001
                 out["uproot_fails"][f"{name}:{b}"] = f"{type(e).__name__}: {e}"[:200]
     if not wanted:
@@ -274,11 +283,15 @@ def measure_file(path: str, root_python: str | None = None) -> dict[str, Any]:
 
 def compare_map(t: Any, b: str, halves: list[str], values: list[Any]) -> list[str]:
     """Compares evtc's columns of a map read whole (`b.first`, `b.second`: each entry's keys
-    and values; `b.second.x` for the members of object values) with uproot's lists of
-    (key, value) pairs."""
+    and values; `b.second.x` for the members of object values), or of a list of `std::pair`s,
+    with uproot's lists of (key, value) pairs."""
 
     def part(pair: Any, k: int, path: list[str]) -> Any:
-        item = pair[str(k)] if isinstance(pair, dict) else pair[k]
+        # A map's pairs are tuples ("0", "1"); a std::pair's records have "first" and "second".
+        if isinstance(pair, dict):
+            item = pair[("first", "second")[k]] if "first" in pair else pair[str(k)]
+        else:
+            item = pair[k]
         for name in path:
             item = item[name]
         return item
@@ -304,7 +317,7 @@ def records(v: Any) -> bool:
 def compare_record(t: Any, b: str, parts: list[str], values: list[Any]) -> list[str]:
     """Compares evtc's field columns of a record branch (records, or lists of records: a vector
     of objects) with uproot's, field by field; every leaf field of uproot's records must be one
-    of the columns."""
+    of the columns. Of members that share a name, uproot keeps the last: only it is compared."""
 
     def leaves(record: Any, prefix: str = "") -> list[str]:
         if not isinstance(record, dict):
@@ -323,9 +336,15 @@ def compare_record(t: Any, b: str, parts: list[str], values: list[Any]) -> list[
             return next((r for r in map(first_record, v) if r is not None), None)
         return v
 
+    # A class with two members of one name (evtc's `x` and `x#2`): uproot's record keeps the
+    # last one's values under `x`, so the last is compared and the others have no reference.
+    last = {}
+    for name in parts:
+        last[re.sub(r"#\d+$", "", name)] = name
+    parts = [n for n in parts if last[re.sub(r"#\d+$", "", n)] == n]
     covered = set()
     for name in parts:
-        path = name[len(b) + 1 :].replace("/", ".").split(".")
+        path = re.sub(r"#\d+$", "", name[len(b) + 1 :]).replace("/", ".").split(".")
         try:
             theirs = [get(v, path) for v in values]
         except (KeyError, TypeError):

@@ -263,7 +263,24 @@ impl<'s> Planner<'s> {
                 }
                 65 => self.string(false, &path, "TString", lists),
                 300 | 500 => self.stl(&el.type_name, true, &path, &el.type_name, lists, depth)?,
-                _ => return Err(refuse("a pointer or a kind the interpreter does not read")),
+                // kObjectp, kObjectP, kAnyp, kAnyP (and their arrays): pointers to objects.
+                63 | 64 | 68 | 69 | 83 | 84 | 88 | 89 => {
+                    return Err(refuse("a pointer to an object, which evtc does not follow"));
+                }
+                // kStreamLoop: `T* x //[n]` of a class, objects behind a pointer.
+                501 => {
+                    return Err(refuse(&format!(
+                        "an array of `{}` objects behind a pointer, counted by `{}`, which evtc \
+                         does not read",
+                        el.type_name.trim_end_matches('*'),
+                        el.count_name
+                    )));
+                }
+                code => {
+                    return Err(refuse(&format!(
+                        "streamer element type {code}, which the interpreter does not read"
+                    )));
+                }
             };
             parts.push(node);
         }

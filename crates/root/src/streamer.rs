@@ -31,9 +31,13 @@ pub(crate) struct StreamerElement {
     pub(crate) count_name: String,
 }
 
-/// A type name without white space: ROOT writes `vector<vector<int> >` in one place and
-/// `vector<vector<int>>` in another; infos are found, and types matched, by this form.
+/// A type name without white space (and without a leading `const`): ROOT writes
+/// `vector<vector<int> >` in one place and `vector<vector<int>>` in another; infos are found,
+/// and types matched, by this form.
 pub(crate) fn compact(class: &str) -> String {
+    // A `const` value streams as the value does.
+    let class = class.trim_start();
+    let class = class.strip_prefix("const ").unwrap_or(class);
     class.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
@@ -149,7 +153,7 @@ fn streamer_info(p: &mut Parser<'_>) -> Result<StreamerInfo> {
             }
             // TStreamerSTLstring derives from TStreamerSTL, one class deeper than the others.
             let mut el = element(p, kind == "TStreamerSTLstring")?;
-            if kind == "TStreamerBasicPointer" {
+            if matches!(kind.as_str(), "TStreamerBasicPointer" | "TStreamerLoop") {
                 // fCountVersion, fCountName, fCountClass.
                 let _count_version = p.c.i32()?;
                 el.count_name = p.c.string()?;
