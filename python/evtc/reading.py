@@ -189,8 +189,8 @@ class BranchInfo:
 
     name: str
     # scalar, fixed, jagged, bytes, string, and those of nested lists with their depth: jagged2
-    # (lists of lists), bytes2, string2 (lists of strings), bytes3, string3 (lists of lists of
-    # strings)
+    # (lists of lists), jagged3, ..., bytes2, string2 (lists of strings), string3 (lists of lists
+    # of strings), ...
     kind: str
     dtype: np.dtype
     length: int

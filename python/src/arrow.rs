@@ -54,8 +54,10 @@ fn item(t: DataType) -> FieldRef {
 /// The Arrow type of a column (lists hold non-null items, as evtc's lists do).
 fn arrow_type(kind: &str, dtype: &str, shape: &[usize]) -> PyResult<DataType> {
     let leaf = leaf_type(dtype)?;
+    // The deepest kind: values `MAX_DEPTH` lists deep, or strings in as many lists.
+    const DEEPEST: usize = evtc_root::ColumnKind::MAX_DEPTH + 1;
     let (base, depth) = match kind.char_indices().find(|(_, c)| c.is_ascii_digit()) {
-        Some((i, _)) => (&kind[..i], kind[i..].parse().unwrap_or(0)),
+        Some((i, _)) => (&kind[..i], kind[i..].parse::<usize>().unwrap_or(0)),
         None => (kind, 1),
     };
     let mut t = match (base, depth) {
@@ -68,9 +70,9 @@ fn arrow_type(kind: &str, dtype: &str, shape: &[usize]) -> PyResult<DataType> {
             }
             return Ok(t);
         }
-        ("jagged", 1..=3) => DataType::LargeList(item(leaf)),
-        ("string", 1..=3) => DataType::LargeUtf8,
-        ("bytes", 1..=3) => DataType::LargeBinary,
+        ("jagged", 1..=DEEPEST) => DataType::LargeList(item(leaf)),
+        ("string", 1..=DEEPEST) => DataType::LargeUtf8,
+        ("bytes", 1..=DEEPEST) => DataType::LargeBinary,
         _ => return Err(errors::value(format!("no branch kind {kind:?}"))),
     };
     for _ in 1..depth {

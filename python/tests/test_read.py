@@ -247,6 +247,49 @@ def test_root_maps_sets_and_lists_of_lists_of_strings(tmp_path):
                 assert text(plain(tree[name][i])) == want[i], (source.name, name, i)
 
 
+def test_root_values_more_than_two_lists_deep(tmp_path):
+    """Vectors three and four lists deep (of numbers and of strings), a vector of vectors in a
+    vector of objects and a fixed array of objects, read directly and after conversion (values
+    plus a chain of "name/sizes" branches) in every library and entry by entry, as ROOT reads
+    them."""
+    path = FIXTURES / "deep.root"
+    by_root = json.loads((FIXTURES / "deep.root.root.json").read_text())["Events"]["branches"]
+    names = ["v3i", "v3s", "v4f", "objs.vv", "objs_s/objs_s.tags", "ev.pg.fE"]
+    depth = {"v3i": 3, "v3s": 3, "v4f": 4, "objs.vv": 3, "objs_s/objs_s.tags": 2, "ev.pg.fE": 1}
+    converted = tmp_path / "deep.evtc"
+    assert evtc.convert(path, converted)["skipped"] == []
+    keys = evtc.open(converted)["Events"].keys()
+    assert "v4f/sizes/sizes/sizes" in keys and "v4f/sizes/sizes/sizes/sizes" not in keys
+
+    def text(x):
+        return [text(i) for i in x] if isinstance(x, list) else x.decode() if isinstance(x, bytes) else x
+
+    def plain(x):
+        if isinstance(x, np.ndarray):
+            return x.tolist()
+        return [plain(i) for i in x] if isinstance(x, list) else x
+
+    for source in (path, converted):
+        tree = evtc.open(source)["Events"]
+        for name in names:
+            base = "string" if name in ("v3s", "objs_s/objs_s.tags") else "jagged"
+            if base == "string" and source == converted:
+                base = "bytes"
+            # A string is a list of characters: its kind counts one list more.
+            n = depth[name] + (base != "jagged")
+            assert tree[name].info.kind == (base if n == 1 else f"{base}{n}"), (source.name, name)
+        arrays = tree.arrays(names)
+        as_np = tree.arrays(names, library="np")
+        table = pa.table(tree.arrow(names))
+        for name in names:
+            want = by_root[name]
+            assert text(arrays[name].to_list()) == want, (source.name, name)
+            assert [text(plain(list(x))) for x in as_np[name]] == want, (source.name, name)
+            assert text(table[name].to_pylist()) == want, (source.name, name)
+            for i in (0, 4, 5, 23):
+                assert text(plain(tree[name][i])) == want[i], (source.name, name, i)
+
+
 def test_unsupported_root_branches(tmp_path):
     """A branch the ROOT reader refuses is an UnsupportedError with the reason, when read or
     converted; convert(skip_unsupported=True) converts the rest."""
