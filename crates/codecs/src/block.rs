@@ -373,10 +373,23 @@ impl BlockDecoder {
         if precondition == Precondition::None {
             self.decompressor.decompress(algorithm, payload, out)
         } else if precondition.keeps_length() {
-            self.scratch.resize(out.len(), 0);
-            self.decompressor
-                .decompress(algorithm, payload, &mut self.scratch)?;
-            Kernel::best().undo(precondition, &self.scratch, out);
+            // Stored bytes are undone straight from the payload, without a copy in between.
+            let input = if algorithm == Algorithm::None {
+                payload
+            } else {
+                self.scratch.resize(out.len(), 0);
+                self.decompressor
+                    .decompress(algorithm, payload, &mut self.scratch)?;
+                &self.scratch
+            };
+            if input.len() != out.len() {
+                return Err(Error::SizeMismatch {
+                    codec: algorithm.name().to_owned(),
+                    expected: out.len(),
+                    actual: input.len(),
+                });
+            }
+            Kernel::best().undo(precondition, input, out);
             Ok(())
         } else {
             // Packed bytes: their length, then the codec's payload of them (shorter than the
@@ -398,10 +411,15 @@ impl BlockDecoder {
                     out.len()
                 )));
             }
-            self.scratch.resize(len as usize, 0);
-            self.decompressor
-                .decompress(algorithm, packed, &mut self.scratch)?;
-            Kernel::best().decode(precondition, &self.scratch, out)
+            let input = if algorithm == Algorithm::None && packed.len() as u64 == len {
+                packed
+            } else {
+                self.scratch.resize(len as usize, 0);
+                self.decompressor
+                    .decompress(algorithm, packed, &mut self.scratch)?;
+                &self.scratch
+            };
+            Kernel::best().decode(precondition, input, out)
         }
     }
 }

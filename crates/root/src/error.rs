@@ -95,6 +95,18 @@ pub enum Error {
         /// The limit in force.
         limit: u64,
     },
+    /// Column data handed to [`ColumnReader::read`](crate::ColumnReader::read) that was not
+    /// made by [`ColumnData::new`](crate::ColumnData::new) for the column's kind.
+    #[error(
+        "branch {branch:?}: the output is not shaped for its {kind} values (make it with \
+         ColumnData::new for the column's kind)"
+    )]
+    OutputShape {
+        /// The branch (column) name.
+        branch: String,
+        /// The column's C++ type.
+        kind: String,
+    },
     /// A column was asked for entries past those its branch holds (a range outside the tree,
     /// or a branch filled fewer times than its tree).
     #[error(

@@ -1,11 +1,14 @@
 //! The object interpreter: reads objects whose streamed size varies (objects holding vectors and
-//! strings, vectors of objects, vectors of vectors of objects; object members of split objects
-//! and of split collections' objects that ROOT did not split further, each with its header) by
-//! walking the file's streamer infos entry by entry.
+//! strings, vectors of objects, vectors of vectors of objects, vectors streamed member-wise;
+//! object members of split objects and of split collections' objects that ROOT did not split
+//! further, each with its header; the STL members of split collections' objects) by walking the
+//! file's streamer infos entry by entry.
 //!
 //! [`plan`] turns a class (or an STL type) into a tree of [`Node`]s and lists its basic and
 //! string members as columns, each with the number of lists above it: 0 (one value, a fixed
-//! array or a string per entry), 1 (a list per entry) or 2 (a list of lists). Sets are read as
+//! array or a string per entry), 1 (a list per entry), 2 (a list of lists), and so on up to
+//! [`ColumnKind::MAX_DEPTH`]; a fixed array inside a list, and a fixed array of objects, are one
+//! list more. Sets are read as
 //! the vectors they are streamed as, maps (written member-wise: all keys, then all values) as
 //! two columns, `.first` and `.second`, of one list each. `T* x; //[n]` members (ROOT writes a
 //! byte, 1 when the array is there, then `n` values, `n` being the object's counter member read

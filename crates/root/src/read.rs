@@ -310,9 +310,22 @@ impl<R: ReadAt> ColumnReader<'_, R> {
     /// Appends the entries `range` to `out` (made by [`ColumnData::new`] for this column's kind).
     ///
     /// # Errors
+    /// [`Error::OutputShape`] if `out` is not shaped for this column's kind;
     /// [`Error::OutOfRange`] for entries past the column's baskets; [`Error::Corrupt`] and
     /// [`Error::Decompress`] naming the branch, basket and offset for bad baskets.
     pub fn read(&mut self, range: Range<u64>, out: &mut ColumnData) -> Result<()> {
+        let kind = self.column.kind;
+        let shaped = std::mem::discriminant(&out.values)
+            == std::mem::discriminant(&Values::new(kind.scalar()))
+            && out.offsets.is_empty() != kind.is_variable()
+            && out.levels.len() == kind.levels()
+            && out.levels.iter().all(|level| !level.is_empty());
+        if !shaped {
+            return Err(Error::OutputShape {
+                branch: self.column.name.clone(),
+                kind: kind.cpp_name(),
+            });
+        }
         let baskets = self.column.baskets.clone();
         let total = baskets.last().map_or(0, |b| b.first_entry + b.entries);
         if range.start > range.end || range.end > total {

@@ -525,6 +525,20 @@ fn values_more_than_two_lists_deep() {
         tree.column("v4f").expect("v4f").kind.cpp_name(),
         "vector<vector<vector<vector<Float_t>>>>"
     );
+    // Data shaped for another kind is refused, never filled with misread values.
+    let v4f = tree.column("v4f").expect("v4f");
+    for wrong in [
+        ColumnKind::Nested(ScalarType::F32, 3),
+        ColumnKind::Nested(ScalarType::F64, 4),
+        ColumnKind::Jagged(ScalarType::F32),
+    ] {
+        let mut out = ColumnData::new(wrong);
+        let err = file
+            .column_reader(v4f)
+            .read(0..tree.entries, &mut out)
+            .expect_err("a wrongly shaped output");
+        assert!(err.to_string().contains("not shaped"), "{err}");
+    }
 }
 
 /// `std::vector<Double32_t>` and `std::vector<std::vector<Double32_t>>`: 32-bit floats on disk,

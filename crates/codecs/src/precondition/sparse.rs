@@ -121,9 +121,7 @@ fn decode_inner(w: usize, input: &[u8], out: &mut [u8]) -> std::result::Result<(
     let base = input
         .get(..w)
         .ok_or_else(|| format!("{} bytes hold no {w}-byte base value", input.len()))?;
-    for value in out[..n * w].chunks_exact_mut(w) {
-        value.copy_from_slice(base);
-    }
+    fill(&mut out[..n * w], base);
     let mut at = w;
     let k = read_varint(input, &mut at)?;
     if k > n as u64 {
@@ -157,9 +155,42 @@ fn decode_inner(w: usize, input: &[u8], out: &mut [u8]) -> std::result::Result<(
             values_end + tail
         ));
     }
-    for (j, &p) in positions.iter().enumerate() {
-        out[p * w..(p + 1) * w].copy_from_slice(&input[at + j * w..at + (j + 1) * w]);
+    let values = &input[at..values_end];
+    match w {
+        1 => patch::<1>(out, &positions, values),
+        2 => patch::<2>(out, &positions, values),
+        4 => patch::<4>(out, &positions, values),
+        8 => patch::<8>(out, &positions, values),
+        _ => {
+            for (&p, value) in positions.iter().zip(values.chunks_exact(w)) {
+                out[p * w..(p + 1) * w].copy_from_slice(value);
+            }
+        }
     }
     out[n * w..].copy_from_slice(&input[values_end..]);
     Ok(())
+}
+
+/// Repeats `base` over `out` (a whole number of values): byte fills, or copies that double
+/// what is filled (a copy per value would call `memcpy` per value).
+fn fill(out: &mut [u8], base: &[u8]) {
+    if let [byte] = base {
+        out.fill(*byte);
+        return;
+    }
+    let mut filled = base.len().min(out.len());
+    out[..filled].copy_from_slice(&base[..filled]);
+    while filled < out.len() {
+        let n = filled.min(out.len() - filled);
+        out.copy_within(..n, filled);
+        filled += n;
+    }
+}
+
+/// Writes the `W`-byte exception `values` at their `positions` (values, not bytes).
+fn patch<const W: usize>(out: &mut [u8], positions: &[usize], values: &[u8]) {
+    for (&p, value) in positions.iter().zip(values.chunks_exact(W)) {
+        let value: &[u8; W] = value.try_into().expect("W bytes");
+        out[p * W..(p + 1) * W].copy_from_slice(value);
+    }
 }
