@@ -534,7 +534,10 @@ fn main() {
         md,
         "| tree | setting | TTree MB | evtc MB | codec MB/s | codec into memory MB/s | evtc bulk MB/s | bulk / codec | bulk / codec into memory | TTree loop MB/s | bulk / TTree | evtc cursors MB/s | cursors / TTree | RAC bulk / bulk |"
     );
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        md,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
     let mut worst_study = [f64::INFINITY; 2];
     for ((name, _, s, root), &bytes) in study.iter().zip(&study_bytes) {
         let key = format!("{name} {s}");
