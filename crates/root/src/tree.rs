@@ -151,16 +151,6 @@ impl ColumnKind {
         }
     }
 
-    /// Lists around each value (0 for scalars, fixed arrays and strings; a string's bytes are
-    /// its value).
-    pub fn depth(self) -> usize {
-        match self {
-            ColumnKind::Scalar(_) | ColumnKind::Fixed(..) | ColumnKind::String => 0,
-            ColumnKind::Jagged(_) => 1,
-            ColumnKind::Nested(_, depth) | ColumnKind::Strings(depth) => usize::from(depth),
-        }
-    }
-
     /// Whether an entry is a variable number of items (bytes of a string, values of a list),
     /// bounded by [`ColumnData::offsets`].
     ///
