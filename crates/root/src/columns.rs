@@ -363,6 +363,10 @@ pub(crate) fn element_column(
             m.type_name.clone(),
         ));
     }
+    // 7: a `char*` member (kCharStar), its length and characters in each entry.
+    if e.streamer_type == 7 && !in_collection {
+        return Ok((ColumnKind::String, Layout::CharStar, "char*".into()));
+    }
     let (code, array) = match e.streamer_type {
         t @ 1..=19 => (t, false),
         t @ 21..=39 => (t - 20, true),

@@ -196,6 +196,8 @@ impl<'s> Planner<'s> {
                     let info = self.info(&el.type_name)?;
                     self.objects(info, el.array_length, &format!("{path}."), lists, depth + 1)?
                 }
+                // kCharStar: only the members of split objects are read (their own branch).
+                7 | 27 => return Err(refuse("a `char*` string, read only as a split member")),
                 code @ (1..=19 | 21..=39) => {
                     let (code, len) = if code > 20 {
                         (code - 20, el.array_length)

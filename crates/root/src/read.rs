@@ -576,6 +576,18 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         .into(),
                 ));
             }
+            Layout::CharStar => {
+                for e in 0..entries {
+                    let end = data
+                        .get(at..at + 4)
+                        .map(|l| u32::from_be_bytes([l[0], l[1], l[2], l[3]]) as usize)
+                        .and_then(|len| (at + 4).checked_add(len))
+                        .filter(|&end| end <= data.len())
+                        .ok_or_else(|| bad(format!("entry {e}: a string runs past the basket")))?;
+                    at = end;
+                    self.offsets.push(at as u32);
+                }
+            }
             Layout::String { header: false } => {
                 for e in 0..entries {
                     if at == data.len() {
@@ -745,6 +757,24 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         push(&mut out.values, stored, values)?;
                         out.close(0);
                     }
+                    out.end_entry();
+                }
+            }
+            Layout::CharStar => {
+                for e in range {
+                    let bytes = entry(e)?;
+                    let chars = bytes
+                        .split_first_chunk::<4>()
+                        .filter(|(len, chars)| u32::from_be_bytes(**len) as usize == chars.len())
+                        .map(|(_, chars)| chars)
+                        .ok_or_else(|| {
+                            bad(format!(
+                                "entry {e}: {} bytes are not a 32-bit length and as many \
+                                 characters",
+                                bytes.len()
+                            ))
+                        })?;
+                    push(&mut out.values, BYTES, chars)?;
                     out.end_entry();
                 }
             }

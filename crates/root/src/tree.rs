@@ -287,6 +287,9 @@ pub(crate) enum Layout {
     /// `header`: after a 6-byte object header (byte count, version), as a `std::string` member
     /// of a split object is streamed.
     String { header: bool },
+    /// A `char*` member of a split object (kCharStar): a 32-bit big-endian length, then the
+    /// characters.
+    CharStar,
     /// A `std::vector` of `stride`-byte objects streamed one by one (a 10-byte vector header,
     /// then the objects, each starting with [`Column::entry_prefix`]): the value at `offset` in
     /// each object. An entry whose vector was streamed member-wise (each member of all objects

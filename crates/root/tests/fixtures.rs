@@ -632,6 +632,22 @@ fn stl_members_and_lists_of_strings() {
     assert_eq!(groups.kind, ColumnKind::Nested(ScalarType::I32, 2));
 }
 
+/// A `char*` member of a split object: a 32-bit length, then the characters, per entry
+/// (empty strings among them), checked against uproot.
+#[test]
+fn char_star_members_of_split_objects() {
+    let file = RootFile::open(fixture("charstar.root")).expect("open");
+    let tree = file.tree("Events").expect("tree");
+    assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
+    let checked = check_tree(&file, "Events", &expected("charstar.root.json")["Events"]);
+    assert_eq!(checked, 4);
+    let name = tree.column("chars/name").expect("name");
+    assert_eq!(
+        (name.kind, name.root_type.as_str()),
+        (ColumnKind::String, "char*")
+    );
+}
+
 fn tree_dims(file: &RootFile, tree: &str, column: &str) -> Vec<usize> {
     let tree = file.tree(tree).expect("tree");
     tree.column(column).expect(column).dims.clone()
