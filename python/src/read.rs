@@ -360,8 +360,10 @@ impl Reader {
                     let data = file
                         .read_column(column, range.clone())
                         .map_err(errors::root)?;
-                    // Outermost first: the entries' offsets, then each level further in.
+                    // Outermost first: the entries' offsets (none for scalars and fixed
+                    // arrays), then each level further in.
                     let levels = std::iter::once(data.offsets)
+                        .filter(|offsets| !offsets.is_empty())
                         .chain(data.levels.into_iter().rev())
                         .collect();
                     Ok::<_, PyErr>(Column {

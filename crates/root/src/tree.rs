@@ -165,7 +165,7 @@ impl ColumnKind {
     /// [`ColumnData::levels`]: crate::ColumnData::levels
     pub fn levels(self) -> usize {
         match self {
-            ColumnKind::Nested(_, depth) => usize::from(depth) - 1,
+            ColumnKind::Nested(_, depth) => usize::from(depth).saturating_sub(1),
             ColumnKind::Strings(depth) => usize::from(depth),
             _ => 0,
         }
@@ -776,8 +776,9 @@ impl Tree {
         let ftype = b.element.as_ref().map(|e| e.ftype);
         if !b.branches.is_empty() {
             match (b.class.as_str(), ftype) {
-                // A split object: its members are branches of their own (ROOT 5 wrote some
-                // top-level ones with fType -1); a base class split into its members (1).
+                // A split object: its members are branches of their own (some files' top-level
+                // ones have fType -1; uproot reads them as split objects too); a base class
+                // split into its members (1).
                 ("TBranchElement", None | Some(-1..=2)) => {}
                 // A split collection of objects (TClonesArray 3, std::vector<Class> 4): this
                 // branch holds each entry's object count; each member's branch, that member of
