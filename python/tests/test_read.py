@@ -202,6 +202,33 @@ def test_root_strings_and_lists_of_strings(tmp_path):
             assert text(table[name].to_pylist()) == expected[name], (source.name, name)
 
 
+def _text(x):
+    """Bytes as str, through nested lists."""
+    return [_text(i) for i in x] if isinstance(x, list) else x.decode() if isinstance(x, bytes) else x
+
+
+def _plain(x):
+    """NumPy arrays as lists, through nested lists."""
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return [_plain(i) for i in x] if isinstance(x, list) else x
+
+
+def _check_every_library(tree, expected: dict, entries: tuple, where: str) -> None:
+    """Each branch of `expected` (name -> entries) read into Awkward, NumPy and Arrow, and the
+    `entries` one by one, equals its expected values."""
+    names = list(expected)
+    arrays = tree.arrays(names)
+    as_np = tree.arrays(names, library="np")
+    table = pa.table(tree.arrow(names))
+    for name, want in expected.items():
+        assert _text(arrays[name].to_list()) == want, (where, name)
+        assert [_text(_plain(list(x))) for x in as_np[name]] == want, (where, name)
+        assert _text(table[name].to_pylist()) == want, (where, name)
+        for i in entries:
+            assert _text(_plain(tree[name][i])) == want[i], (where, name, i)
+
+
 def test_root_maps_sets_and_lists_of_lists_of_strings(tmp_path):
     """Maps (their keys and values, `name.first` and `name.second`), sets and
     std::vector<std::vector<std::string>> read directly and after conversion (characters plus
@@ -223,28 +250,11 @@ def test_root_maps_sets_and_lists_of_lists_of_strings(tmp_path):
     keys = evtc.open(converted)["Events"].keys()
     assert "vvs/sizes" in keys and "vvs/sizes/sizes" in keys
 
-    def text(x):
-        return [text(i) for i in x] if isinstance(x, list) else x.decode() if isinstance(x, bytes) else x
-
-    def plain(x):
-        if isinstance(x, np.ndarray):
-            return x.tolist()
-        return [plain(i) for i in x] if isinstance(x, list) else x
-
     for source in (path, converted):
         tree = evtc.open(source)["Events"]
         # ROOT's strings are converted as bytes (ROOT does not promise UTF-8).
         assert tree["vvs"].info.kind == ("string3" if source == path else "bytes3")
-        arrays = tree.arrays(names)
-        as_np = tree.arrays(names, library="np")
-        table = pa.table(tree.arrow(names))
-        for name in names:
-            want = expected[name]
-            assert text(arrays[name].to_list()) == want, (source.name, name)
-            assert [text(plain(list(x))) for x in as_np[name]] == want, (source.name, name)
-            assert text(table[name].to_pylist()) == want, (source.name, name)
-            for i in (0, 2, 3, 15, 29):
-                assert text(plain(tree[name][i])) == want[i], (source.name, name, i)
+        _check_every_library(tree, expected, (0, 2, 3, 15, 29), source.name)
 
 
 def test_root_values_more_than_two_lists_deep(tmp_path):
@@ -261,14 +271,6 @@ def test_root_values_more_than_two_lists_deep(tmp_path):
     keys = evtc.open(converted)["Events"].keys()
     assert "v4f/sizes/sizes/sizes" in keys and "v4f/sizes/sizes/sizes/sizes" not in keys
 
-    def text(x):
-        return [text(i) for i in x] if isinstance(x, list) else x.decode() if isinstance(x, bytes) else x
-
-    def plain(x):
-        if isinstance(x, np.ndarray):
-            return x.tolist()
-        return [plain(i) for i in x] if isinstance(x, list) else x
-
     for source in (path, converted):
         tree = evtc.open(source)["Events"]
         for name in names:
@@ -278,16 +280,7 @@ def test_root_values_more_than_two_lists_deep(tmp_path):
             # A string is a list of characters: its kind counts one list more.
             n = depth[name] + (base != "jagged")
             assert tree[name].info.kind == (base if n == 1 else f"{base}{n}"), (source.name, name)
-        arrays = tree.arrays(names)
-        as_np = tree.arrays(names, library="np")
-        table = pa.table(tree.arrow(names))
-        for name in names:
-            want = by_root[name]
-            assert text(arrays[name].to_list()) == want, (source.name, name)
-            assert [text(plain(list(x))) for x in as_np[name]] == want, (source.name, name)
-            assert text(table[name].to_pylist()) == want, (source.name, name)
-            for i in (0, 4, 5, 23):
-                assert text(plain(tree[name][i])) == want[i], (source.name, name, i)
+        _check_every_library(tree, {name: by_root[name] for name in names}, (0, 4, 5, 23), source.name)
 
 
 def test_unsupported_root_branches(tmp_path):
