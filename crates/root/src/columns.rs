@@ -145,8 +145,15 @@ fn standard_argument(arg: &str) -> bool {
 /// (RDataFrame's `vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>`), of
 /// `ROOT::VecOps::RVec<T>`, which ROOT stores as a `std::vector<T>`, and of the sets
 /// (`std::set`, `multiset`, `unordered_set`, `unordered_multiset`), which ROOT streams exactly
-/// as a vector (an object header, the size, the elements).
+/// as a vector (an object header, the size, the elements). A `std::bitset<N>` is `bool`: its
+/// collection proxy streams it as a vector of `N` bools, bit 0 first, one byte each (uproot 5.7
+/// reads it so, as a list of booleans).
 pub(crate) fn vector_element(compact: &str) -> Option<String> {
+    if let Some([bits]) = template_args(compact, &["bitset"]).as_deref()
+        && bits.parse::<u64>().is_ok()
+    {
+        return Some("bool".to_owned());
+    }
     const LISTS: [&str; 7] = [
         "vector",
         "ROOT::VecOps::RVec",
@@ -363,8 +370,12 @@ pub(crate) fn element_column(
             m.type_name.clone(),
         ));
     }
-    // 7: a `char*` member (kCharStar), its length and characters in each entry.
-    if e.streamer_type == 7 && !in_collection {
+    // 7: a `char*` member (kCharStar), its length and characters in each entry; in a
+    // collection, each object's back to back: the interpreter's to read (`interpreted`).
+    if e.streamer_type == 7 {
+        if in_collection {
+            return Err(refuse("a `char*` member of a collection's objects"));
+        }
         return Ok((ColumnKind::String, Layout::CharStar, "char*".into()));
     }
     let (code, array) = match e.streamer_type {
@@ -579,6 +590,7 @@ pub(crate) fn interpreted(
         (300, 31 | 41) => {
             member(b, e, streamers).and_then(|m| plan(streamers, Root::StlMembers(&m.type_name)))
         }
+        (7, 31 | 41) => plan(streamers, Root::CharStars),
         // An object member (kObject, kAny) of a split object that is not split further: the
         // object with its header in each entry; of a split collection's objects: each object's,
         // back to back.

@@ -111,6 +111,14 @@ impl<'a> Cursor<'a> {
         Ok(String::from_utf8_lossy(self.take(len)?).into_owned())
     }
 
+    /// A `char*` as ROOT streams a kCharStar member (`TStreamerInfo`'s kCharStar case, as
+    /// `TBufferFile::WriteCharStar`): a 32-bit big-endian length, then as many characters (0
+    /// and none for a null pointer or an empty string). Returns the characters.
+    pub(crate) fn char_star(&mut self) -> Result<&'a [u8]> {
+        let len = self.count("char* length")?;
+        self.take(len)
+    }
+
     /// A NUL-terminated C string (class names in object tags).
     pub(crate) fn cstring(&mut self) -> Result<String> {
         let rest = &self.buf[self.pos..];

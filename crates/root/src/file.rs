@@ -8,6 +8,7 @@ use evtc_codecs::Decompressor;
 use crate::compression::decompress;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
+use crate::read::ColumnReader;
 use crate::source::{ReadAt, read_range};
 use crate::streamer::Streamers;
 use crate::tree::{BasketRef, Tree};
@@ -228,7 +229,9 @@ impl<R: ReadAt> RootFile<R> {
     /// may be streamed otherwise than planned (a vector written member-wise is marked in each
     /// entry only): each such branch's first basket is read when the tree is opened, and the
     /// columns it does not fit are refused with the reason (so that `--skip-unsupported` leaves
-    /// them out instead of failing the conversion).
+    /// them out instead of failing the conversion). A `char*` leaf written without entry offsets
+    /// is split into entries by its strings' lengths, which fails where an empty string left no
+    /// bytes: every basket of such a leaf is read too, and the leaf refused if one does not split.
     fn refuse_misfit_plans(&self, tree: &mut Tree) {
         use crate::tree::Layout;
         // The columns of one branch share its baskets and walk the same bytes: one probe each.
@@ -238,17 +241,31 @@ impl<R: ReadAt> RootFile<R> {
             .columns
             .iter()
             .enumerate()
-            .filter(|(_, c)| {
-                matches!(
-                    c.layout,
-                    Layout::ObjectVector { .. } | Layout::Interpreted { .. }
-                )
-            })
             .filter_map(|(i, c)| {
+                let probe: fn(&mut ColumnReader<'_, R>) -> Option<String> = match c.layout {
+                    Layout::ObjectVector { .. } | Layout::Interpreted { .. } => {
+                        |r: &mut ColumnReader<'_, R>| {
+                            r.first_basket_misfit().map(|why| {
+                                format!(
+                                    "its first basket does not read as its class is laid out: \
+                                     {why}"
+                                )
+                            })
+                        }
+                    }
+                    Layout::String { header: false } if !c.entry_offsets => {
+                        |r: &mut ColumnReader<'_, R>| {
+                            r.unsplittable_basket().map(|why| {
+                                format!("its entries cannot be told apart in a basket: {why}")
+                            })
+                        }
+                    }
+                    _ => return None,
+                };
                 let key = c.baskets.as_ptr();
                 let why = probed
                     .entry(key)
-                    .or_insert_with(|| self.column_reader(c).first_basket_misfit());
+                    .or_insert_with(|| probe(&mut self.column_reader(c)));
                 Some((i, why.clone()?))
             })
             .collect();
@@ -257,7 +274,7 @@ impl<R: ReadAt> RootFile<R> {
             tree.unsupported.push(crate::tree::UnsupportedBranch {
                 name: c.name,
                 class: c.root_type,
-                reason: format!("its first basket does not read as its class is laid out: {why}"),
+                reason: why,
             });
         }
     }

@@ -1,21 +1,22 @@
 //! The object interpreter: reads objects whose streamed size varies (objects holding vectors and
 //! strings, vectors of objects, vectors of vectors of objects, vectors streamed member-wise;
 //! object members of split objects and of split collections' objects that ROOT did not split
-//! further, each with its header; the STL members of split collections' objects) by walking the
-//! file's streamer infos entry by entry.
+//! further, each with its header; the STL members and `char*` members of split collections'
+//! objects) by walking the file's streamer infos entry by entry.
 //!
 //! [`plan`] turns a class (or an STL type) into a tree of [`Node`]s and lists its basic and
 //! string members as columns, each with the number of lists above it: 0 (one value, a fixed
 //! array or a string per entry), 1 (a list per entry), 2 (a list of lists), and so on up to
 //! [`ColumnKind::MAX_DEPTH`]; a fixed array inside a list, and a fixed array of objects, are one
-//! list more. Sets are read as
-//! the vectors they are streamed as, maps (written member-wise: all keys, then all values) as
-//! two columns, `.first` and `.second`, of one list each. `T* x; //[n]` members (ROOT writes a
-//! byte, 1 when the array is there, then `n` values, `n` being the object's counter member read
-//! before it) are one list more. A column reader walks each entry through the tree, keeping the
-//! values of its own column only. Every object header's byte count is checked against what its
-//! parts took, and every entry must be used up exactly: a stream that differs from the plan is
-//! an error, never misread.
+//! list more. Sets are read as the vectors they are streamed as, and a `std::bitset<N>` as the
+//! `N` bools it is streamed as; `char*` members (a 32-bit length, then the characters) as
+//! strings; maps (written member-wise: all keys, then all values) as two columns, `.first` and
+//! `.second`, of one list each. `T* x; //[n]` members (ROOT writes a byte, 1 when the array is
+//! there, then `n` values, `n` being the object's counter member read before it) are one list
+//! more. A column reader walks each entry through the tree, keeping the values of its own
+//! column only. Every object header's byte count is checked against what its parts took, and
+//! every entry must be used up exactly: a stream that differs from the plan is an error, never
+//! misread.
 
 use crate::cursor::Cursor;
 use crate::read::ColumnData;
@@ -62,6 +63,8 @@ pub(crate) enum Node {
     /// A string (a length byte, or 255 and a 32-bit length, then the characters): with
     /// `header`, after an object header (`std::string` members).
     Str { header: bool, column: Option<usize> },
+    /// A `char*` member (kCharStar): a 32-bit length, then the characters.
+    CharStar { column: Option<usize> },
     /// Objects, each with its header, as many as fill the entry: a list (the object members of
     /// a split collection's objects).
     Fill { element: Box<Node> },
@@ -118,6 +121,9 @@ pub(crate) enum Root<'a> {
     /// An STL member of a split collection's objects: one object header, then each object's
     /// member without a header of its own, as many as fill the entry.
     StlMembers(&'a str),
+    /// A `char*` member of a split collection's objects: each object's, back to back, as many
+    /// as fill the entry.
+    CharStars,
 }
 
 /// The plan of `root`, or why there is none (a part of unknown or unsupported kind).
@@ -147,6 +153,9 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
             parts: vec![Node::Fill {
                 element: Box::new(p.stl(type_name, false, "", type_name, 1, 1)?),
             }],
+        },
+        Root::CharStars => Node::Fill {
+            element: Box::new(p.char_star("", 1)),
         },
     };
     Ok(Plan {
@@ -196,8 +205,9 @@ impl<'s> Planner<'s> {
                     let info = self.info(&el.type_name)?;
                     self.objects(info, el.array_length, &format!("{path}."), lists, depth + 1)?
                 }
-                // kCharStar: only the members of split objects are read (their own branch).
-                7 | 27 => return Err(refuse("a `char*` string, read only as a split member")),
+                // kCharStar: a `char*` string.
+                7 => self.char_star(&path, lists),
+                27 => return Err(refuse("an array of `char*` strings")),
                 code @ (1..=19 | 21..=39) => {
                     let (code, len) = if code > 20 {
                         (code - 20, el.array_length)
@@ -457,6 +467,12 @@ impl<'s> Planner<'s> {
         Node::Str { header, column }
     }
 
+    fn char_star(&mut self, path: &str, lists: usize) -> Node {
+        let kind = ColumnKind::of_lists(None, lists);
+        let column = self.target(kind, path, "char*", lists);
+        Node::CharStar { column }
+    }
+
     fn target(
         &mut self,
         kind: Option<ColumnKind>,
@@ -602,6 +618,12 @@ impl Walk<'_> {
                 self.list_end(self.distance(element));
             }
             Node::Str { header, column } => self.string(*header, *column, c)?,
+            Node::CharStar { column } => {
+                let chars = c
+                    .char_star()
+                    .map_err(|_| "a char* string runs past the entry")?;
+                self.keep_string(*column, chars)?;
+            }
             Node::Map { key, value } => self.map(key, value, c)?,
         }
         Ok(())
@@ -767,18 +789,24 @@ impl Walk<'_> {
         let bytes = c
             .take(len)
             .map_err(|_| "a string runs past the entry".to_owned())?;
-        if column == Some(self.target) {
-            self.out
-                .values
-                .extend_stored(Stored::Plain(ScalarType::U8), bytes)?;
-            if self.strings {
-                self.out.close(0);
-            }
-        }
+        self.keep_string(column, bytes)?;
         if let Some(end) = end
             && c.pos() != end
         {
             return Err("a string does not fill its byte count".into());
+        }
+        Ok(())
+    }
+
+    /// Keeps a string's characters if `column` is the target.
+    fn keep_string(&mut self, column: Option<usize>, chars: &[u8]) -> Result<(), String> {
+        if column == Some(self.target) {
+            self.out
+                .values
+                .extend_stored(Stored::Plain(ScalarType::U8), chars)?;
+            if self.strings {
+                self.out.close(0);
+            }
         }
         Ok(())
     }
@@ -789,7 +817,7 @@ impl Walk<'_> {
         let mine = |column: &Option<usize>| *column == Some(self.target);
         match node {
             Node::Basic { column, listed, .. } => mine(column).then_some(usize::from(*listed)),
-            Node::Str { column, .. } => mine(column).then_some(0),
+            Node::Str { column, .. } | Node::CharStar { column } => mine(column).then_some(0),
             // A pointer array is a list of its own.
             Node::Pointer { column, .. } => mine(column).then_some(1),
             Node::Object { parts, .. } => parts.iter().find_map(|p| self.distance(p)),

@@ -7,7 +7,8 @@
 //!   ([`RootFile::tree`]).
 //! - A [`Tree`] lists its importable [`Column`]s (scalars, fixed arrays with their dimensions,
 //!   `x[n]` arrays with their counter, `std::vector<T>` and vectors of vectors to any depth,
-//!   sets, maps (a column of keys and one of values), strings and lists of them to any depth,
+//!   sets, `std::bitset<N>` (a list of `N` booleans), maps (a column of keys and one of
+//!   values), strings (`char*` members too) and lists of them to any depth,
 //!   leaf-list leaves, split object and collection members, the members
 //!   of unsplit objects, planned from the file's streamer infos and, for objects of varying
 //!   size, read by an interpreter of them) and the branches it cannot import, with the reason.

@@ -366,6 +366,17 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         }
     }
 
+    /// For a column whose baskets have no entry offsets and whose entries are found by reading
+    /// them (a `char*` leaf written with `fEntryOffsetLen` 0): why some basket does not split
+    /// into its entries (an empty string left no bytes), naming the basket; `None` when every
+    /// basket splits, or when a basket cannot be read at all (that error comes when reading).
+    pub(crate) fn unsplittable_basket(&mut self) -> Option<String> {
+        (0..self.column.baskets.len()).find_map(|i| match self.load(i) {
+            Err(Error::Corrupt { what, detail, .. }) => Some(format!("{what}: {detail}")),
+            _ => None,
+        })
+    }
+
     fn what(&self, i: usize) -> String {
         let b = &self.column.baskets[i];
         format!(
@@ -577,39 +588,37 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                 ));
             }
             Layout::CharStar => {
+                let mut c = Cursor::new(data, 0, "");
                 for e in 0..entries {
-                    let end = data
-                        .get(at..at + 4)
-                        .map(|l| u32::from_be_bytes([l[0], l[1], l[2], l[3]]) as usize)
-                        .and_then(|len| (at + 4).checked_add(len))
-                        .filter(|&end| end <= data.len())
-                        .ok_or_else(|| bad(format!("entry {e}: a string runs past the basket")))?;
-                    at = end;
-                    self.offsets.push(at as u32);
+                    c.char_star()
+                        .map_err(|_| bad(format!("entry {e}: a string runs past the basket")))?;
+                    self.offsets.push(c.pos() as u32);
                 }
             }
             Layout::String { header: false } => {
+                // ROOT's TLeafC (6.40 included) writes nothing at all for an empty char*
+                // string, a length byte for any other: the basket's strings are its entries
+                // only if there are as many as entries (then none was empty; a writer that
+                // wrote a zero length for an empty string gives as many too), and they fill it.
                 for e in 0..entries {
                     if at == data.len() {
-                        // ROOT's TLeafC writes nothing at all for an empty char* string.
                         return Err(bad(format!(
                             "the basket has no entry offsets and its strings end at entry {e} \
                              of {entries}: a char* branch writes nothing for an empty string, \
                              so its entries cannot be told apart"
                         )));
                     }
-                    let len = match data.get(at) {
-                        Some(255) => data
-                            .get(at + 1..at + 5)
-                            .map(|l| 5 + u32::from_be_bytes([l[0], l[1], l[2], l[3]]) as usize),
-                        Some(&n) => Some(1 + usize::from(n)),
-                        None => None,
-                    };
-                    at = len
-                        .and_then(|l| at.checked_add(l))
-                        .filter(|&end| end <= data.len())
+                    let (_, used) = tstring(&data[at..])
                         .ok_or_else(|| bad(format!("entry {e}: a string runs past the basket")))?;
+                    at += used;
                     self.offsets.push(at as u32);
+                }
+                if at != data.len() {
+                    return Err(bad(format!(
+                        "the basket has no entry offsets and {} bytes after the strings of its \
+                         {entries} entries",
+                        data.len() - at
+                    )));
                 }
             }
             // Objects with a byte count: STL vectors, `std::string` members.
@@ -763,17 +772,14 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             Layout::CharStar => {
                 for e in range {
                     let bytes = entry(e)?;
-                    let chars = bytes
-                        .split_first_chunk::<4>()
-                        .filter(|(len, chars)| u32::from_be_bytes(**len) as usize == chars.len())
-                        .map(|(_, chars)| chars)
-                        .ok_or_else(|| {
-                            bad(format!(
-                                "entry {e}: {} bytes are not a 32-bit length and as many \
-                                 characters",
-                                bytes.len()
-                            ))
-                        })?;
+                    let mut c = Cursor::new(bytes, 0, "");
+                    let chars = c.char_star().ok().filter(|_| c.remaining() == 0);
+                    let chars = chars.ok_or_else(|| {
+                        bad(format!(
+                            "entry {e}: {} bytes are not a 32-bit length and as many characters",
+                            bytes.len()
+                        ))
+                    })?;
                     push(&mut out.values, BYTES, chars)?;
                     out.end_entry();
                 }

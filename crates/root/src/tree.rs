@@ -853,15 +853,9 @@ impl Tree {
             plan: None,
         };
         match b.class.as_str() {
+            // (A `char*` leaf written without entry offsets is split into entries by its
+            // strings' lengths: `RootFile::tree` refuses it if a basket does not split.)
             "TBranch" if b.leaves.len() == 1 => match leaf_column(&b.leaves[0]) {
-                Ok((_, Layout::String { header: false }, _)) if b.entry_offset_len == 0 => {
-                    // TLeafC writes no bytes at all for an empty string.
-                    self.unsupported.push(unsupported(
-                        "char*",
-                        "written without entry offsets (fEntryOffsetLen 0), and ROOT writes \
-                         nothing for an empty char* string: its entries cannot be told apart",
-                    ));
-                }
                 Ok((kind, layout, counter)) => {
                     let leaf = &b.leaves[0];
                     let root_type = format!("{} ({})", leaf.title, leaf_type_name(leaf));

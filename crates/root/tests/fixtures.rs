@@ -342,8 +342,8 @@ fn baskets_with_and_without_entry_offsets() {
     // in the tree record. The values are the ones written (uproot misreads some of these).
     let file = RootFile::open(fixture("offsets.root")).expect("open");
     let mut written = expected("offsets.root.written.json");
-    // A char* branch without offsets cannot be split where an empty string left no bytes:
-    // refused, never guessed.
+    // A char* branch without offsets cannot be split where an empty string left no bytes (ROOT
+    // 6.40 writes none): refused, never guessed.
     written["NoOffsets"]["branches"]
         .as_object_mut()
         .expect("branches")
@@ -358,7 +358,11 @@ fn baskets_with_and_without_entry_offsets() {
         .iter()
         .find(|u| u.name == "s")
         .expect("s is refused");
-    assert!(s.reason.contains("empty char* string"), "{}", s.reason);
+    assert!(
+        s.reason.contains("writes nothing for an empty string"),
+        "{}",
+        s.reason
+    );
 }
 
 #[test]
@@ -632,20 +636,84 @@ fn stl_members_and_lists_of_strings() {
     assert_eq!(groups.kind, ColumnKind::Nested(ScalarType::I32, 2));
 }
 
-/// A `char*` member of a split object: a 32-bit length, then the characters, per entry
-/// (empty strings among them), checked against uproot.
+/// `char*` members (a 32-bit length, then the characters) of split and unsplit objects and of
+/// the objects of split and unsplit collections (empty strings and null pointers among them),
+/// checked against uproot where it reads them and against ROOT's reading for the rest (uproot
+/// 5.7 reads none of the members of unsplit objects or collections' objects); `char*` leaves
+/// written without entry offsets, read by their length bytes when no string is empty and
+/// refused when one is (ROOT writes no byte for an empty string).
 #[test]
-fn char_star_members_of_split_objects() {
+fn char_star_members_and_leaves_without_entry_offsets() {
     let file = RootFile::open(fixture("charstar.root")).expect("open");
     let tree = file.tree("Events").expect("tree");
     assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
-    let checked = check_tree(&file, "Events", &expected("charstar.root.json")["Events"]);
-    assert_eq!(checked, 4);
-    let name = tree.column("chars/name").expect("name");
-    assert_eq!(
-        (name.kind, name.root_type.as_str()),
-        (ColumnKind::String, "char*")
+    let by_uproot = expected("charstar.root.json");
+    assert_eq!(check_tree(&file, "Events", &by_uproot["Events"]), 10);
+    assert_eq!(check_tree(&file, "Leaves", &by_uproot["Leaves"]), 1);
+    let by_root = expected("charstar.root.root.json");
+    assert_eq!(check_tree(&file, "Events", &by_root["Events"]), 8);
+    for (name, kind) in [
+        ("chars/name", ColumnKind::String),
+        ("charsu.name", ColumnKind::String),
+        ("clones/clones.name", ColumnKind::Strings(1)),
+        ("vchars/vchars.name", ColumnKind::Strings(1)),
+        ("vcharsu.name", ColumnKind::Strings(1)),
+    ] {
+        let column = tree.column(name).expect(name);
+        assert_eq!(column.kind, kind, "{name}");
+        assert!(
+            column.root_type.starts_with("char*"),
+            "{name}: {}",
+            column.root_type
+        );
+    }
+    let leaves = file.tree("Leaves").expect("Leaves");
+    let [gaps] = leaves.unsupported.as_slice() else {
+        panic!("{:?}", leaves.unsupported)
+    };
+    assert_eq!(gaps.name, "gaps");
+    assert!(
+        gaps.reason.contains("writes nothing for an empty string"),
+        "{}",
+        gaps.reason
     );
+}
+
+/// `std::bitset<N>` as lists of N booleans, bit 0 first, as ROOT's collection proxy streams
+/// them: top-level (of 8 and 70 bits, and vectors of them), as members of split and unsplit
+/// objects and of the objects of split and unsplit (member-wise) collections, checked against
+/// ROOT's reading (`test(i)`) and against uproot where it reads them.
+#[test]
+fn bitsets_as_lists_of_booleans() {
+    let file = RootFile::open(fixture("bitset.root")).expect("open");
+    let tree = file.tree("Events").expect("tree");
+    assert!(tree.unsupported.is_empty(), "{:?}", tree.unsupported);
+    let by_root = expected("bitset.root.root.json");
+    assert_eq!(check_tree(&file, "Events", &by_root["Events"]), 17);
+    let mut by_uproot = expected("bitset.root.json");
+    // uproot reads the unsplit object as records: ROOT's reading checks its members.
+    by_uproot["Events"]["branches"]
+        .as_object_mut()
+        .expect("branches")
+        .remove("bitsu")
+        .expect("bitsu");
+    assert_eq!(check_tree(&file, "Events", &by_uproot["Events"]), 13);
+    for (name, kind) in [
+        ("b8", ColumnKind::Jagged(ScalarType::Bool)),
+        ("b70", ColumnKind::Jagged(ScalarType::Bool)),
+        ("vb", ColumnKind::Nested(ScalarType::Bool, 2)),
+        ("bits/flags", ColumnKind::Jagged(ScalarType::Bool)),
+        ("bits/many", ColumnKind::Nested(ScalarType::Bool, 2)),
+        ("bitsu.flags", ColumnKind::Jagged(ScalarType::Bool)),
+        ("vbits/vbits.flags", ColumnKind::Nested(ScalarType::Bool, 2)),
+        ("vbitsu.many", ColumnKind::Nested(ScalarType::Bool, 3)),
+        (
+            "clones/clones.flags",
+            ColumnKind::Nested(ScalarType::Bool, 2),
+        ),
+    ] {
+        assert_eq!(tree.column(name).expect(name).kind, kind, "{name}");
+    }
 }
 
 fn tree_dims(file: &RootFile, tree: &str, column: &str) -> Vec<usize> {
