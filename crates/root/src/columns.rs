@@ -378,6 +378,24 @@ pub(crate) fn element_column(
         }
         return Ok((ColumnKind::String, Layout::CharStar, "char*".into()));
     }
+    // 501: a `T* x //[n]` array of objects (kStreamLoop): one object header, then the objects;
+    // of a split object, the interpreter's to read (`interpreted`); in a collection, each
+    // object's array after one header, each as long as another member's branch says.
+    if e.streamer_type == 501 {
+        let what = match member(b, e, streamers) {
+            Ok(m) => format!(
+                "an array of `{}` objects behind a pointer, counted by `{}`",
+                m.type_name.trim_end_matches('*').trim(),
+                m.count_name
+            ),
+            Err(_) => "an array of objects behind a pointer".to_owned(),
+        };
+        return Err(refuse(&if in_collection {
+            format!("{what}, in each of a split collection's objects")
+        } else {
+            what
+        }));
+    }
     let (code, array) = match e.streamer_type {
         t @ 1..=19 => (t, false),
         t @ 21..=39 => (t - 20, true),
@@ -591,6 +609,15 @@ pub(crate) fn interpreted(
             member(b, e, streamers).and_then(|m| plan(streamers, Root::StlMembers(&m.type_name)))
         }
         (7, 31 | 41) => plan(streamers, Root::CharStars),
+        (501, 0) => member(b, e, streamers).and_then(|el| {
+            plan(
+                streamers,
+                Root::LoopMember {
+                    class: &e.class_name,
+                    el,
+                },
+            )
+        }),
         // An object member (kObject, kAny) of a split object that is not split further: the
         // object with its header in each entry; of a split collection's objects: each object's,
         // back to back.

@@ -20,7 +20,7 @@
 
 use crate::cursor::Cursor;
 use crate::read::ColumnData;
-use crate::streamer::{StreamerInfo, Streamers};
+use crate::streamer::{StreamerElement, StreamerInfo, Streamers};
 use crate::tree::{ColumnKind, ReducedFloat, ScalarType, Stored};
 
 /// Nesting deeper than this is refused (a class cannot contain itself by value).
@@ -52,6 +52,14 @@ pub(crate) enum Node {
         counter: usize,
         reader: usize,
         column: Option<usize>,
+    },
+    /// A `T* x; //[n]` array of objects (kStreamLoop): one object header, then as many objects
+    /// of class `T`, each with its header, as the counter slot's next length for this array,
+    /// `reader`; a list.
+    Loop {
+        counter: usize,
+        reader: usize,
+        element: Box<Node>,
     },
     /// `TObject` bookkeeping: version, unique ID, bits (and a process ID when referenced).
     TObject,
@@ -124,6 +132,13 @@ pub(crate) enum Root<'a> {
     /// A `char*` member of a split collection's objects: each object's, back to back, as many
     /// as fill the entry.
     CharStars,
+    /// A `T* x; //[n]` member of class objects (kStreamLoop, `el`) of a split object of class
+    /// `class`: one object header, then the objects, each with its header, as many as fill it
+    /// (their count is another member's branch).
+    LoopMember {
+        class: &'a str,
+        el: &'a StreamerElement,
+    },
 }
 
 /// The plan of `root`, or why there is none (a part of unknown or unsupported kind).
@@ -157,6 +172,15 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
         Root::CharStars => Node::Fill {
             element: Box::new(p.char_star("", 1)),
         },
+        Root::LoopMember { class, el } => {
+            let info = p.loop_class(class, el)?;
+            Node::Object {
+                header: true,
+                parts: vec![Node::Fill {
+                    element: Box::new(p.class(info, true, "", 1, 1)?),
+                }],
+            }
+        }
     };
     Ok(Plan {
         root,
@@ -237,35 +261,9 @@ impl<'s> Planner<'s> {
                             crate::plan::basic(code).ok_or_else(|| refuse("an unknown type"))?,
                         ),
                     };
-                    // The counter is an integer member of the same class, streamed before.
-                    let counter = info
-                        .elements
-                        .iter()
-                        .take(parts.len())
-                        .position(|e| e.name == el.count_name);
-                    let counter = match counter.map(|j| &mut parts[j]) {
-                        Some(Node::Basic {
-                            stored: Stored::Plain(t),
-                            len: 1,
-                            counter,
-                            ..
-                        }) if !matches!(
-                            t,
-                            ScalarType::F32 | ScalarType::F64 | ScalarType::Bool
-                        ) =>
-                        {
-                            *counter.get_or_insert_with(|| {
-                                self.counters += 1;
-                                self.counters - 1
-                            })
-                        }
-                        _ => {
-                            return Err(refuse(&format!(
-                                "an array whose length `{}` is not an integer member before it",
-                                el.count_name
-                            )));
-                        }
-                    };
+                    let counter = self
+                        .counter(info, &mut parts, el)
+                        .map_err(|why| refuse(&why))?;
                     let type_name = el.type_name.trim_end_matches('*').trim();
                     let column = self.basic_column(stored, 1, &path, type_name, lists + 1);
                     self.readers += 1;
@@ -282,14 +280,23 @@ impl<'s> Planner<'s> {
                 63 | 64 | 68 | 69 | 83 | 84 | 88 | 89 => {
                     return Err(refuse("a pointer to an object, which evtc does not follow"));
                 }
-                // kStreamLoop: `T* x //[n]` of a class, objects behind a pointer.
+                // kStreamLoop: `T* x //[n]`, an array of objects behind a pointer.
                 501 => {
-                    return Err(refuse(&format!(
-                        "an array of `{}` objects behind a pointer, counted by `{}`, which evtc \
-                         does not read",
-                        el.type_name.trim_end_matches('*'),
-                        el.count_name
-                    )));
+                    if el.array_length > 1 {
+                        return Err(refuse("an array of arrays of objects behind pointers"));
+                    }
+                    let counter = self
+                        .counter(info, &mut parts, el)
+                        .map_err(|why| refuse(&why))?;
+                    let class = self.loop_class(&info.class, el)?;
+                    let element =
+                        self.class(class, true, &format!("{path}."), lists + 1, depth + 1)?;
+                    self.readers += 1;
+                    Node::Loop {
+                        counter,
+                        reader: self.readers - 1,
+                        element: Box::new(element),
+                    }
                 }
                 code => {
                     return Err(refuse(&format!(
@@ -319,6 +326,65 @@ impl<'s> Planner<'s> {
             len,
             element: Box::new(self.class(info, true, prefix, lists + 1, depth)?),
         })
+    }
+
+    /// The counter slot of the length of member `el` (`T* x; //[n]`): `n` must be an integer
+    /// member of the same class streamed before it (`parts`, the nodes of the members before
+    /// `el`, one per element of `info`).
+    fn counter(
+        &mut self,
+        info: &StreamerInfo,
+        parts: &mut [Node],
+        el: &StreamerElement,
+    ) -> Result<usize, String> {
+        let at = info
+            .elements
+            .iter()
+            .take(parts.len())
+            .position(|e| e.name == el.count_name);
+        match at.map(|j| &mut parts[j]) {
+            Some(Node::Basic {
+                stored: Stored::Plain(t),
+                len: 1,
+                counter,
+                ..
+            }) if !matches!(t, ScalarType::F32 | ScalarType::F64 | ScalarType::Bool) => {
+                Ok(*counter.get_or_insert_with(|| {
+                    self.counters += 1;
+                    self.counters - 1
+                }))
+            }
+            _ => Err(format!(
+                "an array whose length `{}` is not an integer member before it",
+                el.count_name
+            )),
+        }
+    }
+
+    /// The class of the objects of a `T* x; //[n]` member (kStreamLoop), each streamed by its
+    /// class with a header; an array of pointers (`T** x`) is refused, and so is a class whose
+    /// streamer info lists no members (its objects' bytes, written by a streamer of its own or
+    /// none, are not described in the file).
+    fn loop_class(&self, owner: &str, el: &StreamerElement) -> Result<&'s StreamerInfo, String> {
+        let class = el.type_name.trim_end_matches('*').trim();
+        let refuse = |what: &str| {
+            format!(
+                "member `{}` of class `{owner}` is a `{}` (an array of `{class}` {what}, counted \
+                 by `{}`)",
+                el.name, el.type_name, el.count_name
+            )
+        };
+        if el.type_name.trim_end().ends_with("**") {
+            return Err(refuse("pointers, which evtc does not follow"));
+        }
+        let info = self.info(class)?;
+        if info.elements.is_empty() {
+            return Err(refuse(
+                "objects behind a pointer, a class whose streamer info lists no members: the \
+                 file does not describe the objects' bytes",
+            ));
+        }
+        Ok(info)
     }
 
     fn info(&self, class: &str) -> Result<&'s StreamerInfo, String> {
@@ -554,11 +620,7 @@ impl Walk<'_> {
                 reader,
                 column,
             } => {
-                let k = self.read[*reader];
-                let n = *self.counters[*counter]
-                    .get(k)
-                    .ok_or("a pointer array before its length")?;
-                self.read[*reader] = k + 1;
+                let n = self.next_length(*counter, *reader)?;
                 let present = c.u8().map_err(|_| "a pointer array runs past the entry")?;
                 let n = if present == 0 { 0 } else { n };
                 let bytes = usize::try_from(n)
@@ -572,6 +634,19 @@ impl Walk<'_> {
                 if *column == Some(self.target) {
                     self.out.values.extend_stored(*stored, bytes)?;
                     self.list_end(Some(0));
+                }
+            }
+            Node::Loop {
+                counter,
+                reader,
+                element,
+            } => {
+                let (end, _) = object_header(c)?;
+                self.loop_objects(*counter, *reader, element, c)?;
+                if c.pos() != end {
+                    return Err(
+                        "an array of objects behind a pointer does not fill its byte count".into(),
+                    );
                 }
             }
             Node::TObject => {
@@ -663,10 +738,48 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// One member of `n` objects streamed member-wise: an STL member as one object header, then
-    /// each object's without its own (nothing at all when `n` is 0); any other `n` times.
+    /// The length of the next array read by pointer array `reader` from its counter slot.
+    fn next_length(&mut self, counter: usize, reader: usize) -> Result<u64, String> {
+        let k = self.read[reader];
+        let n = *self.counters[counter]
+            .get(k)
+            .ok_or("a pointer array before its length")?;
+        self.read[reader] = k + 1;
+        Ok(n)
+    }
+
+    /// The objects of one `T* x; //[n]` array: as many as its counter's next length.
+    fn loop_objects(
+        &mut self,
+        counter: usize,
+        reader: usize,
+        element: &Node,
+        c: &mut Cursor<'_>,
+    ) -> Result<(), String> {
+        let n = self.next_length(counter, reader)?;
+        // Every object takes its header's 6 bytes at least: a lying length fails here.
+        if n > c.remaining() as u64 {
+            return Err(format!(
+                "an array of {n} objects behind a pointer cannot fit in the entry"
+            ));
+        }
+        for _ in 0..n {
+            self.node(element, c)?;
+        }
+        self.list_end(self.distance(element));
+        Ok(())
+    }
+
+    /// One member of `n` objects streamed member-wise: an STL member, or a `T* x; //[n]` array of
+    /// objects, as one object header, then each object's without its own (nothing at all when
+    /// `n` is 0); any other `n` times.
     fn members(&mut self, part: &Node, n: usize, c: &mut Cursor<'_>) -> Result<(), String> {
         match part {
+            Node::Loop {
+                counter,
+                reader,
+                element,
+            } => self.grouped(c, n, |w, c| w.loop_objects(*counter, *reader, element, c)),
             Node::Vector {
                 header: true,
                 element,
@@ -821,9 +934,10 @@ impl Walk<'_> {
             // A pointer array is a list of its own.
             Node::Pointer { column, .. } => mine(column).then_some(1),
             Node::Object { parts, .. } => parts.iter().find_map(|p| self.distance(p)),
-            Node::Vector { element, .. } | Node::Fill { element } | Node::Array { element, .. } => {
-                self.distance(element).map(|d| d + 1)
-            }
+            Node::Vector { element, .. }
+            | Node::Fill { element }
+            | Node::Array { element, .. }
+            | Node::Loop { element, .. } => self.distance(element).map(|d| d + 1),
             Node::Map { key, value } => self
                 .distance(key)
                 .or_else(|| self.distance(value))
