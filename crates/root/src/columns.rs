@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use crate::branch::{Element, RawBranch, RawLeaf};
 use crate::streamer::{FloatRange, StreamerElement, Streamers};
-use crate::tree::{Column, ColumnKind, Layout, ListHeader, ReducedFloat, ScalarType, Stored};
+use crate::tree::{Column, Layout, ListHeader};
+use crate::types::{ColumnKind, ReducedFloat, ScalarType, Stored};
 
 /// The C++ type a leaf class holds.
 pub(crate) fn leaf_type_name(leaf: &RawLeaf) -> &'static str {

@@ -36,6 +36,7 @@ mod branch;
 mod columns;
 mod compression;
 mod cursor;
+mod data;
 mod error;
 mod file;
 mod interp;
@@ -46,12 +47,15 @@ mod read;
 mod source;
 mod streamer;
 mod tree;
+mod types;
 
+pub use data::{ColumnData, Values};
 pub use error::{Error, Result};
 pub use file::{DEFAULT_MAX_BASKET_BYTES, Key, RootFile, TreeEntry};
-pub use read::{ColumnData, ColumnReader, Values};
+pub use read::ColumnReader;
 pub use source::ReadAt;
-pub use tree::{BasketInfo, Column, ColumnKind, ScalarType, Tree, UnsupportedBranch};
+pub use tree::{BasketInfo, Column, Tree, UnsupportedBranch};
+pub use types::{ColumnKind, ScalarType};
 
 /// Opens `data` as a ROOT file and reads every column of every tree, ignoring errors: the fuzz
 /// target's body, also used by the corruption tests. Returns how many columns read cleanly.

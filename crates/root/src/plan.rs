@@ -13,7 +13,7 @@
 //! [`Layout::Fixed`]: crate::tree::Layout::Fixed
 
 use crate::streamer::{StreamerInfo, Streamers};
-use crate::tree::{ReducedFloat, ScalarType, Stored};
+use crate::types::{ReducedFloat, ScalarType, Stored};
 
 /// One basic member of a fixed-size object.
 #[derive(Debug, Clone)]

@@ -1,0 +1,258 @@
+//! The value types of columns ([`ScalarType`], [`ColumnKind`]) and how ROOT stores values in
+//! baskets (`Stored`: plain, or `Float16_t`/`Double32_t` with ROOT's reduced precision).
+
+use std::fmt;
+
+use crate::streamer::FloatRange;
+
+/// The type of one value, as it comes out of the reader (native endianness).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// `Bool_t` (`/O`).
+    Bool,
+    /// `Char_t` (`/B`).
+    I8,
+    /// `UChar_t` (`/b`).
+    U8,
+    /// `Short_t` (`/S`).
+    I16,
+    /// `UShort_t` (`/s`).
+    U16,
+    /// `Int_t` (`/I`).
+    I32,
+    /// `UInt_t` (`/i`).
+    U32,
+    /// `Long64_t` (`/L`).
+    I64,
+    /// `ULong64_t` (`/l`).
+    U64,
+    /// `Float_t` (`/F`), and `Float16_t` (`/f`) widened on reading.
+    F32,
+    /// `Double_t` (`/D`), and `Double32_t` (`/d`) widened on reading.
+    F64,
+}
+
+impl ScalarType {
+    /// Bytes per value.
+    pub fn size(self) -> usize {
+        match self {
+            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
+            ScalarType::I16 | ScalarType::U16 => 2,
+            ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
+            ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 8,
+        }
+    }
+
+    /// The C++ type name ROOT uses.
+    pub fn root_name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "Bool_t",
+            ScalarType::I8 => "Char_t",
+            ScalarType::U8 => "UChar_t",
+            ScalarType::I16 => "Short_t",
+            ScalarType::U16 => "UShort_t",
+            ScalarType::I32 => "Int_t",
+            ScalarType::U32 => "UInt_t",
+            ScalarType::I64 => "Long64_t",
+            ScalarType::U64 => "ULong64_t",
+            ScalarType::F32 => "Float_t",
+            ScalarType::F64 => "Double_t",
+        }
+    }
+
+    pub(crate) fn from_cpp(name: &str) -> Option<ScalarType> {
+        Some(match name.trim() {
+            "bool" | "Bool_t" => ScalarType::Bool,
+            "char" | "Char_t" | "signed char" | "int8_t" => ScalarType::I8,
+            "unsigned char" | "UChar_t" | "uint8_t" => ScalarType::U8,
+            "short" | "Short_t" | "int16_t" => ScalarType::I16,
+            "unsigned short" | "UShort_t" | "uint16_t" => ScalarType::U16,
+            "int" | "Int_t" | "int32_t" => ScalarType::I32,
+            "unsigned int" | "UInt_t" | "uint32_t" => ScalarType::U32,
+            "long" | "Long_t" | "long long" | "Long64_t" | "int64_t" => ScalarType::I64,
+            "unsigned long" | "ULong_t" | "unsigned long long" | "ULong64_t" | "uint64_t" => {
+                ScalarType::U64
+            }
+            "float" | "Float_t" => ScalarType::F32,
+            "double" | "Double_t" => ScalarType::F64,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.root_name())
+    }
+}
+
+/// The shape of a column's entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColumnKind {
+    /// One value per entry.
+    Scalar(ScalarType),
+    /// Exactly `n` values per entry (`x[3]/F`, `m[2][2]/S` flattened).
+    Fixed(ScalarType, usize),
+    /// Any number of values per entry (`Muon_pt[nMuon]/F`, `std::vector<float>`).
+    Jagged(ScalarType),
+    /// Lists of lists per entry, `depth` (2 or more) lists deep, the values in the innermost
+    /// (`std::vector<std::vector<T>>` is 2 deep); [`ColumnData::levels`] bounds the lists
+    /// below the entries' own.
+    ///
+    /// [`ColumnData::levels`]: crate::ColumnData::levels
+    Nested(ScalarType, u8),
+    /// A byte string per entry (`std::string`, `char*` leaves).
+    String,
+    /// Byte strings `depth` (1 or more) lists deep: 1 a list of strings per entry
+    /// (`std::vector<std::string>`, the `TString`s of a split collection's objects), 2 a list of
+    /// lists of strings, and so on. [`ColumnData::levels`] bounds the strings in the bytes,
+    /// then each list level below the entries' own.
+    ///
+    /// [`ColumnData::levels`]: crate::ColumnData::levels
+    Strings(u8),
+}
+
+impl ColumnKind {
+    /// The C++ type ROOT holds such entries in: `Float_t`, `Float_t[3]`, `Float_t[]` (a counter
+    /// array or vector), `vector<vector<Float_t>>`, `string`, `vector<string>`.
+    pub fn cpp_name(self) -> String {
+        let vectors = |depth: u8, item: &str| {
+            let depth = usize::from(depth);
+            format!("{}{item}{}", "vector<".repeat(depth), ">".repeat(depth))
+        };
+        match self {
+            ColumnKind::Scalar(t) => t.root_name().to_owned(),
+            ColumnKind::Fixed(t, n) => format!("{t}[{n}]"),
+            ColumnKind::Jagged(t) => format!("{t}[]"),
+            ColumnKind::Nested(t, depth) => vectors(depth, t.root_name()),
+            ColumnKind::String => "string".to_owned(),
+            ColumnKind::Strings(depth) => vectors(depth, "string"),
+        }
+    }
+
+    /// The value type (`U8` for strings).
+    pub fn scalar(self) -> ScalarType {
+        match self {
+            ColumnKind::Scalar(t)
+            | ColumnKind::Fixed(t, _)
+            | ColumnKind::Jagged(t)
+            | ColumnKind::Nested(t, _) => t,
+            ColumnKind::String | ColumnKind::Strings(_) => ScalarType::U8,
+        }
+    }
+
+    /// Whether an entry is a variable number of items (bytes of a string, values of a list),
+    /// bounded by [`ColumnData::offsets`].
+    ///
+    /// [`ColumnData::offsets`]: crate::ColumnData::offsets
+    pub fn is_variable(self) -> bool {
+        !matches!(self, ColumnKind::Scalar(_) | ColumnKind::Fixed(..))
+    }
+
+    /// How many boundary levels lie below the entries' offsets ([`ColumnData::levels`]): a
+    /// list of lists' inner lists, a list of strings' strings, and so on.
+    ///
+    /// [`ColumnData::levels`]: crate::ColumnData::levels
+    pub fn levels(self) -> usize {
+        match self {
+            ColumnKind::Nested(_, depth) => usize::from(depth).saturating_sub(1),
+            ColumnKind::Strings(depth) => usize::from(depth),
+            _ => 0,
+        }
+    }
+
+    /// The kind of values (`item` numbers, or strings when `None`) inside `lists` lists, or
+    /// `None` when evtc has no such kind (more than [`ColumnKind::MAX_DEPTH`] lists).
+    pub(crate) fn of_lists(item: Option<ScalarType>, lists: usize) -> Option<ColumnKind> {
+        let depth = u8::try_from(lists)
+            .ok()
+            .filter(|&d| usize::from(d) <= ColumnKind::MAX_DEPTH)?;
+        Some(match (item, depth) {
+            (Some(t), 0) => ColumnKind::Scalar(t),
+            (Some(t), 1) => ColumnKind::Jagged(t),
+            (Some(t), d) => ColumnKind::Nested(t, d),
+            (None, 0) => ColumnKind::String,
+            (None, d) => ColumnKind::Strings(d),
+        })
+    }
+
+    /// The deepest nesting of lists a column may have.
+    pub const MAX_DEPTH: usize = 8;
+}
+
+/// How values are stored in the baskets (big-endian).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Stored {
+    Plain(ScalarType),
+    /// `Float16_t` or `Double32_t` truncated to `bits` mantissa bits (ROOT's `ReadWithNbits`):
+    /// an exponent byte and a 16-bit sign-and-mantissa, widened to `output`.
+    Truncated {
+        output: ScalarType,
+        bits: u8,
+    },
+    /// `Float16_t` or `Double32_t` with a range (ROOT's `ReadWithFactor`): a 32-bit unsigned
+    /// integer `i` holding `i / factor + min`, computed in double precision.
+    Scaled {
+        output: ScalarType,
+        factor: f64,
+        min: f64,
+    },
+    /// `Double32_t` with neither range nor bit count: a 32-bit float.
+    Double32,
+}
+
+/// Which of ROOT's two reduced-precision float types a member or leaf is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReducedFloat {
+    Float16,
+    Double32,
+}
+
+impl Stored {
+    pub(crate) fn size(self) -> usize {
+        match self {
+            Stored::Plain(t) => t.size(),
+            Stored::Truncated { .. } => 3,
+            Stored::Scaled { .. } | Stored::Double32 => 4,
+        }
+    }
+
+    pub(crate) fn output(self) -> ScalarType {
+        match self {
+            Stored::Plain(t) => t,
+            Stored::Truncated { output, .. } | Stored::Scaled { output, .. } => output,
+            Stored::Double32 => ScalarType::F64,
+        }
+    }
+
+    /// How ROOT's `ReadFloat16` / `ReadDouble32` read a value with these parameters: scaled
+    /// when there is a factor, else truncated to `(int)xmin` bits (12 by default for
+    /// `Float16_t`), else (`Double32_t`) a plain float. Bit counts ROOT's writer cannot have
+    /// produced are refused.
+    pub(crate) fn reduced(kind: ReducedFloat, range: FloatRange) -> Result<Stored, String> {
+        let output = match kind {
+            ReducedFloat::Float16 => ScalarType::F32,
+            ReducedFloat::Double32 => ScalarType::F64,
+        };
+        if range.factor != 0.0 {
+            return Ok(Stored::Scaled {
+                output,
+                factor: range.factor,
+                min: range.xmin,
+            });
+        }
+        match (range.nbits(), kind) {
+            (0, ReducedFloat::Float16) => Ok(Stored::Truncated { output, bits: 12 }),
+            (0, ReducedFloat::Double32) => Ok(Stored::Double32),
+            // ROOT's writer and reader share the arithmetic for any count whose shifts are
+            // defined (nbits + 1 < 24); beyond that C's shifts are undefined.
+            (bits @ 1..=22, _) => Ok(Stored::Truncated {
+                output,
+                bits: bits as u8,
+            }),
+            (bits, _) => Err(format!(
+                "its range gives {bits} mantissa bits, which ROOT cannot read back (1 to 22)"
+            )),
+        }
+    }
+}
