@@ -84,8 +84,23 @@ pub struct BranchCursor<'a, R: ReadAt, T> {
     pub(super) fixed: Option<usize>,
 }
 
-/// Reads a counter branch entry by entry, with the counter's own basket or unit cache.
-pub(super) enum CountCursor<'a, R: ReadAt> {
+/// Reads a counter branch's values as running entry offsets, for the cursor of a jagged branch
+/// it counts.
+///
+/// A counter of ordinary baskets is read a whole basket at a time through the file's counter
+/// cache, so that the cursors of every branch sharing it (NanoAOD's `Jet_pt`, `Jet_eta`, ... over
+/// `nJet`) decode each of its baskets once between them. A random-access counter is read one unit
+/// at a time by a cursor of its own, so that an entry read decodes one unit of it.
+pub(super) struct CountCursor<'a, R: ReadAt> {
+    counter: BranchReader<'a, R>,
+    /// The cursor over a random-access counter.
+    rac: Option<RacCounter<'a, R>>,
+    /// The entries of the counter basket last used and their offsets from 0 (`entries + 1`).
+    held: Option<(Range<u64>, Arc<[u64]>)>,
+}
+
+/// A typed cursor over a random-access counter branch.
+enum RacCounter<'a, R: ReadAt> {
     I8(BranchCursor<'a, R, i8>),
     U8(BranchCursor<'a, R, u8>),
     I16(BranchCursor<'a, R, i16>),
@@ -97,27 +112,89 @@ pub(super) enum CountCursor<'a, R: ReadAt> {
 }
 
 impl<'a, R: ReadAt> CountCursor<'a, R> {
-    pub(super) fn new(counter: &BranchReader<'a, R>) -> Result<CountCursor<'a, R>> {
-        Ok(match counter.meta().dtype {
-            DataType::Scalar(ScalarType::I8) => CountCursor::I8(counter.cursor()?),
-            DataType::Scalar(ScalarType::U8) => CountCursor::U8(counter.cursor()?),
-            DataType::Scalar(ScalarType::I16) => CountCursor::I16(counter.cursor()?),
-            DataType::Scalar(ScalarType::U16) => CountCursor::U16(counter.cursor()?),
-            DataType::Scalar(ScalarType::I32) => CountCursor::I32(counter.cursor()?),
-            DataType::Scalar(ScalarType::U32) => CountCursor::U32(counter.cursor()?),
-            DataType::Scalar(ScalarType::I64) => CountCursor::I64(counter.cursor()?),
-            DataType::Scalar(ScalarType::U64) => CountCursor::U64(counter.cursor()?),
-            other => {
-                return Err(Error::corrupt(
-                    counter.location(None, 0),
-                    format!("a counter branch of type {other} is not an integer scalar"),
-                ));
-            }
+    pub(super) fn new(counter: BranchReader<'a, R>) -> Result<CountCursor<'a, R>> {
+        let dtype = counter.meta().dtype;
+        let DataType::Scalar(t) = dtype else {
+            return Err(not_a_counter(&counter, dtype));
+        };
+        if !t.is_integer() {
+            return Err(not_a_counter(&counter, dtype));
+        }
+        let rac = if counter.meta().rac {
+            Some(match t {
+                ScalarType::I8 => RacCounter::I8(counter.cursor()?),
+                ScalarType::U8 => RacCounter::U8(counter.cursor()?),
+                ScalarType::I16 => RacCounter::I16(counter.cursor()?),
+                ScalarType::U16 => RacCounter::U16(counter.cursor()?),
+                ScalarType::I32 => RacCounter::I32(counter.cursor()?),
+                ScalarType::U32 => RacCounter::U32(counter.cursor()?),
+                ScalarType::I64 => RacCounter::I64(counter.cursor()?),
+                ScalarType::U64 => RacCounter::U64(counter.cursor()?),
+                _ => return Err(not_a_counter(&counter, dtype)),
+            })
+        } else {
+            None
+        };
+        Ok(CountCursor {
+            counter,
+            rac,
+            held: None,
         })
     }
 
     /// Appends the counter's values for `entries` to `out` as running element offsets.
     pub(super) fn offsets(&mut self, entries: Range<u64>, out: &mut Vec<u64>) -> Result<()> {
+        if let Some(rac) = &mut self.rac {
+            return rac.offsets(entries, out);
+        }
+        let mut e = entries.start;
+        while e < entries.end {
+            let (range, offsets) = match &self.held {
+                Some((range, offsets)) if range.contains(&e) => (range.clone(), offsets.clone()),
+                _ => {
+                    let index = self.counter.baskets()?;
+                    let b = index
+                        .baskets
+                        .partition_point(|b| b.first_entry + b.entries <= e);
+                    let loc = index.baskets.get(b).ok_or_else(|| {
+                        Error::corrupt(
+                            self.counter.location(None, 0),
+                            format!("no basket holds entry {e}"),
+                        )
+                    })?;
+                    let range = loc.first_entry..loc.first_entry + loc.entries;
+                    let offsets = self.counter.counter_offsets(range.clone())?;
+                    self.held = Some((range.clone(), offsets.clone()));
+                    (range, offsets)
+                }
+            };
+            let stop = entries.end.min(range.end);
+            let (from, to) = ((e - range.start) as usize, (stop - range.start) as usize);
+            // Offsets from 0 never decrease: the differences do not underflow.
+            let counts = offsets[from..=to].windows(2).map(|w| w[1] - w[0]);
+            if !push_running_sums(out, counts) {
+                return Err(Error::corrupt(
+                    self.counter.location(None, 0),
+                    format!("the counter's values in entries {e}..{stop} overflow the sum"),
+                ));
+            }
+            e = stop;
+        }
+        Ok(())
+    }
+}
+
+fn not_a_counter<R: ReadAt>(counter: &BranchReader<'_, R>, dtype: DataType) -> Error {
+    Error::corrupt(
+        counter.location(None, 0),
+        format!("a counter branch of type {dtype} is not an integer scalar"),
+    )
+}
+
+impl<R: ReadAt> RacCounter<'_, R> {
+    /// Appends the counter's values for `entries` to `out` as running element offsets, a unit at
+    /// a time.
+    fn offsets(&mut self, entries: Range<u64>, out: &mut Vec<u64>) -> Result<()> {
         macro_rules! run {
             ($c:expr) => {{
                 let mut e = entries.start;
@@ -152,14 +229,14 @@ impl<'a, R: ReadAt> CountCursor<'a, R> {
             }};
         }
         match self {
-            CountCursor::I8(c) => run!(c),
-            CountCursor::U8(c) => run!(c),
-            CountCursor::I16(c) => run!(c),
-            CountCursor::U16(c) => run!(c),
-            CountCursor::I32(c) => run!(c),
-            CountCursor::U32(c) => run!(c),
-            CountCursor::I64(c) => run!(c),
-            CountCursor::U64(c) => run!(c),
+            RacCounter::I8(c) => run!(c),
+            RacCounter::U8(c) => run!(c),
+            RacCounter::I16(c) => run!(c),
+            RacCounter::U16(c) => run!(c),
+            RacCounter::I32(c) => run!(c),
+            RacCounter::U32(c) => run!(c),
+            RacCounter::I64(c) => run!(c),
+            RacCounter::U64(c) => run!(c),
         }
     }
 }
@@ -200,7 +277,7 @@ impl<'a, R: ReadAt, T> BranchCursor<'a, R, T> {
             Some(c) => c,
             None => self
                 .counter
-                .insert(Box::new(CountCursor::new(&self.branch.counter()?)?)),
+                .insert(Box::new(CountCursor::new(self.branch.counter()?)?)),
         };
         counter.offsets(entries, &mut self.offsets)
     }
