@@ -532,10 +532,9 @@ pub(crate) fn object_vector(
             e.class_name
         )))
     };
-    let Some(info) = streamers.only_info(&class) else {
-        return refuse(format!(
-            "the file has no single streamer info for class `{class}`"
-        ));
+    let info = match streamers.single_info(&class) {
+        Ok(info) => info,
+        Err(why) => return refuse(why),
     };
     let (members, stride) = match crate::plan::fixed_object(streamers, info, true) {
         Ok((members, _)) if members.is_empty() => {
@@ -623,12 +622,7 @@ pub(crate) fn interpreted(
         // object with its header in each entry; of a split collection's objects: each object's,
         // back to back.
         (61 | 62 | 81 | 82, 0 | 31 | 41) => member(b, e, streamers).and_then(|m| {
-            let info = streamers.only_info(&m.type_name).ok_or_else(|| {
-                format!(
-                    "the file has no single streamer info for class `{}`",
-                    m.type_name
-                )
-            })?;
+            let info = streamers.single_info(&m.type_name)?;
             plan(
                 streamers,
                 Root::ObjectMember {

@@ -97,11 +97,7 @@ fn walk(
         return Err(format!("class `{}` nests objects too deeply", info.class));
     }
     *offset += HEADER_BYTES;
-    let nested = |class: &str| {
-        streamers.only_info(class).ok_or_else(|| {
-            format!("the file has no single streamer info for class `{class}`, which it holds")
-        })
-    };
+    let nested = |class: &str| streamers.single_info(class);
     for el in &info.elements {
         let refuse = || {
             format!(

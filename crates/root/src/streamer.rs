@@ -110,6 +110,29 @@ impl Streamers {
         }
     }
 
+    /// The only layout of `class` in the file, or why there is none to take: the file has no
+    /// streamer info for the class (ROOT would need the class's compiled dictionary), or
+    /// several versions of it.
+    pub(crate) fn single_info(&self, class: &str) -> Result<&StreamerInfo, String> {
+        match self.infos.get(&compact(class)).map(Vec::as_slice) {
+            Some([info]) => Ok(info),
+            None | Some([]) => Err(format!(
+                "the file has no streamer info for class `{class}`: its layout is not in the \
+                 file (ROOT reads it only with the class's compiled dictionary)"
+            )),
+            Some(infos) => Err(format!(
+                "the file has {} streamer infos for class `{class}` (versions {}), and evtc \
+                 reads a class inside another object only when the file has one",
+                infos.len(),
+                infos
+                    .iter()
+                    .map(|i| i.version.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
     /// The layout of `class` at `version`; the only layout of `class` when the file has one.
     pub(crate) fn info(&self, class: &str, version: i32) -> Option<&StreamerInfo> {
         let infos = self.infos.get(&compact(class))?;

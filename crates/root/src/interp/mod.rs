@@ -384,9 +384,7 @@ impl<'s> Planner<'s> {
     }
 
     fn info(&self, class: &str) -> Result<&'s StreamerInfo, String> {
-        self.streamers
-            .only_info(class)
-            .ok_or_else(|| format!("the file has no single streamer info for class `{class}`"))
+        self.streamers.single_info(class)
     }
 
     /// A part of STL type `type_name` (`header`: streamed with its own object header).
