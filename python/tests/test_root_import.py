@@ -100,14 +100,8 @@ def test_every_fixture_branch_is_converted_equal_or_refused(root, tmp_path):
             if by is not None and (tree is None or name not in tree.keys()):
                 assert refused[by], f"{where}: refused without a reason"
                 continue
-            first = _first_record(want)
-            if tree is not None and name not in tree.keys() and first is not None:
-                # Objects read whole (in lists, or lists of lists): one column per member,
-                # `name.member`, of the same nesting.
-                for member in first:
-                    column = f"{name}.{member}"
-                    assert column in tree.keys(), f"{root} {tree_name}/{column}: not written"
-                    checked += _check(tree, column, _pluck(want, member), root)
+            if tree is not None and name not in tree.keys() and _first_record(want) is not None:
+                checked += _check_record(tree, name, want, root)
                 continue
             if tree is not None and name not in tree.keys() and f"{name}.first" in tree.keys():
                 # A map read whole (a list of [key, value] pairs per entry): its keys and its
@@ -133,6 +127,22 @@ def _first_record(x):
     if isinstance(x, list) and x and all(isinstance(i, (list, dict)) for i in x):
         return next((r for r in map(_first_record, x) if r is not None), None)
     return None
+
+
+def _check_record(tree, name: str, want: list, root: str) -> int:
+    """Objects read whole (in lists, or lists of lists): one column per member, `name.member`, of
+    the same nesting; a member that holds objects itself (an array of objects behind a pointer)
+    one column per member of those, `name.member.x`."""
+    checked = 0
+    for member in _first_record(want):
+        column = f"{name}.{member}"
+        values = _pluck(want, member)
+        if column not in tree.keys() and _first_record(values) is not None:
+            checked += _check_record(tree, column, values, root)
+            continue
+        assert column in tree.keys(), f"{root} {tree.name}/{column}: not written"
+        checked += _check(tree, column, values, root)
+    return checked
 
 
 def _pluck(x, member: str):
