@@ -25,20 +25,22 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     pub fn cursor<T: Scalar>(&self) -> Result<BranchCursor<'a, R, T>> {
         self.type_check::<T>(|| T::TYPE.to_string(), true)?;
         Ok(BranchCursor {
-            branch: self.clone(),
-            index: None,
-            basket: None,
-            values: Vec::new(),
-            offsets: Vec::new(),
-            rac: None,
-            decoder: RacDecoder::new(),
-            scratch: Vec::new(),
-            stored: Vec::new(),
-            counter: None,
-            offsets_base: 0,
-            tables: HashMap::new(),
             held: 0..0,
             fixed: self.meta().dtype.fixed_len(),
+            values: Vec::new(),
+            offsets: Vec::new(),
+            state: Box::new(CursorState {
+                branch: self.clone(),
+                index: None,
+                basket: None,
+                rac: None,
+                decoder: RacDecoder::new(),
+                scratch: Vec::new(),
+                stored: Vec::new(),
+                counter: None,
+                offsets_base: 0,
+                tables: HashMap::new(),
+            }),
         })
     }
 }
@@ -57,13 +59,26 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
 /// # Ok::<(), evtc_format::Error>(())
 /// ```
 pub struct BranchCursor<'a, R: ReadAt, T> {
-    pub(super) branch: BranchReader<'a, R>,
-    pub(super) index: Option<Arc<BasketIndex>>,
-    pub(super) basket: Option<usize>,
+    // What a read inside the held basket touches comes first, the rest is boxed: a loop over many
+    // cursors keeps each one's hot part in one or two cache lines.
+    /// The entries of the ordinary (not RAC) basket whose values `values` holds; empty when none.
+    /// An entry inside is read with no other work.
+    pub(super) held: Range<u64>,
+    /// Values per entry of a fixed-size branch.
+    pub(super) fixed: Option<usize>,
     pub(super) values: Vec<T>,
     /// Offsets into `values` of the cached basket's entries (`entries + 1`); for RAC baskets,
     /// element offsets of the basket's entries.
     pub(super) offsets: Vec<u64>,
+    pub(super) state: Box<CursorState<'a, R>>,
+}
+
+/// What a [`BranchCursor`] keeps besides the held values: the branch, its basket index, the RAC
+/// state and caches.
+pub(super) struct CursorState<'a, R: ReadAt> {
+    pub(super) branch: BranchReader<'a, R>,
+    pub(super) index: Option<Arc<BasketIndex>>,
+    pub(super) basket: Option<usize>,
     /// The seek table of the current RAC basket and the unit held in `values`.
     pub(super) rac: Option<RacState>,
     pub(super) decoder: RacDecoder,
@@ -77,11 +92,6 @@ pub struct BranchCursor<'a, R: ReadAt, T> {
     pub(super) offsets_base: u64,
     /// Parsed seek tables of RAC baskets visited.
     pub(super) tables: HashMap<usize, Arc<BasketTable>>,
-    /// The entries of the ordinary (not RAC) basket whose values `values` holds; empty when none.
-    /// An entry inside is read with no other work.
-    pub(super) held: Range<u64>,
-    /// Values per entry of a fixed-size branch.
-    pub(super) fixed: Option<usize>,
 }
 
 /// Reads a counter branch's values as running entry offsets, for the cursor of a jagged branch
@@ -219,7 +229,7 @@ impl<R: ReadAt> RacCounter<'_, R> {
                             "overflows the sum"
                         };
                         return Err(Error::corrupt(
-                            $c.branch.location(None, 0),
+                            $c.state.branch.location(None, 0),
                             format!("a counter value in entries {e}..{} {what}", e + len),
                         ));
                     }
@@ -246,7 +256,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
     /// basket (or RAC unit), whichever comes first; at least one value.
     pub(super) fn get_run(&mut self, entry: u64, end: u64) -> Result<&[T]> {
         self.get(entry)?;
-        let (Some(index), Some(b)) = (&self.index, self.basket) else {
+        let (Some(index), Some(b)) = (&self.state.index, self.state.basket) else {
             return Ok(&[]);
         };
         let loc = index.baskets[b];
@@ -257,7 +267,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             table,
             unit: Some(u),
             ..
-        }) = &self.rac
+        }) = &self.state.rac
         {
             let unit = table.units()[*u];
             stop = stop.min(unit.first_entry + unit.entries);
@@ -273,11 +283,12 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
 impl<'a, R: ReadAt, T> BranchCursor<'a, R, T> {
     /// Appends running element offsets for `entries` (absolute) from the counter branch.
     pub(super) fn counter_offsets(&mut self, entries: Range<u64>) -> Result<()> {
-        let counter = match &mut self.counter {
+        let counter = match &mut self.state.counter {
             Some(c) => c,
             None => self
+                .state
                 .counter
-                .insert(Box::new(CountCursor::new(self.branch.counter()?)?)),
+                .insert(Box::new(CountCursor::new(self.state.branch.counter()?)?)),
         };
         counter.offsets(entries, &mut self.offsets)
     }
@@ -318,8 +329,8 @@ pub(super) struct RacState {
 impl<R: ReadAt, T> std::fmt::Debug for BranchCursor<'_, R, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BranchCursor")
-            .field("branch", &self.branch.meta().name)
-            .field("basket", &self.basket)
+            .field("branch", &self.state.branch.meta().name)
+            .field("basket", &self.state.basket)
             .finish()
     }
 }
@@ -350,28 +361,33 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
 
     /// [`BranchCursor::get`] of an entry outside the basket held: finds, reads and decodes it.
     fn get_uncached(&mut self, entry: u64) -> Result<&[T]> {
-        let tree = &self.branch.tree;
+        let tree = &self.state.branch.tree;
         tree.check_range(&(entry..entry + 1))?;
-        let index = match &self.index {
+        let index = match &self.state.index {
             Some(index) => index.clone(),
-            None => self.index.insert(self.branch.baskets()?).clone(),
+            None => self
+                .state
+                .index
+                .insert(self.state.branch.baskets()?)
+                .clone(),
         };
         let b = index
             .baskets
             .partition_point(|b| b.first_entry + b.entries <= entry);
         let loc = index.baskets[b];
-        if self.branch.meta().rac {
+        if self.state.branch.meta().rac {
             return self.get_rac(b, &loc, entry);
         }
-        if self.basket != Some(b) {
-            self.basket = None;
+        if self.state.basket != Some(b) {
+            self.state.basket = None;
             self.held = 0..0;
             self.values.clear();
             self.values.resize(loc.elements as usize, T::default());
             let counts = self
+                .state
                 .branch
                 .decode_basket(b, &loc, &mut self.values, false, None)?;
-            let meta = self.branch.meta();
+            let meta = self.state.branch.meta();
             self.offsets.clear();
             self.offsets.push(0);
             match meta.dtype.fixed_len() {
@@ -390,14 +406,14 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
                     let at = *self.offsets.last().unwrap_or(&0);
                     if at != loc.elements {
                         return Err(Error::corrupt(
-                            self.branch.location(Some(b), loc.offset),
+                            self.state.branch.location(Some(b), loc.offset),
                             "counter and basket disagree",
                         ));
                     }
                 }
             }
-            self.offsets_base = 0;
-            self.basket = Some(b);
+            self.state.offsets_base = 0;
+            self.state.basket = Some(b);
             self.held = loc.first_entry..loc.first_entry + loc.entries;
         }
         Ok(self.held_entry(entry))
@@ -408,7 +424,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
     /// Entry reads of RAC baskets: positional reads of the record header and seek table once per
     /// basket, then of the one unit holding the entry.
     pub(super) fn get_rac(&mut self, b: usize, loc: &BasketLoc, entry: u64) -> Result<&[T]> {
-        let branch = self.branch.clone();
+        let branch = self.state.branch.clone();
         let meta = branch.meta();
         let file = branch.file();
         let location = || branch.location(Some(b), loc.offset);
@@ -434,11 +450,11 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             read_into(offset, len, &mut buf)?;
             Ok(buf)
         };
-        if self.basket != Some(b) {
-            self.basket = None;
+        if self.state.basket != Some(b) {
+            self.state.basket = None;
             self.held = 0..0;
-            self.rac = None;
-            let cached = self.tables.get(&b).cloned();
+            self.state.rac = None;
+            let cached = self.state.tables.get(&b).cloned();
             let basket_table = match cached {
                 Some(t) => t,
                 None => {
@@ -493,10 +509,10 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                         rac_len,
                         units_at: payload_at + 4 + table_len,
                     });
-                    if self.tables.len() >= MAX_CACHED_TABLES {
-                        self.tables.clear();
+                    if self.state.tables.len() >= MAX_CACHED_TABLES {
+                        self.state.tables.clear();
                     }
-                    self.tables.insert(b, t.clone());
+                    self.state.tables.insert(b, t.clone());
                     t
                 }
             };
@@ -506,7 +522,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             // a counter, one unit of the counter too).
             self.offsets.clear();
             self.offsets.push(0);
-            self.offsets_base = 0;
+            self.state.offsets_base = 0;
             match meta.dtype.fixed_len() {
                 // Fixed-size entries need no offsets: entry i holds values i*len..(i+1)*len.
                 Some(_) => self.offsets.clear(),
@@ -540,16 +556,16 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                     }
                 }
             }
-            self.rac = Some(RacState {
+            self.state.rac = Some(RacState {
                 units_at: basket_table.units_at,
                 table: basket_table,
                 unit: None,
             });
-            self.basket = Some(b);
+            self.state.basket = Some(b);
         }
         let local = entry - loc.first_entry;
         let (u, unit) = {
-            let table = &self.rac.as_ref().expect("set above").table;
+            let table = &self.state.rac.as_ref().expect("set above").table;
             let u = table
                 .unit_of_entry(local)
                 .ok_or_else(|| Error::corrupt(location(), "entry not in the seek table"))?;
@@ -557,11 +573,11 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         };
         if meta.dtype.fixed_len().is_none()
             && meta.boundaries != Boundaries::Counts
-            && (self.offsets.is_empty() || self.offsets_base != unit.first_entry)
+            && (self.offsets.is_empty() || self.state.offsets_base != unit.first_entry)
         {
             self.offsets.clear();
             self.offsets.push(unit.raw_offset / size as u64);
-            self.offsets_base = unit.first_entry;
+            self.state.offsets_base = unit.first_entry;
             let first = loc.first_entry + unit.first_entry;
             if let Err(e) = self.counter_offsets(first..first + unit.entries) {
                 self.offsets.clear();
@@ -573,10 +589,10 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                 return Err(Error::corrupt(location(), "counter and unit disagree"));
             }
         }
-        let state = self.rac.as_mut().expect("set above");
+        let state = self.state.rac.as_mut().expect("set above");
         if state.unit != Some(u) {
             state.unit = None;
-            let stored = &mut self.stored;
+            let stored = &mut self.state.stored;
             read_into(
                 state.units_at + unit.offset,
                 unit.stored_len as usize,
@@ -584,33 +600,35 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             )?;
             let dictionary = branch.dictionary()?;
             let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
-            self.scratch.resize(unit.raw_len as usize, 0);
-            self.decoder
+            self.state.scratch.resize(unit.raw_len as usize, 0);
+            self.state
+                .decoder
                 .decode_stored_unit(
                     &state.table,
                     u,
                     stored,
                     dictionary.as_ref(),
-                    &mut self.scratch,
+                    &mut self.state.scratch,
                     file.options.verify_checksums,
                 )
                 .map_err(|e| Error::corrupt(location(), e.to_string()))?;
-            if self.scratch.len() % size != 0 {
+            if self.state.scratch.len() % size != 0 {
                 return Err(Error::corrupt(
                     location(),
                     "a unit does not hold whole values",
                 ));
             }
             self.values.clear();
-            self.values.resize(self.scratch.len() / size, T::default());
-            T::decode(&self.scratch, &mut self.values)
+            self.values
+                .resize(self.state.scratch.len() / size, T::default());
+            T::decode(&self.state.scratch, &mut self.values)
                 .map_err(|at| Error::corrupt(location(), format!("value {at} is invalid")))?;
             if meta.dtype.fixed_len().is_none() && state.table.has_entry_sizes() {
                 // Element offsets of the unit's entries, from the sizes it stores.
                 let start = unit.raw_offset / size as u64;
                 self.offsets.clear();
                 self.offsets.push(start);
-                self.offsets_base = unit.first_entry;
+                self.state.offsets_base = unit.first_entry;
                 state
                     .table
                     .entry_sizes(u, stored, &mut self.offsets)
@@ -634,7 +652,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         let (from, to) = match meta.dtype.fixed_len() {
             Some(len) => (local * len as u64, (local + 1) * len as u64),
             None => {
-                let at = (local - self.offsets_base) as usize;
+                let at = (local - self.state.offsets_base) as usize;
                 match (self.offsets.get(at), self.offsets.get(at + 1)) {
                     (Some(&from), Some(&to)) => (from, to),
                     _ => return Err(Error::corrupt(location(), "entry outside the offsets")),

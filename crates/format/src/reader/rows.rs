@@ -230,7 +230,7 @@ fn visit_columns<R: ReadAt>(
             AnyCursor::U8(c) => match *dtype {
                 DataType::Utf8 => {
                     // A copy of the reader (references and indices) names the branch on error.
-                    let branch = c.branch.clone();
+                    let branch = c.state.branch.clone();
                     let bytes = c.get(entry)?;
                     ValueRef::Str(std::str::from_utf8(bytes).map_err(|_| {
                         Error::corrupt(
