@@ -379,23 +379,11 @@ pub(crate) fn element_column(
         }
         return Ok((ColumnKind::String, Layout::CharStar, "char*".into()));
     }
-    // 501: a `T* x //[n]` array of objects (kStreamLoop): one object header, then the objects;
-    // of a split object, the interpreter's to read (`interpreted`); in a collection, each
-    // object's array after one header, each as long as another member's branch says.
+    // 501: a `T* x //[n]` array of objects (kStreamLoop): one object header, then the objects
+    // (in a collection, each object's array, as long as another member's branch says): the
+    // interpreter's to read (`interpreted`).
     if e.streamer_type == 501 {
-        let what = match member(b, e, streamers) {
-            Ok(m) => format!(
-                "an array of `{}` objects behind a pointer, counted by `{}`",
-                m.type_name.trim_end_matches('*').trim(),
-                m.count_name
-            ),
-            Err(_) => "an array of objects behind a pointer".to_owned(),
-        };
-        return Err(refuse(&if in_collection {
-            format!("{what}, in each of a split collection's objects")
-        } else {
-            what
-        }));
+        return Err(refuse("an array of objects behind a pointer"));
     }
     let (code, array) = match e.streamer_type {
         t @ 1..=19 => (t, false),
@@ -609,12 +597,13 @@ pub(crate) fn interpreted(
             member(b, e, streamers).and_then(|m| plan(streamers, Root::StlMembers(&m.type_name)))
         }
         (7, 31 | 41) => plan(streamers, Root::CharStars),
-        (501, 0) => member(b, e, streamers).and_then(|el| {
+        (501, 0 | 31 | 41) => member(b, e, streamers).and_then(|el| {
             plan(
                 streamers,
                 Root::LoopMember {
                     class: &e.class_name,
                     el,
+                    each: e.ftype != 0,
                 },
             )
         }),

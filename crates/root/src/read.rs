@@ -141,6 +141,38 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         })
     }
 
+    /// For the arrays in a split collection's objects: the values of their length member
+    /// `lengths` (a sibling column, one integer per object) for entries `range` of basket `i`,
+    /// and each entry's bounds in them.
+    fn object_lengths(
+        &self,
+        lengths: &Column,
+        i: usize,
+        range: &Range<usize>,
+    ) -> Result<(Vec<i64>, Vec<u64>)> {
+        let first = self.column.baskets[i].first_entry;
+        let counts = self.file.read_column(
+            lengths,
+            first + range.start as u64..first + range.end as u64,
+        )?;
+        let values = integers(&counts.values)
+            .filter(|_| {
+                matches!(lengths.kind, ColumnKind::Jagged(_))
+                    && counts.offsets.len() == range.len() + 1
+            })
+            .ok_or_else(|| {
+                Error::corrupt(
+                    self.what(i),
+                    0,
+                    format!(
+                        "its length member {:?} is not one integer per object",
+                        lengths.name
+                    ),
+                )
+            })?;
+        Ok((values, counts.offsets))
+    }
+
     fn what(&self, i: usize) -> String {
         let b = &self.column.baskets[i];
         format!(
@@ -597,7 +629,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                             ))
                         })?;
                         walker
-                            .entry(bytes, out)
+                            .entry(bytes, out, &[])
                             .map_err(|why| bad(format!("entry {e}: {why}")))?;
                         out.end_entry();
                         continue;
@@ -626,10 +658,25 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                         "internal: an interpreted column without its plan".into()
                     ));
                 };
+                // The arrays of a split collection's objects: each entry's lengths, from their
+                // member's branch, fill counter slot 0 before the walk.
+                let lengths = match self.column.counter_column.as_deref() {
+                    Some(lengths) => Some(self.object_lengths(lengths, i, &range)?),
+                    None => None,
+                };
                 let mut walker = Walker::new(plan, target);
-                for e in range {
+                let mut given = Vec::new();
+                for (j, e) in range.enumerate() {
+                    given.clear();
+                    if let Some((values, bounds)) = &lengths {
+                        for &n in &values[bounds[j] as usize..bounds[j + 1] as usize] {
+                            given.push(u64::try_from(n).map_err(|_| {
+                                bad(format!("entry {e}: an object's array length is {n}"))
+                            })?);
+                        }
+                    }
                     walker
-                        .entry(entry(e)?, out)
+                        .entry(entry(e)?, out, &given)
                         .map_err(|why| bad(format!("entry {e}: {why}")))?;
                     if self.column.kind.is_variable() {
                         out.end_entry();
@@ -703,26 +750,11 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                             .into(),
                     ));
                 };
-                let first = self.column.baskets[i].first_entry;
-                let counts = self.file.read_column(
-                    lengths,
-                    first + range.start as u64..first + range.end as u64,
-                )?;
-                let values = integers(&counts.values)
-                    .filter(|_| {
-                        matches!(lengths.kind, ColumnKind::Jagged(_))
-                            && counts.offsets.len() == range.len() + 1
-                    })
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "its length member {:?} is not one integer per object",
-                            lengths.name
-                        ))
-                    })?;
+                let (values, bounds) = self.object_lengths(lengths, i, &range)?;
                 for (j, e) in range.enumerate() {
                     let bytes = entry(e)?;
                     let mut c = Cursor::new(bytes, 0, "");
-                    let objects = counts.offsets[j] as usize..counts.offsets[j + 1] as usize;
+                    let objects = bounds[j] as usize..bounds[j + 1] as usize;
                     for (k, &n) in values[objects.clone()].iter().enumerate() {
                         let present = c.u8().map_err(|_| {
                             bad(format!("entry {e}: object {k}'s array is cut short"))
@@ -801,11 +833,15 @@ impl<'p> Walker<'p> {
     }
 
     /// Reads one entry's `bytes` into `out`, all of them (the entry's own offset is the
-    /// caller's to end).
-    fn entry(&mut self, bytes: &[u8], out: &mut ColumnData) -> Result<(), String> {
+    /// caller's to end); `given`, the entry's lengths of a plan's counter slot 0 that are not in
+    /// its bytes ([`Plan::lengths`](crate::interp::Plan::lengths)).
+    fn entry(&mut self, bytes: &[u8], out: &mut ColumnData, given: &[u64]) -> Result<(), String> {
         let mut c = Cursor::new(bytes, 0, "");
         self.counters.iter_mut().for_each(Vec::clear);
         self.read.fill(0);
+        if let Some(slot) = self.counters.first_mut() {
+            slot.extend_from_slice(given);
+        }
         let strings = matches!(self.plan.targets[self.target].kind, ColumnKind::Strings(_));
         let mut walk = crate::interp::Walk {
             target: self.target,

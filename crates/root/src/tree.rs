@@ -792,9 +792,16 @@ impl Tree {
                                 p if p.starts_with('.') => format!("{name}{p}"),
                                 p => format!("{name}.{p}"),
                             };
+                            // The arrays of a split collection's objects: their lengths are the
+                            // collection's counter member, a sibling branch.
+                            let lengths = plan.lengths.as_ref().and_then(|count| {
+                                name.rsplit_once('.')
+                                    .map(|(collection, _)| format!("{collection}.{count}"))
+                            });
                             for (i, t) in plan.targets.iter().enumerate() {
                                 self.columns.push(Column {
                                     plan: Some(plan.clone()),
+                                    lengths: lengths.clone(),
                                     ..column(
                                         named(&t.path),
                                         t.kind,

@@ -57,6 +57,15 @@ pub(crate) enum Node {
         reader: usize,
         element: Box<Node>,
     },
+    /// The `T* x; //[n]` arrays of the objects of a split collection, after one object header:
+    /// as many arrays as counter slot `counter` holds lengths (given before the walk: the
+    /// objects' counter member is a branch of its own), each read as [`Node::Loop`] reads its
+    /// objects; a list of lists.
+    Arrays {
+        counter: usize,
+        reader: usize,
+        element: Box<Node>,
+    },
     /// `TObject` bookkeeping: version, unique ID, bits (and a process ID when referenced).
     TObject,
     /// An object: with `header`, its byte count and version (and a checksum after version 0),
@@ -102,6 +111,10 @@ pub(crate) struct Plan {
     pub(crate) counters: usize,
     /// Pointer arrays, each reading its counter's lengths in turn.
     pub(crate) readers: usize,
+    /// For the arrays of a split collection's objects ([`Node::Arrays`]): the member of the
+    /// objects holding their lengths, whose branch gives counter slot 0 each entry's lengths
+    /// before the walk.
+    pub(crate) lengths: Option<String>,
 }
 
 /// What a plan starts from.
@@ -129,11 +142,14 @@ pub(crate) enum Root<'a> {
     /// as fill the entry.
     CharStars,
     /// A `T* x; //[n]` member of class objects (kStreamLoop, `el`) of a split object of class
-    /// `class`: one object header, then the objects, each with its header, as many as fill it
-    /// (their count is another member's branch).
+    /// `class` (`each` false): one object header, then the objects, each with its header, as
+    /// many as fill it (their count is another member's branch); of a split collection's objects
+    /// (`each`): one object header, then each object's array, as long as its counter member's
+    /// branch says ([`Plan::lengths`]).
     LoopMember {
         class: &'a str,
         el: &'a StreamerElement,
+        each: bool,
     },
 }
 
@@ -146,6 +162,7 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
         counters: 0,
         readers: 0,
     };
+    let mut lengths = None;
     let root = match root {
         Root::Class { info, header } => p.class(info, header, "", 0, 0)?,
         Root::Stl(type_name) => p.stl(type_name, true, "", "", 0, 0)?,
@@ -168,13 +185,29 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
         Root::CharStars => Node::Fill {
             element: Box::new(p.char_star("", 1)),
         },
-        Root::LoopMember { class, el } => {
+        Root::LoopMember { class, el, each } => {
             let info = p.loop_class(class, el)?;
+            // The arrays' lengths are given before the walk, in counter slot 0 (taken first).
+            let slots = each.then(|| {
+                p.counters += 1;
+                p.readers += 1;
+                (p.counters - 1, p.readers - 1)
+            });
+            let element = Box::new(p.class(info, true, "", 1 + usize::from(each), 1)?);
+            let arrays = match slots {
+                Some((counter, reader)) => {
+                    lengths = Some(el.count_name.clone());
+                    Node::Arrays {
+                        counter,
+                        reader,
+                        element,
+                    }
+                }
+                None => Node::Fill { element },
+            };
             Node::Object {
                 header: true,
-                parts: vec![Node::Fill {
-                    element: Box::new(p.class(info, true, "", 1, 1)?),
-                }],
+                parts: vec![arrays],
             }
         }
     };
@@ -184,6 +217,7 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
         refused: p.refused,
         counters: p.counters,
         readers: p.readers,
+        lengths,
     })
 }
 

@@ -84,6 +84,15 @@ impl Walk<'_> {
                     self.list_end(Some(0));
                 }
             }
+            Node::Arrays {
+                counter,
+                reader,
+                element,
+            } => {
+                while self.read[*reader] < self.counters[*counter].len() {
+                    self.loop_objects(*counter, *reader, element, c)?;
+                }
+            }
             Node::Loop {
                 counter,
                 reader,
@@ -385,7 +394,8 @@ impl Walk<'_> {
             Node::Vector { element, .. }
             | Node::Fill { element }
             | Node::Array { element, .. }
-            | Node::Loop { element, .. } => self.distance(element).map(|d| d + 1),
+            | Node::Loop { element, .. }
+            | Node::Arrays { element, .. } => self.distance(element).map(|d| d + 1),
             Node::Map { key, value } => self
                 .distance(key)
                 .or_else(|| self.distance(value))
