@@ -373,6 +373,9 @@ pub(crate) fn element_column(
     }
     // 7: a `char*` member (kCharStar), its length and characters in each entry; in a
     // collection, each object's back to back: the interpreter's to read (`interpreted`).
+    if e.streamer_type == 27 {
+        return Err(refuse("a fixed array of `char*` strings"));
+    }
     if e.streamer_type == 7 {
         if in_collection {
             return Err(refuse("a `char*` member of a collection's objects"));
