@@ -22,13 +22,15 @@ pub(crate) struct Walk<'o> {
     pub(crate) out: &'o mut ColumnData,
     /// Whether the target holds strings (each string ends an item of the first level).
     pub(crate) strings: bool,
-    /// The lengths read from each counter slot in this entry ([`Plan::counters`] of them;
-    /// empty at the start of each entry): the `k`-th array of a member reads the `k`-th value
-    /// of its counter, whether the objects are streamed one by one (counter, array, counter,
-    /// array) or member-wise (every counter, then every array).
+    /// The lengths read from each counter slot in this entry
+    /// ([`Plan::counters`](super::Plan::counters) of them; empty at the start of each entry,
+    /// but for lengths given before the walk, [`Plan::lengths`](super::Plan::lengths)): the
+    /// `k`-th array of a member reads the `k`-th value of its counter, whether the objects are
+    /// streamed one by one (counter, array, counter, array) or member-wise (every counter, then
+    /// every array).
     pub(crate) counters: &'o mut [Vec<u64>],
-    /// How many lengths each pointer array has used in this entry ([`Plan::readers`] of them;
-    /// zeros at the start of each entry).
+    /// How many lengths each pointer array has used in this entry
+    /// ([`Plan::readers`](super::Plan::readers) of them; zeros at the start of each entry).
     pub(crate) read: &'o mut [usize],
 }
 
