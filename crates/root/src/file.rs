@@ -232,6 +232,9 @@ impl<R: ReadAt> RootFile<R> {
     /// them out instead of failing the conversion). A `char*` leaf written without entry offsets
     /// is split into entries by its strings' lengths, which fails where an empty string left no
     /// bytes: every basket of such a leaf is read too, and the leaf refused if one does not split.
+    /// A `std::bitset` read as the vector of bools its collection proxy streams is probed like
+    /// objects: some writers (ROOT 6.08 among them) wrote a split object's bitset member as no
+    /// bytes at all.
     fn refuse_misfit_plans(&self, tree: &mut Tree) {
         use crate::tree::Layout;
         // The columns of one branch share its baskets and walk the same bytes: one probe each.
@@ -249,6 +252,18 @@ impl<R: ReadAt> RootFile<R> {
                                 format!(
                                     "its first basket does not read as its class is laid out: \
                                      {why}"
+                                )
+                            })
+                        }
+                    }
+                    Layout::Vector { .. } | Layout::VectorVector { .. }
+                        if c.root_type.contains("bitset<") =>
+                    {
+                        |r: &mut ColumnReader<'_, R>| {
+                            r.first_basket_misfit().map(|why| {
+                                format!(
+                                    "its first basket does not read as a std::bitset is streamed \
+                                     (an object header, the size, a byte per bit): {why}"
                                 )
                             })
                         }

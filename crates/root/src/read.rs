@@ -115,8 +115,9 @@ impl<R: ReadAt> ColumnReader<'_, R> {
     }
 
     /// For a column read by a plan of the objects' layout ([`Layout::ObjectVector`],
-    /// [`Layout::Interpreted`]): why the entries of its first basket do not read as planned (a
-    /// vector written member-wise, a stream of another shape), if they do not. `None` when they
+    /// [`Layout::Interpreted`]), or a `std::bitset` read as a vector of bools: why the entries of
+    /// its first basket do not read as planned (a vector written member-wise, a stream of another
+    /// shape), if they do not. `None` when they
     /// read, when the column has no entry, or when the basket cannot be read (that error comes
     /// when reading).
     pub(crate) fn first_basket_misfit(&mut self) -> Option<String> {

@@ -716,6 +716,38 @@ fn bitsets_as_lists_of_booleans() {
     }
 }
 
+/// A bitset branch whose first basket is not streamed as a bitset (some writers, ROOT 6.08
+/// among them, wrote a split object's bitset member as no bytes at all; here the first entry's
+/// byte-count flag is cleared) is refused with the reason when the tree is opened, and the other
+/// branches still read.
+#[test]
+fn bitsets_streamed_otherwise_are_refused() {
+    let mut data = std::fs::read(fixture("bitset.root")).expect("read");
+    // b8's first entry (bitset<8>(5)): byte count 14, version 10, size 8, bits 1 0 1 0 0 0 0 0.
+    let first = [0x40, 0, 0, 14, 0, 10, 0, 0, 0, 8, 1, 0, 1, 0, 0, 0, 0, 0];
+    let at = data
+        .windows(first.len())
+        .position(|w| w == first)
+        .expect("b8's first entry (bitset.root is uncompressed)");
+    data[at] = 0;
+    let file = RootFile::from_source(data).expect("open");
+    let tree = file.tree("Events").expect("tree");
+    let [b8] = tree.unsupported.as_slice() else {
+        panic!("{:?}", tree.unsupported)
+    };
+    assert_eq!(b8.name, "b8");
+    assert!(
+        b8.reason
+            .contains("does not read as a std::bitset is streamed"),
+        "{}",
+        b8.reason
+    );
+    for column in &tree.columns {
+        file.read_column(column, 0..tree.entries)
+            .unwrap_or_else(|e| panic!("{}: {e}", column.name));
+    }
+}
+
 /// `T* x; //[n]` arrays of objects (one object header, then the objects, each with its header)
 /// in unsplit objects, as the branch of a split object's member, in the objects of an unsplit
 /// vector written member-wise (one header before every object's arrays) and in those of split
