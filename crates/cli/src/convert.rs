@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long = "branch-codec", value_name = "GLOB=SPEC", value_parser = parse_rule::<Codec>)]
     branch_codec: Vec<(Glob, Codec)>,
     /// Preconditioner of the values: auto, none, shuffle, bitshuffle, delta, delta-shuffle, for,
-    /// delta-for, delta-varint, zigzag-shuffle or sparse.
+    /// delta-for, delta-varint, zigzag-shuffle, sparse or runs.
     #[arg(long, default_value = "auto")]
     precondition: PreconditionChoice,
     /// Preconditioner of the branches matching a glob, as GLOB=NAME (repeatable).
@@ -53,7 +53,8 @@ pub struct Args {
     /// Random-access compression: per-entry units with a seek table.
     #[arg(long, default_value = "off", value_parser = ["off", "on", "auto"], num_args = 0..=1, default_missing_value = "on")]
     rac: String,
-    /// Minimum uncompressed bytes per RAC unit (1 = one entry per unit).
+    /// Minimum uncompressed bytes per RAC unit (default 2KiB, 8KiB under LZMA; 1 = one entry per
+    /// unit).
     #[arg(long, value_name = "SIZE", value_parser = size::parse)]
     rac_unit: Option<u64>,
     /// Do not train per-branch dictionaries for RAC branches.

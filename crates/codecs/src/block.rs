@@ -24,7 +24,7 @@
 use crate::codec::{Algorithm, Codec};
 use crate::context::{Compressor, Decompressor};
 use crate::error::{Error, Result};
-use crate::precondition::{Precondition, Width};
+use crate::precondition::{Precondition, Width, bitshuffle_blocks, runs};
 use crate::{Crc32, Kernel};
 
 /// The parsed fixed-size header of a block.
@@ -107,8 +107,53 @@ impl BlockHeader {
     }
 }
 
-/// Shuffled planes shorter than this share zstd's entropy tables (see [`BlockEncoder::encode`]).
-const MIN_PLANE_BYTES: usize = 4096;
+/// Where the byte planes of `data`, the output of `precondition`, start and end, for the codecs
+/// that gain from coding each plane apart ([`Compressor::compress_segmented`]): under zstd,
+/// byte planes of 4 KiB or more get entropy tables of their own; under LZMA, byte planes of 64
+/// bytes or more (and each byte's 8 bit-planes in a bitshuffle block) each end an LZMA2 chunk,
+/// so that a plane of random mantissa bits is stored as is and decoded as a copy. Empty when
+/// there is nothing to cut (other codecs and preconditioners).
+///
+/// ```
+/// use evtc_codecs::{Codec, Precondition, Width, plane_cuts};
+/// let shuffled = vec![0u8; 64 << 10];
+/// let cuts = plane_cuts(Codec::zstd(5)?, Precondition::Shuffle(Width::W4), &shuffled);
+/// assert_eq!(cuts, [0, 16 << 10, 32 << 10, 48 << 10, 64 << 10]);
+/// assert!(plane_cuts(Codec::LZ4, Precondition::Shuffle(Width::W4), &shuffled).is_empty());
+/// # Ok::<(), evtc_codecs::Error>(())
+/// ```
+pub fn plane_cuts(codec: Codec, precondition: Precondition, data: &[u8]) -> Vec<usize> {
+    let min_plane = match codec.algorithm() {
+        Algorithm::Zstd => 4096,
+        Algorithm::Lzma => 64,
+        _ => return Vec::new(),
+    };
+    let (first, plane, w) = match precondition {
+        Precondition::Shuffle(w)
+        | Precondition::DeltaShuffle(w)
+        | Precondition::ZigzagShuffle(w) => (0, data.len() / w.bytes(), w.bytes()),
+        Precondition::Runs(w) => match runs::planes(w.bytes(), data) {
+            Some((first, plane)) => (first, plane, w.bytes()),
+            None => return Vec::new(),
+        },
+        // Each bitshuffle block holds the 8 bit-planes of each byte of its values together.
+        Precondition::BitShuffle(w) if codec.algorithm() == Algorithm::Lzma => {
+            let w = w.bytes();
+            let n8 = data.len() / w / 8 * 8;
+            let mut cuts = Vec::new();
+            for (start, m) in bitshuffle_blocks(w, n8).filter(|&(_, m)| m >= min_plane) {
+                cuts.extend((0..=w).map(|k| start * w + k * m));
+            }
+            cuts.dedup();
+            return cuts;
+        }
+        _ => return Vec::new(),
+    };
+    if plane < min_plane || w == 1 {
+        return Vec::new();
+    }
+    (0..=w).map(|k| first + k * plane).collect()
+}
 
 /// Encodes blocks; reuses its compression context and scratch buffer across calls. One per thread.
 #[derive(Debug, Default)]
@@ -166,7 +211,7 @@ impl BlockEncoder {
         if !precondition.keeps_length() {
             self.scratch.clear();
             Kernel::best().encode(precondition, input, &mut self.scratch);
-            payload_len = self.encode_packed(input.len(), &mut codec, out)?;
+            payload_len = self.encode_packed(input.len(), precondition, &mut codec, out)?;
             if payload_len.is_none() {
                 precondition = Precondition::None;
             }
@@ -181,29 +226,18 @@ impl BlockEncoder {
                     Kernel::best().apply(precondition, input, &mut self.scratch);
                     &self.scratch[..]
                 };
-                // Shuffled planes compress best with entropy tables of their own (see
-                // `Compressor::compress_segmented`); planes under 4 KiB are not worth a table each.
-                let segment = match precondition {
-                    Precondition::Shuffle(w)
-                    | Precondition::DeltaShuffle(w)
-                    | Precondition::ZigzagShuffle(w)
-                        if input.len() / w as usize >= MIN_PLANE_BYTES =>
-                    {
-                        input.len() / w as usize
-                    }
-                    _ => 0,
-                };
                 let align = match precondition {
                     Precondition::None => value_width.bytes(),
                     Precondition::Delta(w) => w.bytes(),
                     _ => 1,
                 };
-                if codec.algorithm() == Algorithm::Lzma {
+                if codec.algorithm() == Algorithm::Lzma && align > 1 {
                     self.compressor
                         .compress_aligned(codec, source, align, out)?
                 } else {
+                    let cuts = plane_cuts(codec, precondition, source);
                     self.compressor
-                        .compress_segmented(codec, source, segment, out)?
+                        .compress_segmented(codec, source, &cuts, out)?
                 }
             }
         };
@@ -237,6 +271,7 @@ impl BlockEncoder {
     fn encode_packed(
         &mut self,
         input_len: usize,
+        precondition: Precondition,
         codec: &mut Codec,
         out: &mut Vec<u8>,
     ) -> Result<Option<usize>> {
@@ -246,7 +281,10 @@ impl BlockEncoder {
         }
         let at = out.len();
         out.extend_from_slice(&(packed as u64).to_le_bytes());
-        let compressed = self.compressor.compress(*codec, &self.scratch, out)?;
+        let cuts = plane_cuts(*codec, precondition, &self.scratch);
+        let compressed = self
+            .compressor
+            .compress_segmented(*codec, &self.scratch, &cuts, out)?;
         if compressed >= packed {
             out.truncate(at + 8);
             out.extend_from_slice(&self.scratch);

@@ -64,7 +64,7 @@ pub mod precondition;
 mod trial;
 mod unit;
 
-pub use block::{BlockDecoder, BlockEncoder, BlockHeader};
+pub use block::{BlockDecoder, BlockEncoder, BlockHeader, plane_cuts};
 pub use checksum::{Crc32, crc32};
 pub use codec::{Algorithm, Codec, ZSTD_MIN_LEVEL};
 pub use context::{Compressor, Decompressor, compress, decompress};

@@ -101,6 +101,21 @@ impl<'d> UnitCompressor<'d> {
     /// # Errors
     /// [`Error::Compress`] if the backend fails.
     pub fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<usize> {
+        self.compress_segmented(input, &[], out)
+    }
+
+    /// [`UnitCompressor::compress`], with LZMA ending an LZMA2 chunk at each of `cuts` (the
+    /// unit's byte planes, [`crate::plane_cuts`]), as [`Compressor::compress_segmented`] does.
+    /// The other codecs ignore the cuts (a unit is too small for zstd's tables per plane).
+    ///
+    /// # Errors
+    /// [`Error::Compress`] if the backend fails.
+    pub fn compress_segmented(
+        &mut self,
+        input: &[u8],
+        cuts: &[usize],
+        out: &mut Vec<u8>,
+    ) -> Result<usize> {
         let start = out.len();
         match (self.codec.algorithm(), &mut self.zstd) {
             (Algorithm::Zstd, Some(cctx)) => {
@@ -125,6 +140,10 @@ impl<'d> UnitCompressor<'d> {
                     reason: e.to_string(),
                 })?;
                 out.extend_from_slice(&self.lz4_scratch[..n]);
+            }
+            (Algorithm::Lzma, _) => {
+                self.inner
+                    .compress_segmented(self.codec, input, cuts, out)?;
             }
             _ => {
                 self.inner.compress(self.codec, input, out)?;

@@ -38,6 +38,7 @@ fn preconditions() -> Vec<Precondition> {
             Precondition::DeltaVarint(w),
             Precondition::ZigzagShuffle(w),
             Precondition::Sparse(w),
+            Precondition::Runs(w),
         ]);
     }
     all
@@ -286,8 +287,12 @@ fn segmented_zstd_frames_roundtrip_and_shrink_shuffled_floats() {
         shuffled.len(),
     ] {
         let mut out = vec![7u8; 3];
+        let cuts: Vec<usize> = match segment {
+            0 => Vec::new(),
+            s => (s..shuffled.len()).step_by(s).collect(),
+        };
         let n = compressor
-            .compress_segmented(codec, &shuffled, segment, &mut out)
+            .compress_segmented(codec, &shuffled, &cuts, &mut out)
             .unwrap();
         assert_eq!(out.len(), 3 + n);
         let mut back = vec![0; shuffled.len()];
@@ -306,7 +311,7 @@ fn segmented_zstd_frames_roundtrip_and_shrink_shuffled_floats() {
     // Other codecs ignore the segments.
     let mut lz4 = Vec::new();
     compressor
-        .compress_segmented(Codec::LZ4, &shuffled, 1000, &mut lz4)
+        .compress_segmented(Codec::LZ4, &shuffled, &[1000, 2000], &mut lz4)
         .unwrap();
     let mut plain = Vec::new();
     compressor

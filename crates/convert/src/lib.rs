@@ -122,6 +122,8 @@ pub enum PreconditionChoice {
     ZigzagShuffle,
     /// The most common value and the positions and values of the others, at the value width.
     Sparse,
+    /// Run-length encoding of the values, at the value width.
+    Runs,
 }
 
 impl PreconditionChoice {
@@ -139,6 +141,7 @@ impl PreconditionChoice {
             PreconditionChoice::DeltaVarint => Precondition::DeltaVarint(width),
             PreconditionChoice::ZigzagShuffle => Precondition::ZigzagShuffle(width),
             PreconditionChoice::Sparse => Precondition::Sparse(width),
+            PreconditionChoice::Runs => Precondition::Runs(width),
         })
     }
 }
@@ -157,6 +160,7 @@ impl From<Precondition> for PreconditionChoice {
             Precondition::DeltaVarint(_) => PreconditionChoice::DeltaVarint,
             Precondition::ZigzagShuffle(_) => PreconditionChoice::ZigzagShuffle,
             Precondition::Sparse(_) => PreconditionChoice::Sparse,
+            Precondition::Runs(_) => PreconditionChoice::Runs,
         }
     }
 }
@@ -177,10 +181,12 @@ impl std::str::FromStr for PreconditionChoice {
             "delta-varint" => PreconditionChoice::DeltaVarint,
             "zigzag-shuffle" => PreconditionChoice::ZigzagShuffle,
             "sparse" => PreconditionChoice::Sparse,
+            "runs" => PreconditionChoice::Runs,
             other => {
                 return Err(format!(
                     "unknown preconditioner {other:?}: expected auto, none, shuffle, bitshuffle, \
-                     delta, delta-shuffle, for, delta-for, delta-varint, zigzag-shuffle or sparse"
+                     delta, delta-shuffle, for, delta-for, delta-varint, zigzag-shuffle, sparse \
+                     or runs"
                 ));
             }
         })

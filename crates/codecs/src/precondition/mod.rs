@@ -20,7 +20,7 @@
 //!   integers (parton flavours, `-1`-or-index references), whose negative values would otherwise
 //!   fill the high byte planes with `0xFF`. RNTuple's `SplitInt` columns are this encoding.
 //!
-//! Those keep the length of their input. Four more make integers *shorter*; they are applied
+//! Those keep the length of their input. Five more make the data *shorter*; they are applied
 //! through [`Precondition::encode`] and [`Precondition::decode`], and the block envelope stores
 //! their output's length (see `BlockEncoder`):
 //!
@@ -34,6 +34,8 @@
 //! - **Sparse** (`sparse:W`): the most common value, then the gaps between the values that
 //!   differ from it and those values (layout in [`sparse`]): trigger and filter flags that are
 //!   nearly always one value.
+//! - **Runs** (`runs:W`): run-length encoding, each run's value (byte-shuffled) and length
+//!   (layout in [`runs`]): values repeated in runs, which the codec then decodes once per run.
 //!
 //! Shuffle and bitshuffle have a scalar kernel (the layout's oracle) and SSE2 and AVX2 kernels, each
 //! in its own module; `for` and `delta-for` a scalar and an AVX2 decoder, `delta-varint` an AVX2
@@ -46,6 +48,7 @@ mod delta;
 pub mod pack;
 #[cfg(target_arch = "x86_64")]
 mod pack_avx2;
+pub mod runs;
 mod scalar;
 pub mod sparse;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -140,6 +143,8 @@ pub enum Precondition {
     ZigzagShuffle(Width),
     /// The most common value and the positions and values of the others (changes the length).
     Sparse(Width),
+    /// Run-length encoding: each run's value and length (changes the length).
+    Runs(Width),
 }
 
 impl Precondition {
@@ -156,6 +161,7 @@ impl Precondition {
             Precondition::DeltaVarint(_) => 7,
             Precondition::ZigzagShuffle(_) => 8,
             Precondition::Sparse(_) => 9,
+            Precondition::Runs(_) => 10,
         }
     }
 
@@ -169,6 +175,7 @@ impl Precondition {
                 | Precondition::DeltaFor(_)
                 | Precondition::DeltaVarint(_)
                 | Precondition::Sparse(_)
+                | Precondition::Runs(_)
         )
     }
 
@@ -184,7 +191,8 @@ impl Precondition {
             | Precondition::DeltaFor(w)
             | Precondition::DeltaVarint(w)
             | Precondition::ZigzagShuffle(w)
-            | Precondition::Sparse(w) => w,
+            | Precondition::Sparse(w)
+            | Precondition::Runs(w) => w,
         }
     }
 
@@ -206,12 +214,13 @@ impl Precondition {
             7 => Ok(Precondition::DeltaVarint(width)),
             8 => Ok(Precondition::ZigzagShuffle(width)),
             9 => Ok(Precondition::Sparse(width)),
+            10 => Ok(Precondition::Runs(width)),
             other => Err(Error::UnknownPreconditionId(other)),
         }
     }
 
-    /// The preconditioners worth trying on values `width` bytes wide: none, bitshuffle, `for` and
-    /// `sparse` for one-byte values; every one for wider values, floats included (the packing ones find
+    /// The preconditioners worth trying on values `width` bytes wide: none, bitshuffle, `for`,
+    /// `sparse` and `runs` for one-byte values; every one for wider values, floats included (the packing ones find
     /// floats of one exponent, constants and runs of equal values: `for` stores a constant mass
     /// in a few bytes, `delta-varint` runs of equal floats in a byte each).
     pub fn candidates(width: Width) -> Vec<Precondition> {
@@ -226,7 +235,11 @@ impl Precondition {
                 Precondition::DeltaVarint(width),
             ]);
         }
-        candidates.extend([Precondition::For(width), Precondition::Sparse(width)]);
+        candidates.extend([
+            Precondition::For(width),
+            Precondition::Sparse(width),
+            Precondition::Runs(width),
+        ]);
         candidates
     }
 
@@ -277,6 +290,7 @@ impl fmt::Display for Precondition {
             Precondition::DeltaVarint(w) => write!(f, "delta-varint:{}", w.bytes()),
             Precondition::ZigzagShuffle(w) => write!(f, "zigzag-shuffle:{}", w.bytes()),
             Precondition::Sparse(w) => write!(f, "sparse:{}", w.bytes()),
+            Precondition::Runs(w) => write!(f, "runs:{}", w.bytes()),
         }
     }
 }
@@ -285,7 +299,8 @@ impl FromStr for Precondition {
     type Err = Error;
 
     /// Parses `none`, `shuffle:W`, `bitshuffle:W`, `delta:W`, `delta-shuffle:W`, `for:W`,
-    /// `delta-for:W`, `delta-varint:W`, `zigzag-shuffle:W` or `sparse:W` with `W` in 1, 2, 4, 8.
+    /// `delta-for:W`, `delta-varint:W`, `zigzag-shuffle:W`, `sparse:W` or `runs:W` with `W` in 1,
+    /// 2, 4, 8.
     fn from_str(spec: &str) -> Result<Precondition> {
         let bad = || Error::UnknownPrecondition(spec.to_owned());
         if spec == "none" {
@@ -303,6 +318,7 @@ impl FromStr for Precondition {
             "delta-varint" => Ok(Precondition::DeltaVarint(width)),
             "zigzag-shuffle" => Ok(Precondition::ZigzagShuffle(width)),
             "sparse" => Ok(Precondition::Sparse(width)),
+            "runs" => Ok(Precondition::Runs(width)),
             _ => Err(bad()),
         }
     }
@@ -418,7 +434,8 @@ impl Kernel {
             Precondition::For(_)
             | Precondition::DeltaFor(_)
             | Precondition::DeltaVarint(_)
-            | Precondition::Sparse(_) => {
+            | Precondition::Sparse(_)
+            | Precondition::Runs(_) => {
                 panic!("{precondition} changes the length: apply it with Precondition::encode")
             }
         }
@@ -454,7 +471,8 @@ impl Kernel {
             Precondition::For(_)
             | Precondition::DeltaFor(_)
             | Precondition::DeltaVarint(_)
-            | Precondition::Sparse(_) => {
+            | Precondition::Sparse(_)
+            | Precondition::Runs(_) => {
                 panic!("{precondition} changes the length: undo it with Precondition::decode")
             }
         }
@@ -467,6 +485,7 @@ impl Kernel {
             Precondition::DeltaFor(w) => pack::encode(w.bytes(), true, input, out),
             Precondition::DeltaVarint(w) => varint::encode(w.bytes(), input, out),
             Precondition::Sparse(w) => sparse::encode(w.bytes(), input, out),
+            Precondition::Runs(w) => runs::encode(self, w, input, out),
             _ => {
                 let start = out.len();
                 out.resize(start + input.len(), 0);
@@ -489,6 +508,9 @@ impl Kernel {
             }
             Precondition::Sparse(w) => {
                 return sparse::decode(&precondition.to_string(), w.bytes(), input, out);
+            }
+            Precondition::Runs(w) => {
+                return runs::decode(self, &precondition.to_string(), w, input, out);
             }
             _ if input.len() != out.len() => {
                 return Err(Error::Corrupt {
@@ -596,7 +618,7 @@ impl Kernel {
 }
 
 /// The `(first element, element count)` of each bitshuffle block of `n8` elements (a multiple of 8).
-fn bitshuffle_blocks(w: usize, n8: usize) -> impl Iterator<Item = (usize, usize)> {
+pub(crate) fn bitshuffle_blocks(w: usize, n8: usize) -> impl Iterator<Item = (usize, usize)> {
     let block = BITSHUFFLE_BLOCK_BYTES / w;
     (0..n8)
         .step_by(block)

@@ -79,31 +79,6 @@ pub(crate) fn encode(w: usize, input: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&input[n * w..]);
 }
 
-/// Reads a LEB128 varint of at most 64 bits at `*at`.
-fn read_varint(input: &[u8], at: &mut usize) -> std::result::Result<u64, String> {
-    let mut v = 0u64;
-    for k in 0..10 {
-        let Some(&byte) = input.get(*at) else {
-            return Err(format!("a varint runs past the {} bytes", input.len()));
-        };
-        *at += 1;
-        if k == 9 && byte > 1 {
-            return Err(format!(
-                "the varint ending at byte {} has more than 64 bits",
-                *at - 1
-            ));
-        }
-        v |= u64::from(byte & 0x7F) << (7 * k);
-        if byte & 0x80 == 0 {
-            return Ok(v);
-        }
-    }
-    Err(format!(
-        "the varint ending at byte {} is longer than 10 bytes",
-        *at - 1
-    ))
-}
-
 /// Decodes the sparse encoding `input` of `out.len()` bytes into `out`.
 ///
 /// # Errors
@@ -123,7 +98,7 @@ fn decode_inner(w: usize, input: &[u8], out: &mut [u8]) -> std::result::Result<(
         .ok_or_else(|| format!("{} bytes hold no {w}-byte base value", input.len()))?;
     fill(&mut out[..n * w], base);
     let mut at = w;
-    let k = read_varint(input, &mut at)?;
+    let k = super::varint::read(input, &mut at)?;
     if k > n as u64 {
         return Err(format!("{k} exceptions among {n} values"));
     }
@@ -139,7 +114,7 @@ fn decode_inner(w: usize, input: &[u8], out: &mut [u8]) -> std::result::Result<(
     let mut positions = Vec::with_capacity(k);
     let mut next = 0u64;
     for j in 0..k {
-        let gap = read_varint(input, &mut at)?;
+        let gap = super::varint::read(input, &mut at)?;
         let position = next
             .checked_add(gap)
             .filter(|&p| p < n as u64)

@@ -158,6 +158,7 @@ fn ids_and_specs_roundtrip() {
             Precondition::DeltaVarint(w),
             Precondition::ZigzagShuffle(w),
             Precondition::Sparse(w),
+            Precondition::Runs(w),
         ] {
             assert_eq!(
                 Precondition::from_parts(p.id(), p.width() as u8).unwrap(),
@@ -167,7 +168,7 @@ fn ids_and_specs_roundtrip() {
         }
     }
     assert_eq!(Precondition::from_parts(0, 1).unwrap(), Precondition::None);
-    assert!(Precondition::from_parts(10, 4).is_err());
+    assert!(Precondition::from_parts(11, 4).is_err());
     assert!(Precondition::from_parts(1, 3).is_err());
     assert!(Precondition::from_parts(0, 4).is_err());
     for bad in [
@@ -563,16 +564,93 @@ fn sparse_stores_rare_flags_as_gaps() {
     }
 }
 
+/// Decodes `runs` output straight from the `runs` module docs.
+fn runs_by_definition(w: usize, packed: &[u8], len: usize) -> Vec<u8> {
+    let varint = |at: &mut usize| {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let byte = packed[*at];
+            *at += 1;
+            v |= u64::from(byte & 0x7F) << shift;
+            shift += 7;
+            if byte & 0x80 == 0 {
+                return v as usize;
+            }
+        }
+    };
+    let mut at = 0;
+    let runs = varint(&mut at);
+    let planes = &packed[at..at + runs * w];
+    at += runs * w;
+    let mut out = Vec::new();
+    for i in 0..runs {
+        let value: Vec<u8> = (0..w).map(|b| planes[b * runs + i]).collect();
+        let len = varint(&mut at) + 1;
+        out.extend(value.repeat(len));
+    }
+    out.extend_from_slice(&packed[at..]);
+    assert_eq!(out.len(), len);
+    out
+}
+
+#[test]
+fn runs_store_each_run_once() {
+    // The RAC study's floats: runs of six equal values, then a tail of two bytes.
+    let mut floats: Vec<u8> = (0..600u32)
+        .flat_map(|i| ((i / 6) as f32 * 1.5 - 100.0).to_le_bytes())
+        .collect();
+    floats.extend_from_slice(&[9, 8]);
+    let p = Precondition::Runs(Width::W4);
+    let packed = encode(p, &floats);
+    // 100 runs: the count (one byte), 400 bytes of values, 100 lengths, the tail.
+    assert_eq!(packed.len(), 1 + 400 + 100 + 2);
+    assert_eq!(packed[0], 100);
+    assert!(packed[401..501].iter().all(|&len| len == 5));
+    assert_eq!(runs_by_definition(4, &packed, floats.len()), floats);
+    // One long run of one-byte flags, then a short one; an empty input.
+    let flags: Vec<u8> = [vec![1u8; 70_000], vec![0u8; 3]].concat();
+    let one = Precondition::Runs(Width::W1);
+    assert_eq!(encode(one, &flags), [2, 1, 0, 0xEF, 0xA2, 0x04, 2]);
+    assert_eq!(encode(one, &[]), [0]);
+    let mut out = vec![0; floats.len()];
+    for kernel in kernels() {
+        kernel.decode(p, &packed, &mut out).unwrap();
+        assert_eq!(out, floats);
+        let mut back = vec![0; flags.len()];
+        kernel.decode(one, &encode(one, &flags), &mut back).unwrap();
+        assert_eq!(back, flags);
+        kernel.decode(one, &[0], &mut []).unwrap();
+        // More runs than values, a run past the end, runs that fall short, a cut tail.
+        let mut bad = packed.clone();
+        bad[0] = 0x7F;
+        assert!(kernel.decode(p, &bad, &mut out).is_err());
+        let mut bad = packed.clone();
+        bad[500] = 0x7F;
+        assert!(kernel.decode(p, &bad, &mut out).is_err());
+        let mut bad = packed.clone();
+        bad[401] = 4;
+        assert!(kernel.decode(p, &bad, &mut out).is_err());
+        assert!(
+            kernel
+                .decode(p, &packed[..packed.len() - 1], &mut out)
+                .is_err()
+        );
+        assert!(kernel.decode(one, &[0], &mut [0]).is_err());
+        assert!(kernel.decode(one, &[1, 7, 0], &mut []).is_err());
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
     fn packing_roundtrips_on_every_kernel_and_matches_the_docs((w, input) in integers()) {
-        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w)] {
+        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w), Precondition::Runs(w)] {
             let packed = encode(p, &input);
             let by_definition = match p {
                 Precondition::DeltaVarint(_) => varint_by_definition(w.bytes(), &packed, input.len()),
                 Precondition::Sparse(_) => sparse_by_definition(w.bytes(), &packed, input.len()),
+                Precondition::Runs(_) => runs_by_definition(w.bytes(), &packed, input.len()),
                 p => unpack_by_definition(w.bytes(), p == Precondition::DeltaFor(w), &packed, input.len()),
             };
             prop_assert_eq!(&by_definition, &input, "{}", p);
@@ -593,7 +671,7 @@ proptest! {
         flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
         cut in any::<prop::sample::Index>(),
     ) {
-        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w)] {
+        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w), Precondition::Runs(w)] {
             let mut packed = encode(p, &input);
             if packed.is_empty() {
                 continue;

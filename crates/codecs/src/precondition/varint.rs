@@ -45,6 +45,31 @@ pub(crate) fn push(mut v: u64, out: &mut Vec<u8>) {
     out.push(v as u8);
 }
 
+/// Reads a LEB128 varint of at most 64 bits at `*at`.
+pub(crate) fn read(input: &[u8], at: &mut usize) -> std::result::Result<u64, String> {
+    let mut v = 0u64;
+    for k in 0..10 {
+        let Some(&byte) = input.get(*at) else {
+            return Err(format!("a varint runs past the {} bytes", input.len()));
+        };
+        *at += 1;
+        if k == 9 && byte > 1 {
+            return Err(format!(
+                "the varint ending at byte {} has more than 64 bits",
+                *at - 1
+            ));
+        }
+        v |= u64::from(byte & 0x7F) << (7 * k);
+        if byte & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err(format!(
+        "the varint ending at byte {} is longer than 10 bytes",
+        *at - 1
+    ))
+}
+
 /// Decodes `n` varints from `input` from `*at` on into `out` (`w` bytes each), summing their
 /// un-zigzagged values from `*prev`; the scalar path, and the tail of the SIMD one.
 pub(crate) fn decode_scalar(

@@ -1,0 +1,162 @@
+//! The `runs:W` preconditioner: run-length encoding of values. Consecutive equal values (a
+//! per-event quantity repeated for each object, run and luminosity-block numbers, the RAC study's
+//! floats in runs of six) become one value and a length, so the codec decodes each run's value
+//! once instead of matching the repetitions, and the values' bytes are byte-shuffled as `shuffle`
+//! does. On the RAC study's TFloat tree, zstd:5 decodes it about six times faster than the
+//! shuffled floats for the same size, LZMA five times faster and smaller, and LZ4 stores it in
+//! half the bytes.
+//!
+//! The input is read as `n = len / W` values of `W` bytes. The output is, in order:
+//!
+//! 1. `R`, the number of runs, as an unsigned LEB128 varint (`R <= n`; 0 only when `n` is 0);
+//! 2. the `R` runs' values, byte-shuffled: byte 0 of every run's value in run order, then byte 1,
+//!    and so on (`W` planes of `R` bytes);
+//! 3. the `R` runs' lengths less one, LEB128 varints (a run holds at least one value; the lengths
+//!    add up to `n`);
+//! 4. the `len % W` trailing bytes of the input, unchanged.
+//!
+//! A varint has at most ten bytes and no bits beyond 64. A decoder refuses a count, a length or a
+//! total that the output cannot hold before writing past it.
+
+use super::{Kernel, Precondition, Width, varint};
+use crate::error::{Error, Result};
+
+/// Appends the run-length encoding of `input` (layout in the module docs) to `out`.
+pub(crate) fn encode(kernel: Kernel, width: Width, input: &[u8], out: &mut Vec<u8>) {
+    let w = width.bytes();
+    let n = input.len() / w;
+    let (mut values, mut lengths) = (Vec::new(), Vec::new());
+    let mut runs = 0usize;
+    let mut values_of = input[..n * w].chunks_exact(w).peekable();
+    while let Some(value) = values_of.next() {
+        let mut len = 1u64;
+        while values_of.next_if_eq(&value).is_some() {
+            len += 1;
+        }
+        values.extend_from_slice(value);
+        varint::push(len - 1, &mut lengths);
+        runs += 1;
+    }
+    varint::push(runs as u64, out);
+    let at = out.len();
+    out.resize(at + values.len(), 0);
+    kernel.apply(Precondition::Shuffle(width), &values, &mut out[at..]);
+    out.extend_from_slice(&lengths);
+    out.extend_from_slice(&input[n * w..]);
+}
+
+/// Where the byte planes of the run values lie in an encoding made by [`encode`]: the offset of
+/// the first plane and the length of each (`R`), or `None` if `packed` does not start with a
+/// count it can hold. Lets a codec give each plane its own entropy tables.
+pub(crate) fn planes(w: usize, packed: &[u8]) -> Option<(usize, usize)> {
+    let mut at = 0;
+    let runs = varint::read(packed, &mut at).ok()?;
+    let runs = usize::try_from(runs).ok()?;
+    (runs.checked_mul(w)? <= packed.len() - at).then_some((at, runs))
+}
+
+/// Decodes the run-length encoding `input` of `out.len()` bytes into `out`.
+///
+/// # Errors
+/// [`Error::Corrupt`] naming `name` if `input` is not a valid encoding of `out.len()` bytes.
+pub(crate) fn decode(
+    kernel: Kernel,
+    name: &str,
+    width: Width,
+    input: &[u8],
+    out: &mut [u8],
+) -> Result<()> {
+    let result = match width {
+        Width::W1 => decode_inner::<1>(kernel, input, out),
+        Width::W2 => decode_inner::<2>(kernel, input, out),
+        Width::W4 => decode_inner::<4>(kernel, input, out),
+        Width::W8 => decode_inner::<8>(kernel, input, out),
+    };
+    result.map_err(|reason| Error::Corrupt {
+        codec: name.to_owned(),
+        reason,
+    })
+}
+
+fn decode_inner<const W: usize>(
+    kernel: Kernel,
+    input: &[u8],
+    out: &mut [u8],
+) -> std::result::Result<(), String> {
+    let width = Width::new(W as u8).expect("1, 2, 4 or 8");
+    let n = out.len() / W;
+    let tail = out.len() % W;
+    let mut at = 0;
+    let runs = varint::read(input, &mut at)?;
+    if runs > n as u64 || (runs == 0) != (n == 0) {
+        return Err(format!("{runs} runs of {n} values"));
+    }
+    let runs = runs as usize;
+    // Every run takes `W` bytes of value and at least one byte of length.
+    if runs * (W + 1) > input.len() - at {
+        return Err(format!(
+            "{runs} runs need more than the {} bytes left",
+            input.len() - at
+        ));
+    }
+    let planes = &input[at..at + runs * W];
+    at += runs * W;
+    // The run values, unshuffled into the end of the output: run `i`'s value then lies at value
+    // `n - runs + i`, and the runs before it, each at least one value long, end at or before it
+    // (the fill of run `i` ends at value `n - runs + i + 1` at most), so no value is overwritten
+    // before it is read.
+    let body = &mut out[..n * W];
+    kernel.undo(
+        Precondition::Shuffle(width),
+        planes,
+        &mut body[(n - runs) * W..],
+    );
+    let mut filled = 0usize;
+    for i in 0..runs {
+        let len = varint::read(input, &mut at)?;
+        // Each later run needs at least one of the values left.
+        let room = (n - filled - (runs - 1 - i)) as u64;
+        if len >= room {
+            return Err(format!(
+                "run {i} of {} values overflows the {n} values",
+                len.saturating_add(1)
+            ));
+        }
+        let len = len as usize + 1;
+        let from = (n - runs + i) * W;
+        let value: [u8; W] = body[from..from + W].try_into().expect("W bytes");
+        fill(&mut body[filled * W..(filled + len) * W], value);
+        filled += len;
+    }
+    if filled != n {
+        return Err(format!("the runs hold {filled} of the {n} values"));
+    }
+    if input.len() != at + tail {
+        return Err(format!(
+            "{} bytes where the runs and {tail} trailing bytes end at {}",
+            input.len(),
+            at + tail
+        ));
+    }
+    out[n * W..].copy_from_slice(&input[at..]);
+    Ok(())
+}
+
+/// Repeats `value` over `out` (a whole number of values): a store per value for short runs,
+/// doubling copies for long ones.
+#[inline]
+fn fill<const W: usize>(out: &mut [u8], value: [u8; W]) {
+    if out.len() <= 16 * W {
+        for slot in out.chunks_exact_mut(W) {
+            slot.copy_from_slice(&value);
+        }
+        return;
+    }
+    out[..W].copy_from_slice(&value);
+    let mut filled = W;
+    while filled < out.len() {
+        let n = filled.min(out.len() - filled);
+        out.copy_within(..n, filled);
+        filled += n;
+    }
+}
