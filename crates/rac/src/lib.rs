@@ -49,6 +49,12 @@
 //! The lengths add up to the unit's uncompressed length. Data whose compressed form would not be
 //! shorter is stored as is: the data part's length then equals the uncompressed length.
 //!
+//! With a preconditioner that makes data shorter (`for`, `delta-for`, `delta-varint`, `sparse`,
+//! `runs`; evtc format 1.7), a data part shorter than the uncompressed length starts with the
+//! unsigned LEB128 varint `2 * L + s`, where `L` (less than the uncompressed length) is the length
+//! of the unit's preconditioned bytes: `s = 0`, the codec's form of those `L` bytes follows; `s =
+//! 1`, the `L` bytes themselves.
+//!
 //! # Example
 //! ```
 //! use evtc_codecs::{Codec, Precondition};
@@ -78,7 +84,7 @@
 
 use evtc_codecs::{
     Algorithm, Codec, Crc32, DecoderDictionary, Decompressor, EncoderDictionary, Kernel,
-    Lz4Dictionary, Precondition, UnitCompressor, crc32,
+    Lz4Dictionary, Precondition, UnitCompressor, crc32, plane_cuts,
 };
 
 /// A `Result` whose error defaults to this crate's [`Error`].
@@ -444,11 +450,6 @@ impl SeekTable {
             return Err(Error::CorruptTable(format!("unknown flags {flags:#04x}")));
         }
         let precondition = Precondition::from_parts(body[4], body[5])?;
-        if !precondition.keeps_length() {
-            return Err(Error::CorruptTable(format!(
-                "preconditioner {precondition} changes the length of its input: not allowed in units"
-            )));
-        }
         let mut at = 6;
         let count = get_varint(body, &mut at)?;
         // Every unit takes at least 3 varint bytes and 4 CRC bytes: bound the count before allocating.
@@ -523,6 +524,55 @@ impl RacEncoder {
         RacEncoder::default()
     }
 
+    /// Appends the data part of one unit of `raw` bytes to `out`: the compressed preconditioned
+    /// bytes, for a packing preconditioner behind their length (crate docs), or `raw` as is when
+    /// neither is shorter.
+    fn compress_unit(
+        &mut self,
+        precondition: Precondition,
+        compressor: &mut UnitCompressor<'_>,
+        raw: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let at = out.len();
+        if precondition.keeps_length() {
+            let source = if precondition == Precondition::None {
+                raw
+            } else {
+                self.scratch.resize(raw.len(), 0);
+                Kernel::best().apply(precondition, raw, &mut self.scratch);
+                &self.scratch[..]
+            };
+            let cuts = plane_cuts(compressor.codec(), precondition, source);
+            if compressor.compress_segmented(source, &cuts, out)? >= raw.len() {
+                out.truncate(at);
+                out.extend_from_slice(raw);
+            }
+            return Ok(());
+        }
+        self.scratch.clear();
+        Kernel::best().encode(precondition, raw, &mut self.scratch);
+        if self.scratch.len() >= raw.len() {
+            // Readers bound the packed length by the data's: store the data as is.
+            out.extend_from_slice(raw);
+            return Ok(());
+        }
+        let packed = self.scratch.len() as u64;
+        put_varint(out, 2 * packed);
+        let cuts = plane_cuts(compressor.codec(), precondition, &self.scratch);
+        let n = compressor.compress_segmented(&self.scratch, &cuts, out)?;
+        if n as u64 >= packed {
+            out.truncate(at);
+            put_varint(out, 2 * packed + 1);
+            out.extend_from_slice(&self.scratch);
+        }
+        if out.len() - at >= raw.len() {
+            out.truncate(at);
+            out.extend_from_slice(raw);
+        }
+        Ok(())
+    }
+
     /// Encodes the entries of one basket into a RAC payload appended to `out`. Entry `i` is
     /// `data[ends[i - 1]..ends[i]]` (`ends[-1] = 0`); `dictionary` is the branch's zstd dictionary
     /// or LZ4 prefix, if any.
@@ -541,12 +591,6 @@ impl RacEncoder {
             return Err(Error::Usage(
                 "entry ends must increase up to the data length".into(),
             ));
-        }
-        if !options.precondition.keeps_length() {
-            return Err(Error::Usage(format!(
-                "preconditioner {} changes the length of its input: RAC units cannot use it",
-                options.precondition
-            )));
         }
         let (zstd_dict, lz4_prefix) = match dictionary {
             Some(EncodeDictionary::Zstd(d)) => (Some(*d), &[][..]),
@@ -570,25 +614,13 @@ impl RacEncoder {
             }
             let end = ends[last];
             let raw = &data[start..end];
-            let source = if options.precondition == Precondition::None {
-                raw
-            } else {
-                self.scratch.resize(raw.len(), 0);
-                Kernel::best().apply(options.precondition, raw, &mut self.scratch);
-                &self.scratch[..]
-            };
             let at = stored.len();
             if options.entry_sizes {
                 let start_of = |e: usize| if e == 0 { 0 } else { ends[e - 1] };
                 let lengths = (first..=last).map(|e| (ends[e] - start_of(e)) as u64);
                 pack_sizes(lengths, &mut stored);
             }
-            let data_at = stored.len();
-            let n = compressor.compress(source, &mut stored)?;
-            if n >= raw.len() {
-                stored.truncate(data_at);
-                stored.extend_from_slice(raw);
-            }
+            self.compress_unit(options.precondition, &mut compressor, raw, &mut stored)?;
             let stored_len = (stored.len() - at) as u64;
             units.push(Unit {
                 first_entry: first as u64,
@@ -731,10 +763,13 @@ impl RacDecoder {
             }
         };
         let algorithm = table.codec.algorithm();
-        if table.precondition == Precondition::None {
+        let precondition = table.precondition;
+        if precondition == Precondition::None {
             self.decompressor
                 .decompress_unit(algorithm, zstd_dict, lz4_prefix, stored, out)?;
-        } else {
+            return Ok(());
+        }
+        if precondition.keeps_length() {
             self.scratch.resize(out.len(), 0);
             self.decompressor.decompress_unit(
                 algorithm,
@@ -743,8 +778,41 @@ impl RacDecoder {
                 stored,
                 &mut self.scratch,
             )?;
-            Kernel::best().undo(table.precondition, &self.scratch, out);
+            Kernel::best().undo(precondition, &self.scratch, out);
+            return Ok(());
         }
+        let mut at = 0;
+        let head = get_varint(stored, &mut at).map_err(|_| bad("no packed length".into()))?;
+        let packed = head >> 1;
+        // Shorter than the data, so never a larger allocation than the output.
+        if packed >= u.raw_len {
+            return Err(bad(format!(
+                "{packed} packed bytes for {} bytes of data",
+                u.raw_len
+            )));
+        }
+        let packed = packed as usize;
+        let rest = &stored[at..];
+        let packed_bytes = if head & 1 == 1 {
+            if rest.len() != packed {
+                return Err(bad(format!(
+                    "{} stored bytes for {packed} packed bytes",
+                    rest.len()
+                )));
+            }
+            rest
+        } else {
+            self.scratch.resize(packed, 0);
+            self.decompressor.decompress_unit(
+                algorithm,
+                zstd_dict,
+                lz4_prefix,
+                rest,
+                &mut self.scratch,
+            )?;
+            &self.scratch[..]
+        };
+        Kernel::best().decode(precondition, packed_bytes, out)?;
         Ok(())
     }
 
@@ -787,9 +855,6 @@ pub fn train_dictionary(
     ends: &[usize],
     max_size: usize,
 ) -> Option<Vec<u8>> {
-    if !options.precondition.keeps_length() {
-        return None;
-    }
     if ends.windows(2).any(|w| w[0] > w[1]) || ends.last().copied().unwrap_or(0) != data.len() {
         return None;
     }
@@ -803,10 +868,10 @@ pub fn train_dictionary(
             last += 1;
         }
         let raw = &data[start..ends[last]];
-        scratch.resize(raw.len(), 0);
-        Kernel::best().apply(options.precondition, raw, &mut scratch);
+        scratch.clear();
+        Kernel::best().encode(options.precondition, raw, &mut scratch);
         samples.extend_from_slice(&scratch);
-        sizes.push(raw.len());
+        sizes.push(scratch.len());
         first = last + 1;
         start = ends[last];
     }
