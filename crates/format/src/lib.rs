@@ -72,8 +72,8 @@ pub use reader::{
 };
 pub use recover::{RecoveredTree, Recovery, Scan, recover, recover_into, scan_records};
 pub use schema::{
-    BranchSpec, COUNT_PRECONDITION, ClusterSize, DEFAULT_MAX_BASKET_BYTES, RAC_AUTO_MIN_UNITS,
-    RacMode, WriteOptions, auto_precondition,
+    BranchSpec, COUNT_PRECONDITION, ClusterSize, DEFAULT_MAX_BASKET_BYTES, LZMA_RAC_UNIT_BYTES,
+    RAC_AUTO_MIN_UNITS, RacMode, WriteOptions, auto_precondition,
 };
 pub use types::Scalar;
 pub use writer::{FileWriter, OwnedTreeWriter, TreeWriter};

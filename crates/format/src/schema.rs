@@ -272,11 +272,16 @@ pub struct WriteOptions {
     pub(crate) threads: usize,
     pub(crate) max_cluster_bytes: u64,
     pub(crate) rac: RacMode,
-    pub(crate) rac_unit_bytes: usize,
+    /// Set by [`WriteOptions::rac_unit_bytes`]; else [`WriteOptions::rac_unit_bytes_for`]'s
+    /// default.
+    pub(crate) rac_unit_bytes: Option<usize>,
     pub(crate) rac_dictionary: bool,
     pub(crate) sync: bool,
     pub(crate) max_basket_bytes: u64,
 }
+
+/// The default minimum bytes of a RAC unit under LZMA ([`WriteOptions::rac_unit_bytes_for`]).
+pub const LZMA_RAC_UNIT_BYTES: usize = 8 << 10;
 
 /// The largest uncompressed basket (values and per-entry counts) readers accept and writers write
 /// by default: 256 MiB, a thousand times evtc's default basket size. [`ReadOptions`] and
@@ -295,7 +300,7 @@ impl Default for WriteOptions {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_cluster_bytes: 1 << 30,
             rac: RacMode::Off,
-            rac_unit_bytes: evtc_rac::DEFAULT_MIN_UNIT_BYTES,
+            rac_unit_bytes: None,
             rac_dictionary: true,
             sync: true,
             max_basket_bytes: DEFAULT_MAX_BASKET_BYTES,
@@ -369,11 +374,24 @@ impl WriteOptions {
         self
     }
 
-    /// Minimum uncompressed bytes per RAC unit (default [`evtc_rac::DEFAULT_MIN_UNIT_BYTES`]; 0: one
-    /// entry per unit).
+    /// Minimum uncompressed bytes per RAC unit of every branch (default: see
+    /// [`WriteOptions::rac_unit_bytes_for`]; 0: one entry per unit).
     pub fn rac_unit_bytes(mut self, bytes: usize) -> WriteOptions {
-        self.rac_unit_bytes = bytes;
+        self.rac_unit_bytes = Some(bytes);
         self
+    }
+
+    /// The minimum uncompressed bytes per RAC unit of a branch written with `codec`: the size set
+    /// by [`WriteOptions::rac_unit_bytes`], else [`evtc_rac::DEFAULT_MIN_UNIT_BYTES`] (2 KiB), and
+    /// [`LZMA_RAC_UNIT_BYTES`] (8 KiB) under LZMA, whose decoder starts each unit afresh at a
+    /// cost of microseconds: with 2 KiB units the RAC study's trees read at half the speed of 8 KiB
+    /// ones (BENCHMARKS.md), while a random read of a NanoAOD-like jet still decodes one unit.
+    pub fn rac_unit_bytes_for(&self, codec: Codec) -> usize {
+        match (self.rac_unit_bytes, codec.algorithm()) {
+            (Some(bytes), _) => bytes,
+            (None, evtc_codecs::Algorithm::Lzma) => LZMA_RAC_UNIT_BYTES,
+            (None, _) => evtc_rac::DEFAULT_MIN_UNIT_BYTES,
+        }
     }
 
     /// Whether RAC branches with zstd or lz4 get a dictionary trained from their first basket

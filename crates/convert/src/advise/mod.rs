@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use evtc_codecs::{Algorithm, Codec, Precondition, Setting, Trial, Width};
-use evtc_format::RacMode;
+use evtc_format::{RacMode, WriteOptions};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -53,8 +53,9 @@ pub struct AdviseOptions {
     pub basket_bytes: usize,
     /// Also try RAC under each codec (default on).
     pub rac: bool,
-    /// RAC unit size (default: the writer's, 2 KiB).
-    pub rac_unit_bytes: usize,
+    /// RAC unit size (default: the writer's for each codec, `WriteOptions::rac_unit_bytes_for`:
+    /// 2 KiB, 8 KiB under LZMA).
+    pub rac_unit_bytes: Option<usize>,
     /// Also measure the 2017 study's external baseline: the sampled bytes, one branch after
     /// another, cut blindly into fixed blocks of 4 KiB to 1 MiB and compressed per block.
     pub external: bool,
@@ -78,7 +79,7 @@ impl Default for AdviseOptions {
             sample_bytes: 16 << 20,
             basket_bytes: 256 << 10,
             rac: true,
-            rac_unit_bytes: evtc_rac::DEFAULT_MIN_UNIT_BYTES,
+            rac_unit_bytes: None,
             external: false,
             float_tolerance: Vec::new(),
             trees: Vec::new(),
@@ -687,7 +688,13 @@ fn run_trials(
                         .map(Some),
                         None => Ok(None),
                     },
-                    Task::Rac(s) => measure::rac(b, s, options.rac_unit_bytes),
+                    Task::Rac(s) => {
+                        let unit = match options.rac_unit_bytes {
+                            Some(bytes) => bytes,
+                            None => WriteOptions::default().rac_unit_bytes_for(s.codec),
+                        };
+                        measure::rac(b, s, unit)
+                    }
                 };
                 tick();
                 r.map(|r| r.map(|r| (t, i, r)))

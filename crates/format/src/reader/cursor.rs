@@ -600,29 +600,37 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             )?;
             let dictionary = branch.dictionary()?;
             let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
-            self.state.scratch.resize(unit.raw_len as usize, 0);
-            self.state
-                .decoder
-                .decode_stored_unit(
-                    &state.table,
-                    u,
-                    stored,
-                    dictionary.as_ref(),
-                    &mut self.state.scratch,
-                    file.options.verify_checksums,
-                )
-                .map_err(|e| Error::corrupt(location(), e.to_string()))?;
-            if self.state.scratch.len() % size != 0 {
+            if unit.raw_len % size as u64 != 0 {
                 return Err(Error::corrupt(
                     location(),
                     "a unit does not hold whole values",
                 ));
             }
-            self.values.clear();
+            // The seek table matched the basket index, whose size the reader checked: the unit's
+            // values fit memory.
             self.values
-                .resize(self.state.scratch.len() / size, T::default());
-            T::decode(&self.state.scratch, &mut self.values)
-                .map_err(|at| Error::corrupt(location(), format!("value {at} is invalid")))?;
+                .resize((unit.raw_len / size as u64) as usize, T::default());
+            let verify = file.options.verify_checksums;
+            let mut decode = |out: &mut [u8]| {
+                self.state
+                    .decoder
+                    .decode_stored_unit(&state.table, u, stored, dictionary.as_ref(), out, verify)
+                    .map_err(|e| Error::corrupt(location(), e.to_string()))
+            };
+            // Values whose bytes are their encoding are decoded in place.
+            match T::as_bytes_mut(&mut self.values) {
+                Some(bytes) => decode(bytes)?,
+                None => {
+                    let mut scratch = std::mem::take(&mut self.state.scratch);
+                    scratch.resize(unit.raw_len as usize, 0);
+                    let decoded = decode(&mut scratch);
+                    self.state.scratch = scratch;
+                    decoded?;
+                    T::decode(&self.state.scratch, &mut self.values).map_err(|at| {
+                        Error::corrupt(location(), format!("value {at} is invalid"))
+                    })?;
+                }
+            }
             if meta.dtype.fixed_len().is_none() && state.table.has_entry_sizes() {
                 // Element offsets of the unit's entries, from the sizes it stores.
                 let start = unit.raw_offset / size as u64;
