@@ -948,6 +948,17 @@ impl<'f> TreeWriter<'f> {
                 }
             }
         }
+        if !state.precondition.keeps_length() {
+            // A unit costs by the bytes its codec decodes: units of a packing preconditioner take
+            // as many values as make `rac_unit_bytes` packed bytes (up to 8 times as many), so
+            // that their reads cost what other units' do (the RAC study's floats in runs of six:
+            // 4 times as many values a unit).
+            let mut packed = Vec::new();
+            state.precondition.encode(sample, &mut packed);
+            let scale = (sample.len() / packed.len().max(1)).clamp(1, 8);
+            state.rac_unit_bytes = state.rac_unit_bytes.saturating_mul(scale);
+            state.meta.rac_unit_bytes = u32::try_from(state.rac_unit_bytes).unwrap_or(u32::MAX);
+        }
         let Some(WriterDictionary { bytes, zstd }) = best.dictionary else {
             return Ok(());
         };
