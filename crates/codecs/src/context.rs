@@ -328,6 +328,11 @@ fn lzma_compress(
     };
     // Each part up to a cut is flushed whole: the encoder ends its chunk there.
     for &cut in cuts {
+        if cut <= consumed(&stream) {
+            continue;
+        }
+        // Called again with the same action until the flush is complete (liblzma refuses a
+        // change of action mid-flush).
         loop {
             let at = consumed(&stream);
             let status = stream
