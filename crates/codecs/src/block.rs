@@ -415,10 +415,9 @@ impl BlockDecoder {
             let input = if algorithm == Algorithm::None {
                 payload
             } else {
-                self.scratch.resize(out.len(), 0);
-                self.decompressor
-                    .decompress(algorithm, payload, &mut self.scratch)?;
-                &self.scratch
+                let scratch = crate::scratch(&mut self.scratch, out.len());
+                self.decompressor.decompress(algorithm, payload, scratch)?;
+                scratch
             };
             if input.len() != out.len() {
                 return Err(Error::SizeMismatch {
@@ -452,10 +451,9 @@ impl BlockDecoder {
             let input = if algorithm == Algorithm::None && packed.len() as u64 == len {
                 packed
             } else {
-                self.scratch.resize(len as usize, 0);
-                self.decompressor
-                    .decompress(algorithm, packed, &mut self.scratch)?;
-                &self.scratch
+                let scratch = crate::scratch(&mut self.scratch, len as usize);
+                self.decompressor.decompress(algorithm, packed, scratch)?;
+                scratch
             };
             Kernel::best().decode(precondition, input, out)
         }

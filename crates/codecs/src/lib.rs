@@ -61,6 +61,7 @@ mod error;
 mod lz4c;
 mod precision;
 pub mod precondition;
+mod scratch;
 mod trial;
 mod unit;
 
@@ -74,5 +75,6 @@ pub use precision::{
     Quantization, round_mantissa_f32, round_mantissa_f64, round_mantissas_f32, round_mantissas_f64,
 };
 pub use precondition::{Isa, Kernel, Precondition, Width};
+pub use scratch::scratch;
 pub use trial::{Measured, Setting, Trial};
 pub use unit::UnitCompressor;

@@ -770,15 +770,10 @@ impl RacDecoder {
             return Ok(());
         }
         if precondition.keeps_length() {
-            self.scratch.resize(out.len(), 0);
-            self.decompressor.decompress_unit(
-                algorithm,
-                zstd_dict,
-                lz4_prefix,
-                stored,
-                &mut self.scratch,
-            )?;
-            Kernel::best().undo(precondition, &self.scratch, out);
+            let scratch = evtc_codecs::scratch(&mut self.scratch, out.len());
+            self.decompressor
+                .decompress_unit(algorithm, zstd_dict, lz4_prefix, stored, scratch)?;
+            Kernel::best().undo(precondition, scratch, out);
             return Ok(());
         }
         let mut at = 0;
@@ -802,15 +797,10 @@ impl RacDecoder {
             }
             rest
         } else {
-            self.scratch.resize(packed, 0);
-            self.decompressor.decompress_unit(
-                algorithm,
-                zstd_dict,
-                lz4_prefix,
-                rest,
-                &mut self.scratch,
-            )?;
-            &self.scratch[..]
+            let scratch = evtc_codecs::scratch(&mut self.scratch, packed);
+            self.decompressor
+                .decompress_unit(algorithm, zstd_dict, lz4_prefix, rest, scratch)?;
+            scratch
         };
         Kernel::best().decode(precondition, packed_bytes, out)?;
         Ok(())

@@ -77,7 +77,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         )?;
         let counts =
             self.decode_basket_body(loc, values, raw, (header, &body), location, wanted)?;
-        RECORD_BUFFER.with(|b| *b.borrow_mut() = body.0);
+        RECORD_BUFFER.with(|b| *b.borrow_mut() = body.into_buffer());
         Ok(counts)
     }
 

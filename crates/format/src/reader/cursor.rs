@@ -429,7 +429,8 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         let file = branch.file();
         let location = || branch.location(Some(b), loc.offset);
         let size = meta.dtype.scalar().size();
-        // Positional reads within the basket's record, into `buf` (resized to `len`).
+        // Positional reads within the basket's record, into the first `len` bytes of `buf`
+        // (grown when shorter, never shrunk).
         let read_into = |offset: u64, len: usize, buf: &mut Vec<u8>| -> Result<()> {
             if offset
                 .checked_add(len as u64)
@@ -440,9 +441,8 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                     "random-access basket structure runs past its record",
                 ));
             }
-            buf.resize(len, 0);
             file.source
-                .read_exact_at(offset, buf)
+                .read_exact_at(offset, evtc_codecs::scratch(buf, len))
                 .map_err(|e| Error::io(file.source.path(), e))
         };
         let read = |offset: u64, len: usize| -> Result<Vec<u8>> {
@@ -592,12 +592,13 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         let state = self.state.rac.as_mut().expect("set above");
         if state.unit != Some(u) {
             state.unit = None;
-            let stored = &mut self.state.stored;
+            let stored_len = unit.stored_len as usize;
             read_into(
                 state.units_at + unit.offset,
-                unit.stored_len as usize,
-                stored,
+                stored_len,
+                &mut self.state.stored,
             )?;
+            let stored = &self.state.stored[..stored_len];
             let dictionary = branch.dictionary()?;
             let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
             if unit.raw_len % size as u64 != 0 {
@@ -622,11 +623,11 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                 Some(bytes) => decode(bytes)?,
                 None => {
                     let mut scratch = std::mem::take(&mut self.state.scratch);
-                    scratch.resize(unit.raw_len as usize, 0);
-                    let decoded = decode(&mut scratch);
+                    let raw_len = unit.raw_len as usize;
+                    let decoded = decode(evtc_codecs::scratch(&mut scratch, raw_len));
                     self.state.scratch = scratch;
                     decoded?;
-                    T::decode(&self.state.scratch, &mut self.values).map_err(|at| {
+                    T::decode(&self.state.scratch[..raw_len], &mut self.values).map_err(|at| {
                         Error::corrupt(location(), format!("value {at} is invalid"))
                     })?;
                 }

@@ -328,10 +328,10 @@ pub(super) fn decode_block_into<T: Scalar>(
     }
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
-        scratch.resize(len, 0);
+        let scratch = evtc_codecs::scratch(&mut scratch, len);
         DECODER
-            .with(|d| d.borrow_mut().decode_into(block, &mut scratch[..len]))
+            .with(|d| d.borrow_mut().decode_into(block, scratch))
             .map_err(BlockError::Codec)?;
-        T::decode(&scratch[..len], out).map_err(BlockError::Invalid)
+        T::decode(scratch, out).map_err(BlockError::Invalid)
     })
 }

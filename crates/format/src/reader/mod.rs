@@ -386,22 +386,18 @@ impl<R: ReadAt> FileReader<R> {
         }
         let len_usize = usize::try_from(len)
             .map_err(|_| Error::corrupt(location.clone(), "record too large for memory"))?;
-        let mut bytes = buffer;
-        if bytes.len() >= len_usize {
-            bytes.truncate(len_usize);
-        } else {
-            bytes
-                .try_reserve_exact(len_usize - bytes.len())
-                .map_err(|_| {
-                    Error::corrupt(
-                        location.clone(),
-                        format!("cannot allocate {len} bytes for a record"),
-                    )
-                })?;
-            bytes.resize(len_usize, 0);
+        let mut buffer = buffer;
+        if let Some(more) = len_usize.checked_sub(buffer.len()) {
+            buffer.try_reserve_exact(more).map_err(|_| {
+                Error::corrupt(
+                    location.clone(),
+                    format!("cannot allocate {len} bytes for a record"),
+                )
+            })?;
         }
+        let bytes = evtc_codecs::scratch(&mut buffer, len_usize);
         self.source
-            .read_exact_at(offset, &mut bytes)
+            .read_exact_at(offset, bytes)
             .map_err(|e| Error::io(self.source.path(), e))?;
         let head: &[u8; RECORD_HEADER_LEN] = bytes[..RECORD_HEADER_LEN]
             .try_into()
@@ -423,7 +419,10 @@ impl<R: ReadAt> FileReader<R> {
                 ),
             ));
         }
-        let bytes = Body(bytes);
+        let bytes = Body {
+            buffer,
+            len: len_usize,
+        };
         if self.options.verify_checksums {
             let computed = evtc_codecs::crc32(&bytes);
             if computed != header.body_crc {
@@ -474,13 +473,25 @@ pub(crate) enum BasketKind<'d> {
 }
 
 /// A record read whole; derefs to its body.
-struct Body(Vec<u8>);
+struct Body {
+    /// The record's bytes, then whatever the reused buffer held beyond them.
+    buffer: Vec<u8>,
+    /// The record's length.
+    len: usize,
+}
+
+impl Body {
+    /// The buffer, for the next record to reuse.
+    fn into_buffer(self) -> Vec<u8> {
+        self.buffer
+    }
+}
 
 impl std::ops::Deref for Body {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        &self.0[RECORD_HEADER_LEN..]
+        &self.buffer[RECORD_HEADER_LEN..self.len]
     }
 }
 

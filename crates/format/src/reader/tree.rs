@@ -202,7 +202,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                     "the basket record belongs to another branch",
                 ));
             }
-            buffer = body.0;
+            buffer = body.into_buffer();
         }
         Ok(index.baskets.len())
     }
