@@ -27,17 +27,14 @@ pub(crate) fn bitshuffle_range(w: usize, m: usize, first: usize, input: &[u8], o
     let plane_len = m / 8;
     for group in first / 8..m / 8 {
         for b in 0..w {
-            // Gather byte b of the group's 8 elements into one word, then peel off one bit-plane byte per k.
+            // Byte b of the group's 8 elements, one per byte of a word; transposed, byte k holds
+            // their bit k: the group's byte of bit-plane b * 8 + k.
             let mut bytes = [0u8; 8];
             for (j, byte) in bytes.iter_mut().enumerate() {
                 *byte = input[(group * 8 + j) * w + b];
             }
-            let word = u64::from_le_bytes(bytes);
-            for k in 0..8 {
-                let mut plane_byte = 0u8;
-                for j in 0..8 {
-                    plane_byte |= (((word >> (j * 8 + k)) & 1) as u8) << j;
-                }
+            let planes = transpose_bits(u64::from_le_bytes(bytes)).to_le_bytes();
+            for (k, plane_byte) in planes.into_iter().enumerate() {
                 out[(b * 8 + k) * plane_len + group] = plane_byte;
             }
         }
@@ -49,16 +46,29 @@ pub(crate) fn bitunshuffle_range(w: usize, m: usize, first: usize, input: &[u8],
     let plane_len = m / 8;
     for group in first / 8..m / 8 {
         for b in 0..w {
-            let mut bytes = [0u8; 8];
-            for k in 0..8 {
-                let plane_byte = input[(b * 8 + k) * plane_len + group];
-                for (j, byte) in bytes.iter_mut().enumerate() {
-                    *byte |= ((plane_byte >> j) & 1) << k;
-                }
+            // The group's byte of bit-planes b * 8 + 0..8, one per byte of a word; transposed
+            // (the transpose is its own inverse), byte j is byte b of element j.
+            let mut planes = [0u8; 8];
+            for (k, plane_byte) in planes.iter_mut().enumerate() {
+                *plane_byte = input[(b * 8 + k) * plane_len + group];
             }
+            let bytes = transpose_bits(u64::from_le_bytes(planes)).to_le_bytes();
             for (j, byte) in bytes.into_iter().enumerate() {
                 out[(group * 8 + j) * w + b] = byte;
             }
         }
     }
+}
+
+/// Transposes the 8x8 bit matrix whose row `r` is byte `r` of `x` (little-endian, bit `c` of the
+/// byte is column `c`): bit `c` of byte `r` becomes bit `r` of byte `c`, in three exchanges (Hacker's
+/// Delight, 7-3): of the off-diagonal bits of each 2x2 block, of the off-diagonal 2x2 blocks of
+/// each 4x4 block, then of the off-diagonal 4x4 blocks.
+fn transpose_bits(x: u64) -> u64 {
+    let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
+    let x = x ^ t ^ (t << 7);
+    let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
+    let x = x ^ t ^ (t << 14);
+    let t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
+    x ^ t ^ (t << 28)
 }
