@@ -223,57 +223,71 @@ fn sizes_len(stored: &[u8], entries: u64) -> Option<usize> {
     (len <= stored.len()).then_some(len)
 }
 
-/// Appends `entries` lengths packed in `bits`-bit fields shifted by `shift` (`bits + shift <= 64`,
-/// `packed` long enough) to `out`; returns their sum.
-fn unpack_sizes(packed: &[u8], entries: u64, shift: u32, bits: u32, out: &mut Vec<u64>) -> u128 {
-    let mask = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    // A field of at most 57 bits lies in the 8 bytes from its first byte; the last fields, whose 8
-    // bytes run past the end, are read from a zero-padded copy.
-    let field_at = |bit: u64| -> u64 {
-        let at = (bit / 8) as usize;
-        let window = match packed.get(at..at + 8) {
-            Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
-            None => {
-                let mut w = [0u8; 8];
-                let tail = packed.get(at..).unwrap_or(&[]);
-                w[..tail.len()].copy_from_slice(tail);
-                u64::from_le_bytes(w)
-            }
-        };
-        window >> (bit % 8)
-    };
-    let start = out.len();
+/// The `entries` fields of `bits` bits (at most 64) packed LSB first in `packed` (at least
+/// `entries * bits` bits long), in order.
+fn fields(packed: &[u8], entries: usize, bits: u32) -> impl Iterator<Item = u64> + '_ {
+    let mask = u64::MAX.checked_shr(64 - bits).unwrap_or(0);
     let bits64 = u64::from(bits);
-    // Entries whose field lies in a whole 8-byte window: read without the padded fallback.
-    if bits == 0 {
-        out.extend(std::iter::repeat_n(0, entries as usize));
-        return 0;
-    }
+    // A field of at most 57 bits lies in the 8 bytes from its first byte: fields whose 8 bytes lie
+    // whole in `packed` are read straight, the last ones from a zero-padded copy.
     let fast = match (bits, packed.len()) {
-        (1..=57, len @ 8..) => (((len as u64 - 7) * 8 - 1) / bits64 + 1).min(entries),
+        (1..=57, len @ 8..) => (((len as u64 - 7) * 8 - 1) / bits64 + 1).min(entries as u64),
         _ => 0,
+    } as usize;
+    // The last fields' windows: the final 8 bytes (or fewer), then 8 zero bytes.
+    let base = packed.len().saturating_sub(8);
+    let mut last = [0u8; 16];
+    last[..packed.len() - base].copy_from_slice(&packed[base..]);
+    let window_at = move |bit: u64| -> u64 {
+        let at = (bit / 8) as usize;
+        let window = match at.checked_sub(base) {
+            Some(i) if i < 8 => &last[i..i + 8],
+            _ => packed.get(at..at + 8).unwrap_or(&last[8..]),
+        };
+        u64::from_le_bytes(window.try_into().expect("8 bytes")) >> (bit % 8)
     };
-    out.extend((0..fast).map(|i| {
+    let straight = (0..fast as u64).map(move |i| {
         let bit = i * bits64;
         let at = (bit / 8) as usize;
         let window = u64::from_le_bytes(packed[at..at + 8].try_into().expect("8 bytes"));
-        ((window >> (bit % 8)) & mask) << shift
-    }));
-    out.extend((fast..entries).map(|i| {
+        (window >> (bit % 8)) & mask
+    });
+    let padded = (fast as u64..entries as u64).map(move |i| {
         let bit = i * bits64;
-        let field = if bits <= 57 {
-            field_at(bit) & mask
+        if bits <= 57 {
+            window_at(bit) & mask
         } else {
             // Wide fields span up to 9 bytes: two reads.
-            (field_at(bit) & 0xFFFF_FFFF | field_at(bit + 32) << 32) & mask
-        };
-        field << shift
-    }));
-    out[start..].iter().map(|&l| u128::from(l)).sum()
+            (window_at(bit) & 0xFFFF_FFFF | window_at(bit + 32) << 32) & mask
+        }
+    });
+    straight.chain(padded)
+}
+
+/// Appends `entries` lengths packed in `bits`-bit fields shifted by `shift` (`bits + shift <= 64`,
+/// `packed` long enough) to `out`; returns their sum.
+fn unpack_sizes(packed: &[u8], entries: u64, shift: u32, bits: u32, out: &mut Vec<u64>) -> u128 {
+    let start = out.len();
+    out.extend(fields(packed, entries as usize, bits).map(|field| field << shift));
+    out[start..].iter().map(|&length| u128::from(length)).sum()
+}
+
+/// A unit's packed entry sizes (layout in the crate docs).
+struct PackedSizes<'s> {
+    /// Left shift of every field.
+    shift: u32,
+    /// Bits per field.
+    bits: u32,
+    /// The fields.
+    packed: &'s [u8],
+}
+
+/// [`Error::CorruptUnit`] of `unit`.
+fn corrupt_unit(unit: usize, reason: &str) -> Error {
+    Error::CorruptUnit {
+        unit,
+        reason: reason.to_owned(),
+    }
 }
 
 impl SeekTable {
@@ -311,6 +325,103 @@ impl SeekTable {
     /// [`Error::Usage`] if the table has no entry sizes or no such unit; [`Error::CorruptUnit`] if the
     /// sizes are damaged.
     pub fn entry_sizes(&self, unit: usize, stored: &[u8], out: &mut Vec<u64>) -> Result<()> {
+        let (u, sizes) = self.packed_sizes(unit, stored)?;
+        let start = out.len();
+        out.try_reserve(u.entries as usize)
+            .map_err(|_| corrupt_unit(unit, "too many entries for memory"))?;
+        let total = unpack_sizes(sizes.packed, u.entries, sizes.shift, sizes.bits, out);
+        if total != u128::from(u.raw_len) {
+            out.truncate(start);
+            return Err(corrupt_unit(
+                unit,
+                &format!(
+                    "entry sizes add up to {total} bytes, the unit holds {}",
+                    u.raw_len
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Appends where each entry of unit `unit` ends, counted in values of `1 << value_shift` bytes
+    /// from `start` (the unit's first value), to `out`: the running sums of its entry sizes
+    /// ([`SeekTable::entry_sizes`]) in one pass, for a reader that slices entries out of the
+    /// unit's values. Checks as [`SeekTable::entry_sizes`] does, and that every entry holds whole
+    /// values.
+    ///
+    /// # Errors
+    /// As for [`SeekTable::entry_sizes`]; [`Error::CorruptUnit`] if an entry or the unit does not
+    /// hold whole values.
+    pub fn entry_value_ends(
+        &self,
+        unit: usize,
+        stored: &[u8],
+        value_shift: u32,
+        start: u64,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        let (u, sizes) = self.packed_sizes(unit, stored)?;
+        if value_shift >= 64 || u.raw_len & ((1 << value_shift) - 1) != 0 {
+            return Err(corrupt_unit(unit, "the unit does not hold whole values"));
+        }
+        let first = out.len();
+        out.try_reserve(u.entries as usize)
+            .map_err(|_| corrupt_unit(unit, "too many entries for memory"))?;
+        out.resize(first + u.entries as usize, 0);
+        let ends = &mut out[first..];
+        let (mut end, mut overflow, mut partial) = (start, false, false);
+        // Lengths are fields shifted left by `shift`: with `shift >= value_shift` (every size a
+        // multiple of the value size, as writers store them) a field shifted left by the
+        // difference is the entry's number of values.
+        let (up, down) = match sizes.shift.checked_sub(value_shift) {
+            Some(up) => (up, 0),
+            None => (0, value_shift - sizes.shift),
+        };
+        let most = (u64::MAX >> (64 - sizes.bits.max(1))) << up;
+        let cannot_overflow = (ends.len() as u64)
+            .checked_mul(most)
+            .and_then(|m| m.checked_add(start))
+            .is_some();
+        let fields = fields(sizes.packed, ends.len(), sizes.bits);
+        if down == 0 && cannot_overflow {
+            // The usual case, a tight loop: no entry can hold part of a value, no sum overflow.
+            for (slot, field) in ends.iter_mut().zip(fields) {
+                end += field << up;
+                *slot = end;
+            }
+        } else {
+            for (slot, field) in ends.iter_mut().zip(fields) {
+                partial |= field & ((1 << down) - 1) != 0;
+                let (sum, over) = end.overflowing_add(field << up >> down);
+                (end, overflow) = (sum, overflow | over);
+                *slot = end;
+            }
+        }
+        let bad = if overflow {
+            Some("entry sizes overflow".to_owned())
+        } else if partial {
+            Some("an entry size is not a whole number of values".to_owned())
+        } else if end - start != u.raw_len >> value_shift {
+            Some(format!(
+                "entry sizes add up to {} bytes, the unit holds {}",
+                u128::from(end - start) << value_shift,
+                u.raw_len
+            ))
+        } else {
+            None
+        };
+        match bad {
+            Some(reason) => {
+                out.truncate(first);
+                Err(corrupt_unit(unit, &reason))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Unit `unit` and its packed entry sizes, checked to lie in `stored` with a field width and
+    /// shift that fit 64 bits.
+    fn packed_sizes<'s>(&self, unit: usize, stored: &'s [u8]) -> Result<(&Unit, PackedSizes<'s>)> {
         if !self.has_entry_sizes() {
             return Err(Error::Usage("the units store no entry sizes".into()));
         }
@@ -318,32 +429,21 @@ impl SeekTable {
             .units
             .get(unit)
             .ok_or_else(|| Error::Usage(format!("no unit {unit}")))?;
-        let bad = |reason: &str| Error::CorruptUnit {
-            unit,
-            reason: reason.to_owned(),
-        };
-        let len =
-            sizes_len(stored, u.entries).ok_or_else(|| bad("entry sizes run past the unit"))?;
+        let len = sizes_len(stored, u.entries)
+            .ok_or_else(|| corrupt_unit(unit, "entry sizes run past the unit"))?;
         let (shift, bits) = (u32::from(stored[0]), u32::from(stored[1]));
         // Lengths must fit 64 bits once shifted: every field's width plus the shift.
         if bits + shift > 64 {
-            return Err(bad("entry-size field width out of range"));
+            return Err(corrupt_unit(unit, "entry-size field width out of range"));
         }
-        let start = out.len();
-        out.try_reserve(u.entries as usize)
-            .map_err(|_| bad("too many entries for memory"))?;
-        let total = unpack_sizes(&stored[2..len], u.entries, shift, bits, out);
-        if total != u128::from(u.raw_len) {
-            out.truncate(start);
-            return Err(Error::CorruptUnit {
-                unit,
-                reason: format!(
-                    "entry sizes add up to {total} bytes, the unit holds {}",
-                    u.raw_len
-                ),
-            });
-        }
-        Ok(())
+        Ok((
+            u,
+            PackedSizes {
+                shift,
+                bits,
+                packed: &stored[2..len],
+            },
+        ))
     }
 
     /// The units, in entry order.

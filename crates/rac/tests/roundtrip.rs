@@ -95,6 +95,26 @@ fn check(
                 .iter()
                 .map(|e| e.len() as u64)
                 .collect();
+            // Where each entry ends in values of 1, 2, 4 and 8 bytes, counted from 7: the
+            // running sums, or an error where some entry holds part of a value.
+            for value_shift in 0..4u32 {
+                let mut ends = vec![];
+                let found = parsed.entry_value_ends(u, stored, value_shift, 7, &mut ends);
+                let whole = want.iter().all(|&l| l % (1 << value_shift) == 0);
+                prop_assert_eq!(found.is_ok(), whole, "{:?}", found);
+                if whole {
+                    let running: Vec<u64> = want
+                        .iter()
+                        .scan(7, |end, &l| {
+                            *end += l >> value_shift;
+                            Some(*end)
+                        })
+                        .collect();
+                    prop_assert_eq!(ends, running);
+                } else {
+                    prop_assert!(ends.is_empty());
+                }
+            }
             prop_assert_eq!(sizes, want);
         }
     }
@@ -140,6 +160,7 @@ proptest! {
                 let unit = table.units()[u];
                 if let Some(stored) = units.get(unit.offset as usize..(unit.offset + unit.stored_len) as usize) {
                     let _ = table.entry_sizes(u, stored, &mut vec![]);
+                    let _ = table.entry_value_ends(u, stored, 2, 0, &mut vec![]);
                 }
             }
         }
@@ -226,6 +247,32 @@ fn entry_sizes_are_packed_and_checked() {
     assert!(err.to_string().contains("add up"), "{err}");
     let err = table.entry_sizes(0, &units[..10], &mut vec![]).unwrap_err();
     assert!(err.to_string().contains("run past"), "{err}");
+    // As ends in 4-byte values: the running counts. Damage, sizes that are not whole 8-byte
+    // values and sums past 2^64 are errors that leave nothing behind.
+    let mut ends = vec![100];
+    table.entry_value_ends(0, units, 2, 10, &mut ends).unwrap();
+    let running: Vec<u64> = counts
+        .iter()
+        .scan(10, |end, &n| {
+            *end += n as u64;
+            Some(*end)
+        })
+        .collect();
+    assert_eq!(ends[0], 100);
+    assert_eq!(ends[1..], running);
+    for (stored, shift, start, reason) in [
+        (&damaged[..], 2, 0, "add up"),
+        (units, 3, 0, "whole"),
+        (units, 2, u64::MAX - 5, "overflow"),
+        (units, 0, u64::MAX - 5, "overflow"),
+    ] {
+        let mut ends = vec![];
+        let err = table
+            .entry_value_ends(0, stored, shift, start, &mut ends)
+            .unwrap_err();
+        assert!(err.to_string().contains(reason), "{err}");
+        assert!(ends.is_empty());
+    }
 }
 
 #[test]

@@ -8,7 +8,7 @@ use evtc_rac::{RacDecoder, SeekTable};
 
 use super::{
     BlockError, BranchReader, ReaderDictionary, check_entry_sizes_flag, decode_block_into,
-    entry_count, push_running_sums,
+    push_running_sums,
 };
 use crate::error::{Error, Result};
 use crate::io::ReadAt;
@@ -638,21 +638,14 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                 self.offsets.clear();
                 self.offsets.push(start);
                 self.state.offsets_base = unit.first_entry;
-                state
-                    .table
-                    .entry_sizes(u, stored, &mut self.offsets)
-                    .map_err(|e| Error::corrupt(location(), e.to_string()))?;
-                let mut at = start;
-                for offset in &mut self.offsets[1..] {
-                    let Some(count) = entry_count(*offset, size) else {
-                        self.offsets.clear();
-                        return Err(Error::corrupt(
-                            location(),
-                            "an entry size is not a whole number of values",
-                        ));
-                    };
-                    at += u64::from(count);
-                    *offset = at;
+                let shift = size.trailing_zeros();
+                if let Err(e) =
+                    state
+                        .table
+                        .entry_value_ends(u, stored, shift, start, &mut self.offsets)
+                {
+                    self.offsets.clear();
+                    return Err(Error::corrupt(location(), e.to_string()));
                 }
             }
             state.unit = Some(u);

@@ -34,7 +34,7 @@ pub(crate) use decode::{decode_body, split_rac};
 pub use rows::{RowReader, Value, ValueRef};
 pub use tree::{BranchReader, TreeReader};
 
-use decode::{BlockError, Counts, check_entry_sizes_flag, decode_block_into, entry_count};
+use decode::{BlockError, Counts, check_entry_sizes_flag, decode_block_into};
 
 /// The most a record of `algorithm` can expand when decoded (uncompressed bytes per stored byte),
 /// from each codec's format: LZ4 needs a byte per 255 bytes of match (256x), deflate at least 2
