@@ -328,6 +328,16 @@ fn check_column<T: Scalar>(
                 .unwrap();
             branch.read_jagged_into::<T>(&mut reused).unwrap();
             prop_assert_eq!(&reused, &all, "read_jagged_into {}", name);
+            // Offsets of the right length that no one else holds are written in place (every one
+            // of them); shared ones are left alone.
+            reused.offsets = std::sync::Arc::from(vec![u64::MAX; offsets.len()]);
+            branch.read_jagged_into::<T>(&mut reused).unwrap();
+            prop_assert_eq!(&reused, &all, "read_jagged_into in place {}", name);
+            let held: std::sync::Arc<[u64]> = std::sync::Arc::from(vec![7; offsets.len()]);
+            reused.offsets = held.clone();
+            branch.read_jagged_into::<T>(&mut reused).unwrap();
+            prop_assert_eq!(&reused, &all, "read_jagged_into shared {}", name);
+            prop_assert!(held.iter().all(|&o| o == 7));
             let part = branch.read_jagged_range::<T>(mid.clone()).unwrap();
             for (i, e) in mid.clone().enumerate() {
                 prop_assert_eq!(

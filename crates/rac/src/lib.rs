@@ -223,9 +223,9 @@ fn sizes_len(stored: &[u8], entries: u64) -> Option<usize> {
     (len <= stored.len()).then_some(len)
 }
 
-/// The `entries` fields of `bits` bits (at most 64) packed LSB first in `packed` (at least
-/// `entries * bits` bits long), in order.
-fn fields(packed: &[u8], entries: usize, bits: u32) -> impl Iterator<Item = u64> + '_ {
+/// Appends `entries` fields of `bits` bits (at most 64) packed LSB first in `packed` (at least
+/// `entries * bits` bits long) to `out`.
+fn unpack_fields(packed: &[u8], entries: usize, bits: u32, out: &mut Vec<u64>) {
     let mask = u64::MAX.checked_shr(64 - bits).unwrap_or(0);
     let bits64 = u64::from(bits);
     // A field of at most 57 bits lies in the 8 bytes from its first byte: fields whose 8 bytes lie
@@ -234,11 +234,17 @@ fn fields(packed: &[u8], entries: usize, bits: u32) -> impl Iterator<Item = u64>
         (1..=57, len @ 8..) => (((len as u64 - 7) * 8 - 1) / bits64 + 1).min(entries as u64),
         _ => 0,
     } as usize;
+    out.extend((0..fast).map(|i| {
+        let bit = i as u64 * bits64;
+        let at = (bit / 8) as usize;
+        let window = u64::from_le_bytes(packed[at..at + 8].try_into().expect("8 bytes"));
+        (window >> (bit % 8)) & mask
+    }));
     // The last fields' windows: the final 8 bytes (or fewer), then 8 zero bytes.
     let base = packed.len().saturating_sub(8);
     let mut last = [0u8; 16];
     last[..packed.len() - base].copy_from_slice(&packed[base..]);
-    let window_at = move |bit: u64| -> u64 {
+    let window_at = |bit: u64| -> u64 {
         let at = (bit / 8) as usize;
         let window = match at.checked_sub(base) {
             Some(i) if i < 8 => &last[i..i + 8],
@@ -246,30 +252,26 @@ fn fields(packed: &[u8], entries: usize, bits: u32) -> impl Iterator<Item = u64>
         };
         u64::from_le_bytes(window.try_into().expect("8 bytes")) >> (bit % 8)
     };
-    let straight = (0..fast as u64).map(move |i| {
-        let bit = i * bits64;
-        let at = (bit / 8) as usize;
-        let window = u64::from_le_bytes(packed[at..at + 8].try_into().expect("8 bytes"));
-        (window >> (bit % 8)) & mask
-    });
-    let padded = (fast as u64..entries as u64).map(move |i| {
-        let bit = i * bits64;
+    out.extend((fast..entries).map(|i| {
+        let bit = i as u64 * bits64;
         if bits <= 57 {
             window_at(bit) & mask
         } else {
             // Wide fields span up to 9 bytes: two reads.
             (window_at(bit) & 0xFFFF_FFFF | window_at(bit + 32) << 32) & mask
         }
-    });
-    straight.chain(padded)
+    }));
 }
 
 /// Appends `entries` lengths packed in `bits`-bit fields shifted by `shift` (`bits + shift <= 64`,
 /// `packed` long enough) to `out`; returns their sum.
 fn unpack_sizes(packed: &[u8], entries: u64, shift: u32, bits: u32, out: &mut Vec<u64>) -> u128 {
     let start = out.len();
-    out.extend(fields(packed, entries as usize, bits).map(|field| field << shift));
-    out[start..].iter().map(|&length| u128::from(length)).sum()
+    unpack_fields(packed, entries as usize, bits, out);
+    out[start..].iter_mut().fold(0u128, |sum, length| {
+        *length <<= shift;
+        sum + u128::from(*length)
+    })
 }
 
 /// A unit's packed entry sizes (layout in the crate docs).
@@ -367,7 +369,7 @@ impl SeekTable {
         let first = out.len();
         out.try_reserve(u.entries as usize)
             .map_err(|_| corrupt_unit(unit, "too many entries for memory"))?;
-        out.resize(first + u.entries as usize, 0);
+        unpack_fields(sizes.packed, u.entries as usize, sizes.bits, out);
         let ends = &mut out[first..];
         let (mut end, mut overflow, mut partial) = (start, false, false);
         // Lengths are fields shifted left by `shift`: with `shift >= value_shift` (every size a
@@ -382,17 +384,16 @@ impl SeekTable {
             .checked_mul(most)
             .and_then(|m| m.checked_add(start))
             .is_some();
-        let fields = fields(sizes.packed, ends.len(), sizes.bits);
         if down == 0 && cannot_overflow {
             // The usual case, a tight loop: no entry can hold part of a value, no sum overflow.
-            for (slot, field) in ends.iter_mut().zip(fields) {
-                end += field << up;
+            for slot in ends.iter_mut() {
+                end += *slot << up;
                 *slot = end;
             }
         } else {
-            for (slot, field) in ends.iter_mut().zip(fields) {
-                partial |= field & ((1 << down) - 1) != 0;
-                let (sum, over) = end.overflowing_add(field << up >> down);
+            for slot in ends.iter_mut() {
+                partial |= *slot & ((1 << down) - 1) != 0;
+                let (sum, over) = end.overflowing_add(*slot << up >> down);
                 (end, overflow) = (sum, overflow | over);
                 *slot = end;
             }

@@ -8,7 +8,7 @@ use evtc_codecs::{Algorithm, BlockHeader};
 
 use super::{
     BasketKind, BranchReader, Counts, RECORD_BUFFER, ReaderDictionary, decode_body,
-    push_running_sums,
+    push_count_sums, push_running_sums,
 };
 use crate::error::{Error, Location, Result};
 use crate::io::ReadAt;
@@ -394,7 +394,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         if meta.boundaries == Boundaries::None {
             return self.counter()?.read_as_counts(range);
         }
-        let (offsets, start, end) = self.jagged_parts::<u8>(&range, true, &mut Vec::new())?;
+        let (offsets, start, end) =
+            self.jagged_parts::<u8>(&range, true, &mut Vec::new(), Arc::from([]))?;
         let skip = (range.start.max(start) - start) as usize;
         let take = (range.end.min(end).max(range.start) - range.start.max(start)) as usize;
         Ok(offsets[skip..=skip + take]
@@ -456,9 +457,11 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         Ok(out)
     }
 
-    /// As [`BranchReader::read_jagged_range`], into `out`, reusing its allocations: reading many
-    /// branches or files in a loop through one [`Jagged`] spares the operating system zeroing and
-    /// mapping fresh memory each time.
+    /// As [`BranchReader::read_jagged_range`], into `out`, reusing its allocations (the offsets too,
+    /// unless a clone of them is held elsewhere): reading many branches or files in a loop through
+    /// one [`Jagged`] spares the operating system zeroing and mapping fresh memory each time. A
+    /// read that fails while decoding leaves `out` empty (a type or range error leaves it as it
+    /// was).
     ///
     /// # Errors
     /// As for [`BranchReader::read_jagged_range`].
@@ -473,12 +476,15 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     }
 
     /// Decodes the baskets covering `range` into `values` and returns the entry offsets of all
-    /// their entries (`end - start + 1`, from 0) with the first and end entry decoded.
+    /// their entries (`end - start + 1`, from 0) with the first and end entry decoded. Offsets
+    /// built from counts are written into `reuse` when no one else holds it and it has their
+    /// length (a caller reading into the same [`Jagged`] again), else into a new slice.
     pub(super) fn jagged_parts<T: Scalar>(
         &self,
         range: &Range<u64>,
         raw: bool,
         values: &mut Vec<T>,
+        reuse: Arc<[u64]>,
     ) -> Result<(Arc<[u64]>, u64, u64)> {
         let (counts, start, end) = self.decode_range_into::<T>(range, raw, values)?;
         let n_values = if raw {
@@ -501,14 +507,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             }
             offsets
         } else {
-            let mut offsets = Vec::with_capacity(usize::try_from(end - start + 1).unwrap_or(0));
-            offsets.push(0);
-            // u32 counts of at most `end - start` entries: their sums fit in a u64.
-            push_running_sums(
-                &mut offsets,
-                counts.into_iter().flatten().flatten().map(u64::from),
-            );
-            Arc::from(offsets)
+            counts_to_offsets(&counts, reuse)
+                .ok_or_else(|| Error::corrupt(self.location(None, 0), "entry counts overflow"))?
         };
         if offsets.len() as u64 != end - start + 1 {
             return Err(Error::corrupt(
@@ -551,7 +551,13 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         range: Range<u64>,
         out: &mut Jagged<T>,
     ) -> Result<()> {
-        let (offsets, start, end) = self.jagged_parts::<T>(&range, false, &mut out.values)?;
+        let parts = self.jagged_parts::<T>(
+            &range,
+            false,
+            &mut out.values,
+            std::mem::replace(&mut out.offsets, Arc::from([])),
+        );
+        let (offsets, start, end) = parts.inspect_err(|_| out.values.clear())?;
         let skip = (range.start.max(start) - start) as usize;
         let take = (range.end.min(end).max(range.start) - range.start.max(start)) as usize;
         let window = &offsets[skip..=skip + take];
@@ -597,4 +603,31 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             })
             .collect()
     }
+}
+
+/// The entry offsets (from 0) of the baskets' counts, one per count and a 0 first: written into
+/// `reuse` when it is not shared and has their length, else into a new slice; `None` if a sum
+/// could overflow.
+fn counts_to_offsets(counts: &[Counts], mut reuse: Arc<[u64]>) -> Option<Arc<[u64]>> {
+    let n: usize = counts.iter().flatten().map(Vec::len).sum();
+    // Sums of u32 counts: below 2^64 for fewer than 2^32 entries.
+    (n as u64).checked_mul(u64::from(u32::MAX))?;
+    let Some(offsets) = Arc::get_mut(&mut reuse).filter(|o| o.len() == n + 1) else {
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0);
+        for basket in counts.iter().flatten() {
+            push_count_sums(&mut offsets, basket);
+        }
+        return Some(Arc::from(offsets));
+    };
+    let (mut i, mut at) = (1, 0u64);
+    offsets[0] = 0;
+    for basket in counts.iter().flatten() {
+        for (offset, &count) in offsets[i..i + basket.len()].iter_mut().zip(basket) {
+            at += u64::from(count);
+            *offset = at;
+        }
+        i += basket.len();
+    }
+    Some(reuse)
 }

@@ -8,7 +8,7 @@ use evtc_rac::{RacDecoder, SeekTable};
 
 use super::{
     BlockError, BranchReader, ReaderDictionary, check_entry_sizes_flag, decode_block_into,
-    push_running_sums,
+    push_count_sums, push_running_sums,
 };
 use crate::error::{Error, Result};
 use crate::io::ReadAt;
@@ -395,9 +395,9 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
                 Some(_) => self.offsets.clear(),
                 None => {
                     match counts {
-                        // u32 counts of one basket's entries: their sums fit in a u64.
+                        // u32 counts of one basket's entries, summed from 0: they fit in a u64.
                         Some(c) => {
-                            push_running_sums(&mut self.offsets, c.into_iter().map(u64::from));
+                            push_count_sums(&mut self.offsets, &c);
                         }
                         None => {
                             self.counter_offsets(loc.first_entry..loc.first_entry + loc.entries)?

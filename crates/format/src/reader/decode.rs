@@ -190,23 +190,21 @@ pub(super) fn decode_rac_body<T: Scalar>(
                 return Err(corrupt("bytes after the random-access payload".into()));
             }
             let mut counts = Vec::with_capacity(entries);
-            let mut sizes = Vec::new();
+            let mut ends = Vec::new();
             for u in 0..table.units().len() {
                 let stored = table
                     .stored_unit(u, units)
                     .map_err(|e| corrupt(e.to_string()))?;
-                sizes.clear();
+                ends.clear();
+                ends.push(0);
                 table
-                    .entry_sizes(u, stored, &mut sizes)
+                    .entry_value_ends(u, stored, size.trailing_zeros(), 0, &mut ends)
                     .map_err(|e| corrupt(e.to_string()))?;
-                for &bytes in &sizes {
-                    counts.push(entry_count(bytes, size).ok_or_else(|| {
-                        corrupt(format!(
-                            "unit {u} has an entry of {bytes} bytes, not a count of {}",
-                            meta.dtype.scalar()
-                        ))
-                    })?);
+                // A unit of at most 2^32 - 1 values: each of its counts fits a u32.
+                if ends.last().is_some_and(|&n| n > u64::from(u32::MAX)) {
+                    return Err(corrupt(format!("unit {u} holds more than 2^32 values")));
                 }
+                counts.extend(ends.windows(2).map(|w| (w[1] - w[0]) as u32));
             }
             Some(counts)
         }
@@ -240,15 +238,6 @@ pub(super) fn decode_rac_body<T: Scalar>(
         _ => None,
     };
     Ok(counts)
-}
-
-/// The element count of an entry of `bytes` bytes of values of `size` bytes (a power of two: a
-/// shift, not a division, on the entry-read path), if whole and a u32.
-pub(super) fn entry_count(bytes: u64, size: usize) -> Option<u32> {
-    debug_assert!(size.is_power_of_two());
-    (bytes & (size as u64 - 1) == 0)
-        .then(|| u32::try_from(bytes >> size.trailing_zeros()).ok())
-        .flatten()
 }
 
 /// Checks that a seek table stores entry sizes exactly when the branch says its units do.

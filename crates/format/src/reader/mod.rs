@@ -136,6 +136,25 @@ fn push_running_sums(offsets: &mut Vec<u64>, counts: impl IntoIterator<Item = u6
     true
 }
 
+/// Appends to `offsets` the running sums of the `u32` counts of one basket or more, continuing
+/// from its last value (0 when empty): [`push_running_sums`] in a tight loop where no sum can
+/// overflow (always, unless `offsets` already ends near 2^64).
+fn push_count_sums(offsets: &mut Vec<u64>, counts: &[u32]) -> bool {
+    let mut at = offsets.last().copied().unwrap_or(0);
+    let cannot_overflow = (counts.len() as u64)
+        .checked_mul(u64::from(u32::MAX))
+        .and_then(|most| most.checked_add(at))
+        .is_some();
+    if !cannot_overflow {
+        return push_running_sums(offsets, counts.iter().map(|&c| u64::from(c)));
+    }
+    offsets.extend(counts.iter().map(|&count| {
+        at += u64::from(count);
+        at
+    }));
+    true
+}
+
 /// Which counter-branch read a [`CounterCache`] entry holds: tree, branch, first and end entry.
 type CounterKey = (usize, usize, u64, u64);
 
@@ -614,7 +633,7 @@ fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::push_running_sums;
+    use super::{push_count_sums, push_running_sums};
 
     #[test]
     fn running_sums_continue_and_refuse_overflow() {
@@ -624,5 +643,11 @@ mod tests {
         let mut offsets = vec![0];
         assert!(!push_running_sums(&mut offsets, [u64::MAX, 1, 3]));
         assert_eq!(offsets, [0, u64::MAX]);
+        let mut offsets = vec![2];
+        assert!(push_count_sums(&mut offsets, &[1, 0, u32::MAX]));
+        assert_eq!(offsets, [2, 3, 3, 3 + u64::from(u32::MAX)]);
+        let mut offsets = vec![u64::MAX - 2];
+        assert!(!push_count_sums(&mut offsets, &[1, 3]));
+        assert_eq!(offsets, [u64::MAX - 2, u64::MAX - 1]);
     }
 }
