@@ -8,7 +8,7 @@ use evtc_codecs::{Algorithm, BlockHeader};
 
 use super::{
     BasketKind, BranchReader, Counts, RECORD_BUFFER, ReaderDictionary, decode_body,
-    push_count_sums, push_running_sums,
+    push_running_sums,
 };
 use crate::error::{Error, Location, Result};
 use crate::io::ReadAt;
@@ -612,14 +612,10 @@ fn counts_to_offsets(counts: &[Counts], mut reuse: Arc<[u64]>) -> Option<Arc<[u6
     let n: usize = counts.iter().flatten().map(Vec::len).sum();
     // Sums of u32 counts: below 2^64 for fewer than 2^32 entries.
     (n as u64).checked_mul(u64::from(u32::MAX))?;
-    let Some(offsets) = Arc::get_mut(&mut reuse).filter(|o| o.len() == n + 1) else {
-        let mut offsets = Vec::with_capacity(n + 1);
-        offsets.push(0);
-        for basket in counts.iter().flatten() {
-            push_count_sums(&mut offsets, basket);
-        }
-        return Some(Arc::from(offsets));
-    };
+    if Arc::get_mut(&mut reuse).is_none_or(|o| o.len() != n + 1) {
+        reuse = Arc::from(vec![0; n + 1]);
+    }
+    let offsets = Arc::get_mut(&mut reuse).expect("a fresh or unshared slice");
     let (mut i, mut at) = (1, 0u64);
     offsets[0] = 0;
     for basket in counts.iter().flatten() {
