@@ -136,25 +136,44 @@ pub(crate) unsafe fn bitshuffle<const W: usize>(m: usize, input: &[u8], out: &mu
     scalar::bitshuffle_range(W, m, steps * STEP, input, out);
 }
 
-/// Transposes the 8x8 bit matrix in each 64-bit lane: bit `8 * r + c` moves to bit `8 * c + r`.
+/// Exchanges the bits of `a` under `mask << S` with the bits of `b` under `mask`, in every byte:
+/// one step of an 8x8 bit transpose whose rows are spread over registers.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn transpose_bits_8x8(x: __m256i) -> __m256i {
-    let t = _mm256_and_si256(
-        _mm256_xor_si256(x, _mm256_srli_epi64::<7>(x)),
-        _mm256_set1_epi64x(0x00AA_00AA_00AA_00AA),
-    );
-    let x = _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64::<7>(t));
-    let t = _mm256_and_si256(
-        _mm256_xor_si256(x, _mm256_srli_epi64::<14>(x)),
-        _mm256_set1_epi64x(0x0000_CCCC_0000_CCCC),
-    );
-    let x = _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64::<14>(t));
-    let t = _mm256_and_si256(
-        _mm256_xor_si256(x, _mm256_srli_epi64::<28>(x)),
-        _mm256_set1_epi64x(0x0000_0000_F0F0_F0F0),
-    );
-    _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64::<28>(t))
+fn exchange_bits<const S: i32>(a: &mut __m256i, b: &mut __m256i, mask: __m256i) {
+    // 16-bit shifts: the bits they carry across a byte boundary are outside `mask`.
+    let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi16::<S>(*a), *b), mask);
+    *b = _mm256_xor_si256(*b, t);
+    let t_up = if S == 1 {
+        _mm256_add_epi8(t, t)
+    } else {
+        _mm256_slli_epi16::<S>(t)
+    };
+    *a = _mm256_xor_si256(*a, t_up);
+}
+
+/// Transposes the 8x8 bit matrix at each byte position whose row `r` is that byte of `rows[r]`
+/// (bit `c` is column `c`): bit `c` of `rows[r]` becomes bit `r` of `rows[c]`, in three rounds of
+/// exchanges (of the off-diagonal 4x4 blocks, then 2x2 blocks, then bits).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn transpose_bits_across(rows: &mut [__m256i; 8]) {
+    let [r0, r1, r2, r3, r4, r5, r6, r7] = rows;
+    let m4 = _mm256_set1_epi8(0x0F);
+    exchange_bits::<4>(r0, r4, m4);
+    exchange_bits::<4>(r1, r5, m4);
+    exchange_bits::<4>(r2, r6, m4);
+    exchange_bits::<4>(r3, r7, m4);
+    let m2 = _mm256_set1_epi8(0x33);
+    exchange_bits::<2>(r0, r2, m2);
+    exchange_bits::<2>(r1, r3, m2);
+    exchange_bits::<2>(r4, r6, m2);
+    exchange_bits::<2>(r5, r7, m2);
+    let m1 = _mm256_set1_epi8(0x55);
+    exchange_bits::<1>(r0, r1, m1);
+    exchange_bits::<1>(r2, r3, m1);
+    exchange_bits::<1>(r4, r5, m1);
+    exchange_bits::<1>(r6, r7, m1);
 }
 
 /// Elements per step of the wide bitunshuffle path: 32 bytes of each bit-plane.
@@ -162,10 +181,11 @@ const WIDE: usize = 256;
 
 /// Inverse of [`bitshuffle`].
 ///
-/// Steps of 256 elements: for each byte `b`, 32 bytes of each of its 8 bit-planes are byte-transposed
-/// (the 8-wide unshuffle network) so that every 64-bit lane holds one byte from each plane for 8
-/// elements, and an 8x8 bit transpose per lane turns that into the 8 elements' byte `b`. The rows of
-/// bytes then go through the `W`-wide unshuffle network. Remaining 32-element steps broadcast each
+/// Steps of 256 elements: for each byte `b`, 32 bytes of each of its 8 bit-planes are loaded into 8
+/// registers, one plane each; an 8x8 bit transpose across the registers at each byte position turns
+/// them into byte `b` of elements `8 * g + j` (register `j`, byte `g`), and the 8-wide unshuffle
+/// network puts those bytes in element order. The rows of bytes then go through the `W`-wide
+/// unshuffle network. Remaining 32-element steps broadcast each
 /// plane word and test its bits; the rest is scalar.
 ///
 /// # Safety
@@ -175,7 +195,10 @@ pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &
     assert!(m % 8 == 0 && input.len() >= m * W && out.len() >= m * W);
     let plane_len = m / 8;
     let wide_steps = m / WIDE;
-    let mut rows = [0u8; 8 * WIDE];
+    // Byte rows of one wide step, W * 256 bytes of them written before they are read: left
+    // uninitialised (zeroing them cost more than a 2 KiB RAC unit's whole transpose's tenth).
+    let mut rows = std::mem::MaybeUninit::<[u8; 8 * WIDE]>::uninit();
+    let rows = rows.as_mut_ptr().cast::<u8>();
     for c in 0..wide_steps {
         for b in 0..W {
             let mut regs = [_mm256_setzero_si256(); 8];
@@ -184,29 +207,26 @@ pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &
                 // SAFETY: plane (b, k) spans input[at - c*32 .. at - c*32 + plane_len] and (c+1)*32 <= plane_len.
                 *reg = unsafe { _mm256_loadu_si256(input.as_ptr().add(at).cast()) };
             }
+            transpose_bits_across(&mut regs);
             for _ in 0..3 {
                 round(&mut regs);
-            }
-            for reg in &mut regs {
-                *reg = transpose_bits_8x8(*reg);
             }
             let dst = if W == 1 {
                 out[c * WIDE..].as_mut_ptr()
             } else {
-                rows[b * WIDE..].as_mut_ptr()
+                // SAFETY: b < W <= 8, so b * 256 is inside the 8 * 256 bytes of rows.
+                unsafe { rows.add(b * WIDE) }
             };
             // SAFETY: dst has room for 256 bytes: out holds m >= (c+1)*256 bytes when W == 1, and
             // rows holds 8 * 256 >= (b+1) * 256 bytes.
             unsafe { store_elements::<8>(&regs, dst) };
         }
         if W > 1 {
-            // SAFETY: the caller guarantees AVX2.
+            // SAFETY: the loop above wrote bytes b * 256..(b + 1) * 256 of rows for every b < W;
+            // the caller guarantees AVX2.
             unsafe {
-                unshuffle::<W>(
-                    WIDE,
-                    &rows[..W * WIDE],
-                    &mut out[c * WIDE * W..(c + 1) * WIDE * W],
-                )
+                let rows = std::slice::from_raw_parts(rows, W * WIDE);
+                unshuffle::<W>(WIDE, rows, &mut out[c * WIDE * W..(c + 1) * WIDE * W])
             };
         }
     }
