@@ -10,7 +10,7 @@ use std::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-use super::scalar;
+use super::{scalar, sse2};
 
 const STEP: usize = 32;
 
@@ -231,36 +231,15 @@ pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &
         }
     }
 
-    let steps = m / STEP;
-    // Spread a broadcast 32-bit word so that output byte i holds word byte i / 8, then test bit i % 8.
-    let spread = _mm256_setr_epi8(
-        0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, //
-        2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,
-    );
-    let bit_of_byte = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
-    for s in wide_steps * (WIDE / STEP)..steps {
-        let mut regs = [_mm256_setzero_si256(); W];
-        for (b, reg) in regs.iter_mut().enumerate() {
-            let mut acc = _mm256_setzero_si256();
-            for k in 0..8 {
-                let at = (b * 8 + k) * plane_len + s * 4;
-                let word =
-                    u32::from_le_bytes([input[at], input[at + 1], input[at + 2], input[at + 3]]);
-                let spread_word = _mm256_shuffle_epi8(_mm256_set1_epi32(word as i32), spread);
-                let set =
-                    _mm256_cmpeq_epi8(_mm256_and_si256(spread_word, bit_of_byte), bit_of_byte);
-                acc = _mm256_or_si256(
-                    acc,
-                    _mm256_and_si256(set, _mm256_set1_epi8((1u8 << k) as i8)),
-                );
-            }
-            *reg = acc;
+    // The rest, under 256 elements: SSE2 steps of up to 128, but for a lone group of 8 elements,
+    // which the scalar kernel does in half the time.
+    for c in (wide_steps * WIDE..m).step_by(sse2::WIDE) {
+        match sse2::WIDE.min(m - c) {
+            8 => scalar::bitunshuffle_range(W, m, c, input, out),
+            // SAFETY: AVX2 implies SSE2.
+            n => unsafe {
+                sse2::bitunshuffle_wide::<W>(input, plane_len, c / 8, n, &mut out[c * W..])
+            },
         }
-        for _ in 0..W.trailing_zeros() {
-            round(&mut regs);
-        }
-        // SAFETY: step s covers out bytes [s*32*W, (s+1)*32*W).
-        unsafe { store_elements(&regs, out.as_mut_ptr().add(s * STEP * W)) };
     }
-    scalar::bitunshuffle_range(W, m, steps * STEP, input, out);
 }

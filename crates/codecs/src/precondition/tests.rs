@@ -183,6 +183,31 @@ fn ids_and_specs_roundtrip() {
     }
 }
 
+/// Every element count up to two AVX2 steps and a half (and a few bytes over), so that every
+/// split of a bitshuffle block into 256-, 128- and shorter steps, and a lone group of 8, meets
+/// the scalar oracle.
+#[test]
+fn bitunshuffle_kernels_handle_every_block_tail() {
+    for w in Width::ALL {
+        let wb = w.bytes();
+        for elements in (0..=640).step_by(8).chain([641, 643]) {
+            let input: Vec<u8> = (0..elements * wb)
+                .map(|i| (i as u32).wrapping_mul(2_654_435_761).rotate_left(11) as u8)
+                .collect();
+            let p = Precondition::BitShuffle(w);
+            let expected = run_undo(Kernel::scalar(), p, &input);
+            for kernel in kernels() {
+                assert_eq!(
+                    run_undo(kernel, p, &input),
+                    expected,
+                    "{:?} {p}, {elements} elements",
+                    kernel.isa()
+                );
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
