@@ -27,15 +27,35 @@ pub trait ReadAt: Send + Sync {
     fn path(&self) -> Option<&Path> {
         None
     }
+
+    /// The bytes at `offset..offset + len` borrowed from the source itself, when it holds them in
+    /// memory (a buffer, a memory-mapped file); `None` when they must be copied with
+    /// [`ReadAt::read_exact_at`], or lie past the end. Readers use it to skip a copy (and, for
+    /// mapped files, the system call) where they only look at the bytes.
+    fn bytes_at(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        let _ = (offset, len);
+        None
+    }
 }
 
-/// A local file read with positional reads (`pread`): no shared cursor, no mmap (a file truncated
-/// under an mmap kills the process; under `pread` it is an error).
+/// `bytes[offset..offset + len]`, or `None` past the end.
+fn slice_at(bytes: &[u8], offset: u64, len: usize) -> Option<&[u8]> {
+    let start = usize::try_from(offset).ok()?;
+    bytes.get(start..start.checked_add(len)?)
+}
+
+/// A local file, read with positional reads (`pread`, no shared cursor) or, when opened with
+/// [`LocalFile::open_mapped`], memory-mapped.
+///
+/// Positional reads are the default: a file truncated while it is open is then an I/O error, where
+/// under a memory map it kills the process (`SIGBUS`). A mapped file spares the system call and the
+/// copy of each read, which is most of the cost of a random single-entry read of a RAC branch.
 #[derive(Debug)]
 pub struct LocalFile {
     file: File,
     len: u64,
     path: PathBuf,
+    map: Option<memmap2::Mmap>,
 }
 
 impl LocalFile {
@@ -47,7 +67,37 @@ impl LocalFile {
         let path = path.as_ref().to_owned();
         let file = File::open(&path)?;
         let len = file.metadata()?.len();
-        Ok(LocalFile { file, len, path })
+        Ok(LocalFile {
+            file,
+            len,
+            path,
+            map: None,
+        })
+    }
+
+    /// Opens `path` for reading through a read-only memory map of the whole file (an empty file
+    /// is read as with [`LocalFile::open`]).
+    ///
+    /// # Errors
+    /// The I/O error of opening, inspecting or mapping the file.
+    ///
+    /// # Safety
+    /// The file must not be truncated or written to while this `LocalFile` (or any reader over
+    /// it) lives: reading a page cut off by truncation raises `SIGBUS`, which ends the process, and
+    /// bytes changing under a reader are undefined behaviour. Files written once and then only
+    /// read, as evtc files are, meet this; files another process may still be writing do not.
+    pub unsafe fn open_mapped(path: impl AsRef<Path>) -> std::io::Result<LocalFile> {
+        let mut file = LocalFile::open(path)?;
+        if file.len > 0 {
+            // SAFETY: the caller promises the file is neither truncated nor modified while mapped.
+            file.map = Some(unsafe { memmap2::Mmap::map(&file.file)? });
+        }
+        Ok(file)
+    }
+
+    /// Whether the file is memory-mapped ([`LocalFile::open_mapped`]).
+    pub fn is_mapped(&self) -> bool {
+        self.map.is_some()
     }
 }
 
@@ -57,6 +107,9 @@ impl ReadAt for LocalFile {
     }
 
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        if let Some(map) = &self.map {
+            return map[..].read_exact_at(offset, buf);
+        }
         #[cfg(unix)]
         {
             std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset)
@@ -82,6 +135,10 @@ impl ReadAt for LocalFile {
     fn path(&self) -> Option<&Path> {
         Some(&self.path)
     }
+
+    fn bytes_at(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        slice_at(self.map.as_deref()?, offset, len)
+    }
 }
 
 impl ReadAt for [u8] {
@@ -98,6 +155,10 @@ impl ReadAt for [u8] {
         buf.copy_from_slice(src);
         Ok(())
     }
+
+    fn bytes_at(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        slice_at(self, offset, len)
+    }
 }
 
 impl ReadAt for Vec<u8> {
@@ -107,6 +168,10 @@ impl ReadAt for Vec<u8> {
 
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
         self.as_slice().read_exact_at(offset, buf)
+    }
+
+    fn bytes_at(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        slice_at(self, offset, len)
     }
 }
 
@@ -121,5 +186,9 @@ impl<T: ReadAt + ?Sized> ReadAt for Arc<T> {
 
     fn path(&self) -> Option<&Path> {
         (**self).path()
+    }
+
+    fn bytes_at(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        (**self).bytes_at(offset, len)
     }
 }

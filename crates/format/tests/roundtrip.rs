@@ -3,8 +3,8 @@
 
 use evtc_codecs::Codec;
 use evtc_format::{
-    Boundaries, BranchSpec, ClusterSize, DataType, FileReader, FileWriter, Jagged, RacMode,
-    ReadOptions, Scalar, ScalarType, TreeWriter, Value, WriteOptions,
+    Boundaries, BranchSpec, ClusterSize, DataType, FileReader, FileWriter, Jagged, LocalFile,
+    RacMode, ReadAt, ReadOptions, Scalar, ScalarType, TreeWriter, Value, WriteOptions,
 };
 use proptest::prelude::*;
 
@@ -373,8 +373,11 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.evtc");
         write(&case, &path);
-        for threads in [1, 2] {
-            let file = FileReader::open_with(&path, ReadOptions::default().threads(threads)).unwrap();
+        // Positional reads on one thread, a memory map on two.
+        for (threads, mapped) in [(1, false), (2, true)] {
+            // SAFETY: nothing truncates or writes the file while it is open.
+            let options = unsafe { ReadOptions::default().threads(threads).memory_map(mapped) };
+            let file = FileReader::open_with(&path, options).unwrap();
             let tree = file.tree("T").unwrap();
             prop_assert_eq!(tree.entries(), case.entries as u64);
             let ends = &tree.meta().cluster_ends;
@@ -620,6 +623,62 @@ fn rac_range_reads_match_full_reads() {
         }
         let part = xyz_branch.read_range::<i16>(a..b).unwrap();
         assert_eq!(part, xyz[a as usize * 3..b as usize * 3], "xyz {a}..{b}");
+    }
+}
+
+/// A memory-mapped file reads RAC entries from the map itself ([`ReadAt::bytes_at`]) and equals
+/// the positional reads; an empty or cut file mapped is refused as the unmapped one is.
+#[test]
+fn mapped_files_read_as_positional_reads_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mapped.evtc");
+    let options = WriteOptions::default()
+        .codec(Codec::zstd(3).unwrap())
+        .basket_size(4096)
+        .rac(RacMode::On)
+        .rac_unit_bytes(256);
+    let mut file = FileWriter::create(&path, options).unwrap();
+    let mut tree = file
+        .tree("T", vec![BranchSpec::jagged("v", ScalarType::F32)])
+        .unwrap();
+    let counts: Vec<u32> = (0..2000u32).map(|e| (e * 7) % 5).collect();
+    let values: Vec<f32> = (0..counts.iter().sum::<u32>())
+        .map(|i| i as f32 * 0.25)
+        .collect();
+    tree.fill_jagged(0, &counts, &values).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+
+    let source = LocalFile::open(&path).unwrap();
+    assert!(!source.is_mapped() && source.bytes_at(0, 4).is_none());
+    // SAFETY: nothing truncates or writes these files while they are open.
+    let mapped = unsafe { LocalFile::open_mapped(&path) }.unwrap();
+    assert!(mapped.is_mapped());
+    assert_eq!(mapped.bytes_at(0, 4), Some(&b"EVTC"[..]));
+    assert_eq!(mapped.bytes_at(mapped.len() - 2, 4), None, "past the end");
+    let plain = FileReader::open(&path).unwrap();
+    // SAFETY: as above.
+    let options = unsafe { ReadOptions::default().memory_map(true) };
+    let file = FileReader::open_with(&path, options.clone()).unwrap();
+    let (plain, tree) = (plain.tree("T").unwrap(), file.tree("T").unwrap());
+    let branch = tree.branch("v").unwrap();
+    assert!(branch.meta().rac);
+    let all = plain.branch("v").unwrap().read_jagged::<f32>().unwrap();
+    assert_eq!(branch.read_jagged::<f32>().unwrap(), all);
+    let mut cursor = branch.cursor::<f32>().unwrap();
+    for e in (0..2000).rev().step_by(7).chain(0..2000) {
+        assert_eq!(cursor.get(e as u64).unwrap(), all.entry(e), "entry {e}");
+    }
+
+    for len in [0, 20] {
+        let cut = dir.path().join(format!("cut-{len}.evtc"));
+        std::fs::write(&cut, &std::fs::read(&path).unwrap()[..len]).unwrap();
+        let err = FileReader::open_with(&cut, options.clone()).unwrap_err();
+        assert!(
+            err.to_string().contains("too short for an evtc file"),
+            "{err}"
+        );
     }
 }
 

@@ -593,12 +593,21 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         if state.unit != Some(u) {
             state.unit = None;
             let stored_len = unit.stored_len as usize;
-            read_into(
-                state.units_at + unit.offset,
-                stored_len,
-                &mut self.state.stored,
-            )?;
-            let stored = &self.state.stored[..stored_len];
+            let stored_at = state.units_at + unit.offset;
+            // Sources that hold the file in memory lend the unit's bytes; others copy them.
+            let stored = match file.source.bytes_at(stored_at, stored_len) {
+                Some(bytes)
+                    if stored_at
+                        .checked_add(stored_len as u64)
+                        .is_some_and(|end| end <= loc.offset + loc.record_len) =>
+                {
+                    bytes
+                }
+                _ => {
+                    read_into(stored_at, stored_len, &mut self.state.stored)?;
+                    &self.state.stored[..stored_len]
+                }
+            };
             let dictionary = branch.dictionary()?;
             let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
             if unit.raw_len % size as u64 != 0 {
