@@ -384,6 +384,12 @@ fn main() {
         group.bench_function(format!("random rac {s}"), |b| {
             b.iter(|| black_box(random(&rac, &entries)))
         });
+        // SAFETY: nothing truncates or writes the bench's files while it reads them.
+        let mapped = unsafe { options.clone().memory_map(true) };
+        let rac = FileReader::open_with(evtc_file(s, "_rac"), mapped).expect("open");
+        group.bench_function(format!("random rac mapped {s}"), |b| {
+            b.iter(|| black_box(random(&rac, &entries)))
+        });
     }
     let rac1k = FileReader::open_with(&small_units, options.clone()).expect("open");
     group.bench_function("random rac1k 207", |b| {
@@ -436,13 +442,13 @@ fn main() {
     let _ = writeln!(md, "# evtc against ROOT 6.40 on the same data\n");
     let _ = writeln!(
         md,
-        "Machine: {}. Command: `cargo bench --bench peers`. A NanoAOD-like tree of {events} events, {branches} branches, {:.1} MB of values, written by ROOT 6.40 (`make_fixtures.py --nano`) as a TTree in each setting and once as an RNTuple (RDataFrame Snapshot, zstd level 5); the evtc files are converted from the TTree files with the same codec and level, default 256 KiB baskets. Single thread, hot page cache. ROOT: C++ compiled by ACLiC with -O (`benches/peers/root_loops.C`), median of 5 runs; evtc: criterion medians. Bulk: every branch into buffers reused from one read to the next (`read_into`, `read_jagged_into`). Codec into memory: the codec alone decoding the same blocks, each into its own place of one output as large as all the values (reused, so without page faults; no preconditioner, no entry boundaries, no file reads; a packing preconditioner's block decodes to its packed bytes only). Block decoder into memory: the same with the whole block decoder (checksum, codec, preconditioner), what a bulk read does besides finding the blocks and the entries' boundaries. Entry loops, every branch of every entry: ROOT `TTree::GetEntry`, RNTuple `RNTupleReader::LoadEntry`; evtc typed cursors (`BranchCursor::get`) and the row reader (`RowReader::visit`). Random: {READS} single-entry reads of `Jet_pt` at seeded random entries (ROOT: `TBranch::GetEntry` of `nJet` then `Jet_pt`; evtc: one cursor, without and with RAC), microseconds per entry.\n",
+        "Machine: {}. Command: `cargo bench --bench peers`. A NanoAOD-like tree of {events} events, {branches} branches, {:.1} MB of values, written by ROOT 6.40 (`make_fixtures.py --nano`) as a TTree in each setting and once as an RNTuple (RDataFrame Snapshot, zstd level 5); the evtc files are converted from the TTree files with the same codec and level, default 256 KiB baskets. Single thread, hot page cache. ROOT: C++ compiled by ACLiC with -O (`benches/peers/root_loops.C`), median of 5 runs; evtc: criterion medians. Bulk: every branch into buffers reused from one read to the next (`read_into`, `read_jagged_into`). Codec into memory: the codec alone decoding the same blocks, each into its own place of one output as large as all the values (reused, so without page faults; no preconditioner, no entry boundaries, no file reads; a packing preconditioner's block decodes to its packed bytes only). Block decoder into memory: the same with the whole block decoder (checksum, codec, preconditioner), what a bulk read does besides finding the blocks and the entries' boundaries. Entry loops, every branch of every entry: ROOT `TTree::GetEntry`, RNTuple `RNTupleReader::LoadEntry`; evtc typed cursors (`BranchCursor::get`) and the row reader (`RowReader::visit`). Random: {READS} single-entry reads of `Jet_pt` at seeded random entries (ROOT: `TBranch::GetEntry` of `nJet` then `Jet_pt`; evtc: one cursor, without and with RAC; with RAC also on a memory-mapped file, `ReadOptions::memory_map`), microseconds per entry.\n",
         support::machine(),
         value_bytes as f64 / 1e6
     );
     let _ = writeln!(
         md,
-        "| setting | TTree MB | evtc MB | evtc RAC MB | codec into memory MB/s | block decoder into memory MB/s | evtc bulk MB/s | bulk / codec | bulk / block decoder | TTree loop MB/s | bulk / TTree | evtc cursors MB/s | cursors / TTree | evtc rows MB/s | RAC bulk / bulk | TTree random us | evtc random us | evtc RAC random us | TTree / RAC |"
+        "| setting | TTree MB | evtc MB | evtc RAC MB | codec into memory MB/s | block decoder into memory MB/s | evtc bulk MB/s | bulk / codec | bulk / block decoder | TTree loop MB/s | bulk / TTree | evtc cursors MB/s | cursors / TTree | evtc rows MB/s | RAC bulk / bulk | TTree random us | evtc random us | evtc RAC random us | evtc RAC random, mapped us | TTree / RAC |"
     );
     let _ = writeln!(
         md,
@@ -462,6 +468,7 @@ fn main() {
         let per = |key: String| medians.get(&key).map(|ns| ns / READS as f64 / 1000.0);
         let random = per(format!("random {s}"));
         let random_rac = per(format!("random rac {s}"));
+        let random_mapped = per(format!("random rac mapped {s}"));
         let root_random = root_of(&ttree, "random_us");
         let bulk_ratio = ratio(bulk_mb, loop_mb);
         let cursor_ratio = ratio(cursors_mb, loop_mb);
@@ -478,7 +485,7 @@ fn main() {
         }
         let _ = writeln!(
             md,
-            "| {s} ({}) | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {s} ({}) | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             Codec::from_root_setting(s).expect("setting"),
             size(&ttree),
             size(&evtc_file(s, "")),
@@ -497,6 +504,7 @@ fn main() {
             cell(root_random, 1),
             cell(random, 1),
             cell(random_rac, 2),
+            cell(random_mapped, 2),
             cell(random_ratio, 0),
         );
     }
@@ -633,18 +641,24 @@ fn main() {
         verdict(worst[1] >= 3.0 && worst_study[1] >= 3.0)
     );
     let per = |key: &str| medians.get(key).map(|ns| ns / READS as f64 / 1000.0);
-    let (rac_505, rac_404) = (per("random rac 505"), per("random rac 404"));
-    let _ = writeln!(
-        md,
-        "| RAC single-entry read of NanoAOD-like jets <= 2 us (zstd:5, lz4hc) | {} us, {} us | {} |",
-        cell(rac_505, 2),
-        cell(rac_404, 2),
-        verdict(
-            rac_505
-                .zip(rac_404)
-                .is_some_and(|(a, b)| a <= 2.0 && b <= 2.0)
-        )
-    );
+    let within =
+        |a: Option<f64>, b: Option<f64>| a.zip(b).is_some_and(|(a, b)| a <= 2.0 && b <= 2.0);
+    for (how, prefix) in [
+        ("positional reads, the default", "random rac"),
+        (
+            "memory-mapped, `ReadOptions::memory_map`",
+            "random rac mapped",
+        ),
+    ] {
+        let (rac_505, rac_404) = (per(&format!("{prefix} 505")), per(&format!("{prefix} 404")));
+        let _ = writeln!(
+            md,
+            "| RAC single-entry read of NanoAOD-like jets <= 2 us (zstd:5, lz4hc), {how} | {} us, {} us | {} |",
+            cell(rac_505, 2),
+            cell(rac_404, 2),
+            verdict(within(rac_505, rac_404))
+        );
+    }
     let _ = writeln!(
         md,
         "| random single-entry read with RAC >= 20x faster than TBranch::GetEntry | worst {:.0}x | {} |",

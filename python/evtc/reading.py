@@ -36,6 +36,7 @@ def open(  # noqa: A001 - uproot's name
     *,
     threads: int | None = None,
     storage_options: dict[str, Any] | None = None,
+    mmap: bool = False,
 ) -> File:
     """Opens an evtc file, or a ROOT file through evtc's own ROOT reader.
 
@@ -45,6 +46,10 @@ def open(  # noqa: A001 - uproot's name
         threads: threads that decode branches at once (default: every core; 1 reads on the
             calling thread). The GIL is released while decoding.
         storage_options: passed to fsspec for URLs.
+        mmap: memory-map a local file instead of reading it with positional reads: single-entry
+            reads of random-access (RAC) branches then skip a system call each. Only for files
+            that nothing truncates or rewrites while they are open: a file truncated under the
+            map ends the Python process (``SIGBUS``). Local paths only.
 
     Returns:
         A :class:`File`; ``file["Events"]`` is a :class:`Tree`.
@@ -54,6 +59,11 @@ def open(  # noqa: A001 - uproot's name
         evtc.errors.CorruptFileError: it is neither an evtc nor a ROOT file, or it is damaged.
     """
     threads = _threads(threads)
+    if not isinstance(mmap, bool):
+        raise TypeError(f"mmap must be a bool, not {type(mmap).__name__}")
+    local = isinstance(path, (str, os.PathLike)) and not is_url(os.fspath(path))
+    if mmap and not local:
+        raise ValueError("mmap=True needs a local path, not a URL or a file-like object")
     if isinstance(path, (str, os.PathLike)):
         name = os.fspath(path)
         if not isinstance(name, str):
@@ -63,7 +73,7 @@ def open(  # noqa: A001 - uproot's name
             return File(_lib.Reader(source=source, threads=threads), name, source)
         if name.startswith("file://"):
             name = name[len("file://") :]
-        return File(_lib.Reader(path=name, threads=threads), name, None)
+        return File(_lib.Reader(path=name, threads=threads, mmap=mmap), name, None)
     if hasattr(path, "read") and hasattr(path, "seek"):
         source = FileLikeSource(path)
         return File(_lib.Reader(source=source, threads=threads), repr(path), source)

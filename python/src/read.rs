@@ -410,10 +410,18 @@ fn check_range(tree: &TreeReader<'_, Source>, range: &Range<u64>) -> PyResult<()
 fn open_source(
     path: Option<&str>,
     source: Option<&Bound<'_, PyAny>>,
+    mmap: bool,
 ) -> PyResult<(Source, Option<Arc<PySource>>)> {
     match (path, source) {
         (Some(path), None) => {
-            let file = LocalFile::open(path).map_err(|e| {
+            let file = if mmap {
+                // SAFETY: `evtc.open(..., mmap=True)` documents that the file must not be
+                // truncated or rewritten while it is open; the caller asked for it.
+                unsafe { LocalFile::open_mapped(path) }
+            } else {
+                LocalFile::open(path)
+            };
+            let file = file.map_err(|e| {
                 errors::format(evtc_format::Error::Io {
                     path: Some(path.into()),
                     source: e,
@@ -431,17 +439,18 @@ fn open_source(
 
 #[pymethods]
 impl Reader {
-    /// Opens a local file (`path`) or a Python source (`source`, with `size` and
-    /// `read_at(offset, length)`). ROOT files are recognised by their first bytes.
+    /// Opens a local file (`path`, memory-mapped with `mmap`) or a Python source (`source`, with
+    /// `size` and `read_at(offset, length)`). ROOT files are recognised by their first bytes.
     #[new]
-    #[pyo3(signature = (path=None, source=None, threads=1))]
+    #[pyo3(signature = (path=None, source=None, threads=1, mmap=false))]
     fn new(
         py: Python<'_>,
         path: Option<&str>,
         source: Option<&Bound<'_, PyAny>>,
         threads: usize,
+        mmap: bool,
     ) -> PyResult<Reader> {
-        let (source, remote) = open_source(path, source)?;
+        let (source, remote) = open_source(path, source, mmap)?;
         let threads = threads.max(1);
         py.detach(|| {
             let mut magic = [0u8; 4];

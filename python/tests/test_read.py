@@ -23,8 +23,10 @@ def uproot_nano():
         yield f["Events"].arrays(library="ak")
 
 
-@pytest.fixture(params=["root", "rac", "lz4_offsets"])
+@pytest.fixture(params=["root", "rac", "rac_mapped", "lz4_offsets"])
 def nano(request, nano_evtc, nano_lz4_offsets):
+    if request.param == "rac_mapped":
+        return evtc.open(nano_evtc, threads=2, mmap=True)["Events"]
     path = {"root": NANO_ROOT, "rac": nano_evtc, "lz4_offsets": nano_lz4_offsets}[request.param]
     return evtc.open(path, threads=2)["Events"]
 
@@ -318,6 +320,19 @@ def test_root_layouts_subdirectories_and_cycles():
         t = f[key]
         for name, values in tree["branches"].items():
             assert _close(t[name].array().to_list(), values), (key, name)
+
+
+def test_mmap_is_for_local_paths(nano_evtc):
+    data = nano_evtc.read_bytes()
+    with pytest.raises(ValueError, match="mmap=True needs a local path"):
+        evtc.open(io.BytesIO(data), mmap=True)
+    with pytest.raises(ValueError, match="mmap=True needs a local path"):
+        evtc.open("https://example.org/nano.evtc", mmap=True)
+    with pytest.raises(TypeError, match="mmap must be a bool"):
+        evtc.open(nano_evtc, mmap="yes")
+    # A mapped ROOT file reads as the unmapped one does.
+    mapped = evtc.open(NANO_ROOT, mmap=True)["Events"]["Muon_pt"].array()
+    assert ak.array_equal(mapped, evtc.open(NANO_ROOT)["Events"]["Muon_pt"].array())
 
 
 def test_file_like_and_bytes(nano_evtc):

@@ -185,8 +185,8 @@ const WIDE: usize = 256;
 /// registers, one plane each; an 8x8 bit transpose across the registers at each byte position turns
 /// them into byte `b` of elements `8 * g + j` (register `j`, byte `g`), and the 8-wide unshuffle
 /// network puts those bytes in element order. The rows of bytes then go through the `W`-wide
-/// unshuffle network. Remaining 32-element steps broadcast each
-/// plane word and test its bits; the rest is scalar.
+/// unshuffle network. The last elements, under 256, go through the SSE2 kernel's steps of up to
+/// 128 elements ([`sse2::bitunshuffle_wide`]), a lone group of 8 through the scalar kernel.
 ///
 /// # Safety
 /// The CPU must support AVX2.
