@@ -225,7 +225,7 @@ fn sizes_len(stored: &[u8], entries: u64) -> Option<usize> {
 
 /// Sets `out[i]` to `each(field i)` of the first `out.len()` fields of `bits` bits (at most 64),
 /// packed LSB first in `packed` (at least `out.len() * bits` bits long), in order.
-fn unpack_fields(packed: &[u8], bits: u32, out: &mut [u64], mut each: impl FnMut(u64) -> u64) {
+fn unpack_fields<O>(packed: &[u8], bits: u32, out: &mut [O], mut each: impl FnMut(u64) -> O) {
     let entries = out.len();
     let mask = u64::MAX.checked_shr(64 - bits).unwrap_or(0);
     let bits64 = u64::from(bits);
@@ -357,6 +357,75 @@ impl SeekTable {
             ));
         }
         Ok(())
+    }
+
+    /// Appends the number of values of `1 << value_shift` bytes in each entry of unit `unit` to
+    /// `out`: its entry sizes ([`SeekTable::entry_sizes`]) as counts, in one pass, for a bulk
+    /// reader that keeps counts. Checks as [`SeekTable::entry_sizes`] does, that every entry holds
+    /// whole values, and that each count fits a `u32`.
+    ///
+    /// # Errors
+    /// As for [`SeekTable::entry_value_ends`]; [`Error::CorruptUnit`] for an entry of 2^32 values
+    /// or more.
+    pub fn entry_value_counts(
+        &self,
+        unit: usize,
+        stored: &[u8],
+        value_shift: u32,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        let (u, sizes) = self.packed_sizes(unit, stored)?;
+        if value_shift >= 64 || u.raw_len & ((1 << value_shift) - 1) != 0 {
+            return Err(corrupt_unit(unit, "the unit does not hold whole values"));
+        }
+        let (up, down) = match sizes.shift.checked_sub(value_shift) {
+            Some(up) => (up, 0),
+            None => (0, value_shift - sizes.shift),
+        };
+        let first = out.len();
+        out.try_reserve(u.entries as usize)
+            .map_err(|_| corrupt_unit(unit, "too many entries for memory"))?;
+        out.resize(first + u.entries as usize, 0);
+        // Fields shifted by `shift` are byte lengths: shifted by `up`, or down by `down` with no
+        // bit lost, they count values (`bits + shift <= 64`: no shift overflows).
+        let (mut total, mut wide, mut partial) = (0u128, false, false);
+        let counts = &mut out[first..];
+        if down == 0 && sizes.bits + up <= 32 && u.entries <= u64::from(u32::MAX) {
+            // The usual case: every count fits a u32 and their sum a u64, so a tight unpacking
+            // loop, then a sum the compiler vectorises.
+            unpack_fields(sizes.packed, sizes.bits, counts, |field| {
+                (field << up) as u32
+            });
+            total = u128::from(counts.iter().map(|&c| u64::from(c)).sum::<u64>());
+        } else {
+            unpack_fields(sizes.packed, sizes.bits, counts, |field| {
+                partial |= field & ((1 << down) - 1) != 0;
+                let count = field << up >> down;
+                total += u128::from(count);
+                wide |= count > u64::from(u32::MAX);
+                count as u32
+            });
+        }
+        let bad = if partial {
+            Some("an entry size is not a whole number of values".to_owned())
+        } else if wide {
+            Some("an entry holds 2^32 values or more".to_owned())
+        } else if total != u128::from(u.raw_len >> value_shift) {
+            Some(format!(
+                "entry sizes add up to {} bytes, the unit holds {}",
+                total << value_shift,
+                u.raw_len
+            ))
+        } else {
+            None
+        };
+        match bad {
+            Some(reason) => {
+                out.truncate(first);
+                Err(corrupt_unit(unit, &reason))
+            }
+            None => Ok(()),
+        }
     }
 
     /// Appends where each entry of unit `unit` ends, counted in values of `1 << value_shift` bytes

@@ -114,6 +114,15 @@ fn check(
                 } else {
                     prop_assert!(ends.is_empty());
                 }
+                // As counts of values: the sizes shifted down, or the same error.
+                let mut counts = vec![9];
+                let found = parsed.entry_value_counts(u, stored, value_shift, &mut counts);
+                prop_assert_eq!(found.is_ok(), whole, "{:?}", found);
+                let mut want_counts = vec![9];
+                if whole {
+                    want_counts.extend(want.iter().map(|&l| (l >> value_shift) as u32));
+                }
+                prop_assert_eq!(counts, want_counts);
             }
             prop_assert_eq!(sizes, want);
         }
@@ -161,6 +170,7 @@ proptest! {
                 if let Some(stored) = units.get(unit.offset as usize..(unit.offset + unit.stored_len) as usize) {
                     let _ = table.entry_sizes(u, stored, &mut vec![]);
                     let _ = table.entry_value_ends(u, stored, 2, 0, &mut vec![]);
+                    let _ = table.entry_value_counts(u, stored, 2, &mut vec![]);
                 }
             }
         }
@@ -272,6 +282,18 @@ fn entry_sizes_are_packed_and_checked() {
             .unwrap_err();
         assert!(err.to_string().contains(reason), "{err}");
         assert!(ends.is_empty());
+    }
+    // As counts: the same counts, the same errors but for the sums (no start to overflow).
+    let mut got = vec![];
+    table.entry_value_counts(0, units, 2, &mut got).unwrap();
+    assert!(got.iter().map(|&n| n as usize).eq(counts.iter().copied()));
+    for (stored, shift, reason) in [(&damaged[..], 2, "add up"), (units, 3, "whole")] {
+        let mut got = vec![];
+        let err = table
+            .entry_value_counts(0, stored, shift, &mut got)
+            .unwrap_err();
+        assert!(err.to_string().contains(reason), "{err}");
+        assert!(got.is_empty());
     }
 }
 

@@ -11,6 +11,12 @@ use crate::error::{Error, Location, Result};
 use crate::meta::{Boundaries, BranchMeta, EXT_RAC_ENTRY_SIZES};
 use crate::types::Scalar;
 
+thread_local! {
+    /// The RAC decoder of this thread's bulk reads: its codec contexts and scratch buffer serve
+    /// one basket after another.
+    static RAC_DECODER: RefCell<RacDecoder> = RefCell::new(RacDecoder::new());
+}
+
 /// A basket's per-entry value counts, when the basket stores them.
 pub(super) type Counts = Option<Vec<u32>>;
 
@@ -149,7 +155,9 @@ pub(super) fn decode_rac_body<T: Scalar>(
         )));
     }
     check_entry_sizes_flag(meta, &table, location)?;
-    let mut decoder = RacDecoder::new();
+    // The thread's decoder (its codec contexts and scratch kept from one basket to the next),
+    // taken for this basket: a failed decode leaves a fresh one behind.
+    let mut decoder = RAC_DECODER.with(|d| d.take());
     // Every unit, or only those holding the wanted entries.
     let mut decode = |bytes: &mut [u8]| -> Result<()> {
         let Some(wanted) = &wanted else {
@@ -184,27 +192,20 @@ pub(super) fn decode_rac_body<T: Scalar>(
             })?;
         }
     }
+    RAC_DECODER.with(|d| d.replace(decoder));
     let counts = match meta.boundaries {
         Boundaries::Counts if table.has_entry_sizes() => {
             if !rest.is_empty() {
                 return Err(corrupt("bytes after the random-access payload".into()));
             }
             let mut counts = Vec::with_capacity(entries);
-            let mut ends = Vec::new();
             for u in 0..table.units().len() {
                 let stored = table
                     .stored_unit(u, units)
                     .map_err(|e| corrupt(e.to_string()))?;
-                ends.clear();
-                ends.push(0);
                 table
-                    .entry_value_ends(u, stored, size.trailing_zeros(), 0, &mut ends)
+                    .entry_value_counts(u, stored, size.trailing_zeros(), &mut counts)
                     .map_err(|e| corrupt(e.to_string()))?;
-                // A unit of at most 2^32 - 1 values: each of its counts fits a u32.
-                if ends.last().is_some_and(|&n| n > u64::from(u32::MAX)) {
-                    return Err(corrupt(format!("unit {u} holds more than 2^32 values")));
-                }
-                counts.extend(ends.windows(2).map(|w| (w[1] - w[0]) as u32));
             }
             Some(counts)
         }
