@@ -298,6 +298,18 @@ struct PackedSizes<'s> {
     packed: &'s [u8],
 }
 
+/// Grows `out` by `entries` zeros (refusing, as unit `unit`'s corruption, a count memory cannot
+/// hold); returns where they start.
+fn grow<T: Copy + Default>(out: &mut Vec<T>, entries: u64, unit: usize) -> Result<usize> {
+    let first = out.len();
+    usize::try_from(entries)
+        .ok()
+        .filter(|&n| out.try_reserve(n).is_ok())
+        .ok_or_else(|| corrupt_unit(unit, "too many entries for memory"))?;
+    out.resize(first + entries as usize, T::default());
+    Ok(first)
+}
+
 /// [`Error::CorruptUnit`] of `unit`.
 fn corrupt_unit(unit: usize, reason: &str) -> Error {
     Error::CorruptUnit {
@@ -374,20 +386,8 @@ impl SeekTable {
         value_shift: u32,
         out: &mut Vec<u32>,
     ) -> Result<()> {
-        let (u, sizes) = self.packed_sizes(unit, stored)?;
-        if value_shift >= 64 || u.raw_len & ((1 << value_shift) - 1) != 0 {
-            return Err(corrupt_unit(unit, "the unit does not hold whole values"));
-        }
-        let (up, down) = match sizes.shift.checked_sub(value_shift) {
-            Some(up) => (up, 0),
-            None => (0, value_shift - sizes.shift),
-        };
-        let first = out.len();
-        out.try_reserve(u.entries as usize)
-            .map_err(|_| corrupt_unit(unit, "too many entries for memory"))?;
-        out.resize(first + u.entries as usize, 0);
-        // Fields shifted by `shift` are byte lengths: shifted by `up`, or down by `down` with no
-        // bit lost, they count values (`bits + shift <= 64`: no shift overflows).
+        let (u, sizes, (up, down)) = self.value_sizes(unit, stored, value_shift)?;
+        let first = grow(out, u.entries, unit)?;
         let (mut total, mut wide, mut partial) = (0u128, false, false);
         let counts = &mut out[first..];
         if down == 0 && sizes.bits + up <= 32 && u.entries <= u64::from(u32::MAX) {
@@ -445,28 +445,15 @@ impl SeekTable {
         start: u64,
         out: &mut Vec<u64>,
     ) -> Result<()> {
-        let (u, sizes) = self.packed_sizes(unit, stored)?;
-        if value_shift >= 64 || u.raw_len & ((1 << value_shift) - 1) != 0 {
-            return Err(corrupt_unit(unit, "the unit does not hold whole values"));
-        }
-        // Lengths are fields shifted left by `shift`: with `shift >= value_shift` (every size a
-        // multiple of the value size, as writers store them) a field shifted left by the
-        // difference is the entry's number of values.
-        let (up, down) = match sizes.shift.checked_sub(value_shift) {
-            Some(up) => (up, 0),
-            None => (0, value_shift - sizes.shift),
-        };
+        let (u, sizes, (up, down)) = self.value_sizes(unit, stored, value_shift)?;
         let most = (u64::MAX >> (64 - sizes.bits.max(1))) << up;
         let cannot_overflow = u
             .entries
             .checked_mul(most)
             .and_then(|m| m.checked_add(start))
             .is_some();
-        let first = out.len();
-        out.try_reserve(u.entries as usize)
-            .map_err(|_| corrupt_unit(unit, "too many entries for memory"))?;
+        let first = grow(out, u.entries, unit)?;
         let (mut end, mut overflow, mut partial) = (start, false, false);
-        out.resize(first + u.entries as usize, 0);
         let (packed, bits, ends) = (sizes.packed, sizes.bits, &mut out[first..]);
         if down == 0 && cannot_overflow {
             // The usual case, a tight loop: no entry can hold part of a value, no sum overflow.
@@ -529,6 +516,28 @@ impl SeekTable {
                 packed: &stored[2..len],
             },
         ))
+    }
+
+    /// [`SeekTable::packed_sizes`] of a unit that holds whole values of `1 << value_shift` bytes,
+    /// with the shifts that turn a field into a count of values: fields shifted left by `shift`
+    /// are byte lengths, so a field shifted left by `up`, or right by `down` (with no bit lost when
+    /// the entry holds whole values), counts its entry's values (`bits + shift <= 64`: no shift
+    /// overflows).
+    fn value_sizes<'s>(
+        &self,
+        unit: usize,
+        stored: &'s [u8],
+        value_shift: u32,
+    ) -> Result<(&Unit, PackedSizes<'s>, (u32, u32))> {
+        let (u, sizes) = self.packed_sizes(unit, stored)?;
+        if value_shift >= 64 || u.raw_len & ((1 << value_shift) - 1) != 0 {
+            return Err(corrupt_unit(unit, "the unit does not hold whole values"));
+        }
+        let shifts = match sizes.shift.checked_sub(value_shift) {
+            Some(up) => (up, 0),
+            None => (0, value_shift - sizes.shift),
+        };
+        Ok((u, sizes, shifts))
     }
 
     /// The units, in entry order.
