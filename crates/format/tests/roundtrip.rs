@@ -547,17 +547,22 @@ fn dropped_writer_leaves_no_file() {
     );
 }
 
+/// zstd:3 in RAC units of 256 bytes and baskets of 4 KiB: many baskets and units from little data.
+fn small_rac_units() -> WriteOptions {
+    WriteOptions::default()
+        .codec(Codec::zstd(3).unwrap())
+        .basket_size(4096)
+        .rac(RacMode::On)
+        .rac_unit_bytes(256)
+}
+
 /// Range reads of RAC branches decode only the units of baskets they cover in part; every range
 /// must still give exactly the values of a full read.
 #[test]
 fn rac_range_reads_match_full_reads() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rac.evtc");
-    let options = WriteOptions::default()
-        .codec(Codec::zstd(3).unwrap())
-        .basket_size(4096)
-        .rac(RacMode::On)
-        .rac_unit_bytes(256);
+    let options = small_rac_units();
     let mut file = FileWriter::create(&path, options).unwrap();
     let mut tree = file
         .tree(
@@ -632,11 +637,7 @@ fn rac_range_reads_match_full_reads() {
 fn mapped_files_read_as_positional_reads_do() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mapped.evtc");
-    let options = WriteOptions::default()
-        .codec(Codec::zstd(3).unwrap())
-        .basket_size(4096)
-        .rac(RacMode::On)
-        .rac_unit_bytes(256);
+    let options = small_rac_units();
     let mut file = FileWriter::create(&path, options).unwrap();
     let mut tree = file
         .tree("T", vec![BranchSpec::jagged("v", ScalarType::F32)])

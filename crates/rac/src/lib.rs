@@ -310,6 +310,33 @@ fn grow<T: Copy + Default>(out: &mut Vec<T>, entries: u64, unit: usize) -> Resul
     Ok(first)
 }
 
+/// Why an entry of whole values is refused when its size is not a multiple of the value size.
+const PARTIAL_VALUE: &str = "an entry size is not a whole number of values";
+
+/// The last checks of a unit's entries counted in values of `1 << value_shift` bytes: `Ok` when
+/// no `problem` was met and they add up to the unit's `values`; otherwise `out` is cut back to
+/// `first` and the unit is corrupt, for that problem or the sum.
+fn check_values<T>(
+    out: &mut Vec<T>,
+    first: usize,
+    (unit, u): (usize, &Unit),
+    value_shift: u32,
+    problem: Option<&str>,
+    values: u128,
+) -> Result<()> {
+    let reason = match problem {
+        Some(problem) => problem.to_owned(),
+        None if values == u128::from(u.raw_len >> value_shift) => return Ok(()),
+        None => format!(
+            "entry sizes add up to {} bytes, the unit holds {}",
+            values << value_shift,
+            u.raw_len
+        ),
+    };
+    out.truncate(first);
+    Err(corrupt_unit(unit, &reason))
+}
+
 /// [`Error::CorruptUnit`] of `unit`.
 fn corrupt_unit(unit: usize, reason: &str) -> Error {
     Error::CorruptUnit {
@@ -406,26 +433,12 @@ impl SeekTable {
                 count as u32
             });
         }
-        let bad = if partial {
-            Some("an entry size is not a whole number of values".to_owned())
-        } else if wide {
-            Some("an entry holds 2^32 values or more".to_owned())
-        } else if total != u128::from(u.raw_len >> value_shift) {
-            Some(format!(
-                "entry sizes add up to {} bytes, the unit holds {}",
-                total << value_shift,
-                u.raw_len
-            ))
+        let problem = if partial {
+            Some(PARTIAL_VALUE)
         } else {
-            None
+            wide.then_some("an entry holds 2^32 values or more")
         };
-        match bad {
-            Some(reason) => {
-                out.truncate(first);
-                Err(corrupt_unit(unit, &reason))
-            }
-            None => Ok(()),
-        }
+        check_values(out, first, (unit, u), value_shift, problem, total)
     }
 
     /// Appends where each entry of unit `unit` ends, counted in values of `1 << value_shift` bytes
@@ -469,26 +482,13 @@ impl SeekTable {
                 end
             });
         }
-        let bad = if overflow {
-            Some("entry sizes overflow".to_owned())
-        } else if partial {
-            Some("an entry size is not a whole number of values".to_owned())
-        } else if end - start != u.raw_len >> value_shift {
-            Some(format!(
-                "entry sizes add up to {} bytes, the unit holds {}",
-                u128::from(end - start) << value_shift,
-                u.raw_len
-            ))
+        let problem = if overflow {
+            Some("entry sizes overflow")
         } else {
-            None
+            partial.then_some(PARTIAL_VALUE)
         };
-        match bad {
-            Some(reason) => {
-                out.truncate(first);
-                Err(corrupt_unit(unit, &reason))
-            }
-            None => Ok(()),
-        }
+        let values = u128::from(end.wrapping_sub(start));
+        check_values(out, first, (unit, u), value_shift, problem, values)
     }
 
     /// Unit `unit` and its packed entry sizes, checked to lie in `stored` with a field width and
