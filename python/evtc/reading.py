@@ -61,20 +61,22 @@ def open(  # noqa: A001 - uproot's name
     threads = _threads(threads)
     if not isinstance(mmap, bool):
         raise TypeError(f"mmap must be a bool, not {type(mmap).__name__}")
-    local = isinstance(path, (str, os.PathLike)) and not is_url(os.fspath(path))
-    if mmap and not local:
-        raise ValueError("mmap=True needs a local path, not a URL or a file-like object")
+    not_local = ValueError("mmap=True needs a local path, not a URL or a file-like object")
     if isinstance(path, (str, os.PathLike)):
         name = os.fspath(path)
         if not isinstance(name, str):
             raise TypeError("path must be a str or os.PathLike[str]")
         if is_url(name):
+            if mmap:
+                raise not_local
             source: Any = FsspecSource(name, storage_options)
             return File(_lib.Reader(source=source, threads=threads), name, source)
         if name.startswith("file://"):
             name = name[len("file://") :]
         return File(_lib.Reader(path=name, threads=threads, mmap=mmap), name, None)
     if hasattr(path, "read") and hasattr(path, "seek"):
+        if mmap:
+            raise not_local
         source = FileLikeSource(path)
         return File(_lib.Reader(source=source, threads=threads), repr(path), source)
     raise TypeError(
