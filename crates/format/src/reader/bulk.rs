@@ -8,7 +8,7 @@ use evtc_codecs::{Algorithm, BlockHeader};
 
 use super::{
     BasketKind, BranchReader, Counts, RECORD_BUFFER, ReaderDictionary, decode_body,
-    push_running_sums,
+    fill_count_sums, push_running_sums,
 };
 use crate::error::{Error, Location, Result};
 use crate::io::ReadAt;
@@ -619,10 +619,7 @@ fn counts_to_offsets(counts: &[Counts], mut reuse: Arc<[u64]>) -> Option<Arc<[u6
     let (mut i, mut at) = (1, 0u64);
     offsets[0] = 0;
     for basket in counts.iter().flatten() {
-        for (offset, &count) in offsets[i..i + basket.len()].iter_mut().zip(basket) {
-            at += u64::from(count);
-            *offset = at;
-        }
+        at = fill_count_sums(at, basket, &mut offsets[i..i + basket.len()]);
         i += basket.len();
     }
     Some(reuse)

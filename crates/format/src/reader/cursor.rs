@@ -431,7 +431,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         let size = meta.dtype.scalar().size();
         // Positional reads within the basket's record, into the first `len` bytes of `buf`
         // (grown when shorter, never shrunk).
-        let read_into = |offset: u64, len: usize, buf: &mut Vec<u8>| -> Result<()> {
+        let in_record = |offset: u64, len: usize| -> Result<()> {
             if offset
                 .checked_add(len as u64)
                 .is_none_or(|end| end > loc.offset + loc.record_len)
@@ -441,6 +441,10 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                     "random-access basket structure runs past its record",
                 ));
             }
+            Ok(())
+        };
+        let read_into = |offset: u64, len: usize, buf: &mut Vec<u8>| -> Result<()> {
+            in_record(offset, len)?;
             file.source
                 .read_exact_at(offset, evtc_codecs::scratch(buf, len))
                 .map_err(|e| Error::io(file.source.path(), e))
@@ -594,16 +598,11 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             state.unit = None;
             let stored_len = unit.stored_len as usize;
             let stored_at = state.units_at + unit.offset;
+            in_record(stored_at, stored_len)?;
             // Sources that hold the file in memory lend the unit's bytes; others copy them.
             let stored = match file.source.bytes_at(stored_at, stored_len) {
-                Some(bytes)
-                    if stored_at
-                        .checked_add(stored_len as u64)
-                        .is_some_and(|end| end <= loc.offset + loc.record_len) =>
-                {
-                    bytes
-                }
-                _ => {
+                Some(bytes) => bytes,
+                None => {
                     read_into(stored_at, stored_len, &mut self.state.stored)?;
                     &self.state.stored[..stored_len]
                 }

@@ -156,7 +156,7 @@ fn push_running_sums(offsets: &mut Vec<u64>, counts: impl IntoIterator<Item = u6
 /// from its last value (0 when empty): [`push_running_sums`] in a tight loop where no sum can
 /// overflow (always, unless `offsets` already ends near 2^64).
 fn push_count_sums(offsets: &mut Vec<u64>, counts: &[u32]) -> bool {
-    let mut at = offsets.last().copied().unwrap_or(0);
+    let at = offsets.last().copied().unwrap_or(0);
     let cannot_overflow = (counts.len() as u64)
         .checked_mul(u64::from(u32::MAX))
         .and_then(|most| most.checked_add(at))
@@ -164,11 +164,20 @@ fn push_count_sums(offsets: &mut Vec<u64>, counts: &[u32]) -> bool {
     if !cannot_overflow {
         return push_running_sums(offsets, counts.iter().map(|&c| u64::from(c)));
     }
-    offsets.extend(counts.iter().map(|&count| {
-        at += u64::from(count);
-        at
-    }));
+    let first = offsets.len();
+    offsets.resize(first + counts.len(), 0);
+    fill_count_sums(at, counts, &mut offsets[first..]);
     true
+}
+
+/// Writes the running sums of `counts`, continuing from `at`, into `out` (as long as `counts`) and
+/// returns the last; the caller has made sure that no sum overflows.
+fn fill_count_sums(mut at: u64, counts: &[u32], out: &mut [u64]) -> u64 {
+    for (offset, &count) in out.iter_mut().zip(counts) {
+        at += u64::from(count);
+        *offset = at;
+    }
+    at
 }
 
 /// Which counter-branch read a [`CounterCache`] entry holds: tree, branch, first and end entry.
