@@ -1,7 +1,7 @@
 //! Random trees (every type, every boundary encoding, several codecs, cluster settings, both flush
 //! modes) written and read back equal by bulk, range and entry reads.
 
-use evtc_codecs::Codec;
+use evtc_codecs::{Codec, Precondition, Width};
 use evtc_format::{
     Boundaries, BranchSpec, ClusterSize, DataType, FileReader, FileWriter, Jagged, LocalFile,
     RacMode, ReadAt, ReadOptions, Scalar, ScalarType, TreeWriter, Value, WriteOptions,
@@ -554,6 +554,106 @@ fn small_rac_units() -> WriteOptions {
         .basket_size(4096)
         .rac(RacMode::On)
         .rac_unit_bytes(256)
+}
+
+/// A cursor's first read in a RAC unit undoes the preconditioner for that entry's values only, a
+/// second read in the unit undoes the rest: every order of reads must give a full read's values,
+/// for each preconditioner, with counters read from RAC units too.
+#[test]
+fn rac_cursors_read_one_entry_then_the_rest_of_its_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let entries = 1500u32;
+    let counts: Vec<u32> = (0..entries).map(|e| (e * 13 + e / 7) % 6).collect();
+    let total = counts.iter().sum::<u32>();
+    // Values with every bit of the mantissa in use, so that a misplaced bit shows.
+    let values: Vec<f32> = (0..total)
+        .map(|i| f32::from_bits(0x3f80_0000 | (i.wrapping_mul(2_654_435_761) >> 9)))
+        .collect();
+    let xyz: Vec<i16> = (0..entries as i16 * 3)
+        .map(|i| i.wrapping_mul(-977))
+        .collect();
+    let constructors: [fn(Width) -> Precondition; 5] = [
+        |_| Precondition::None,
+        Precondition::Shuffle,
+        Precondition::BitShuffle,
+        Precondition::ZigzagShuffle,
+        Precondition::Delta,
+    ];
+    for make in constructors {
+        let path = dir.path().join(format!("{}.evtc", make(Width::W4)));
+        let mut file = FileWriter::create(&path, small_rac_units()).unwrap();
+        let mut tree = file
+            .tree(
+                "T",
+                vec![
+                    BranchSpec::scalar("n", ScalarType::U32).precondition(make(Width::W4)),
+                    BranchSpec::jagged("v", ScalarType::F32)
+                        .counter("n")
+                        .precondition(make(Width::W4)),
+                    BranchSpec::jagged("w", ScalarType::F32)
+                        .boundaries(Boundaries::Counts)
+                        .precondition(make(Width::W4)),
+                    BranchSpec::fixed("xyz", ScalarType::I16, 3).precondition(make(Width::W2)),
+                ],
+            )
+            .unwrap();
+        tree.fill_column(0, &counts).unwrap();
+        tree.fill_jagged(1, &counts, &values).unwrap();
+        tree.fill_jagged(2, &counts, &values).unwrap();
+        tree.fill_column(3, &xyz).unwrap();
+        tree.commit().unwrap();
+        tree.finish().unwrap();
+        file.finish().unwrap();
+
+        let file = FileReader::open(&path).unwrap();
+        let tree = file.tree("T").unwrap();
+        // Seeded jumps (mostly a new unit each), pairs of neighbours (the second read finishes
+        // the unit), then every entry backwards.
+        let mut x = 0x9e37_79b9_u64;
+        let mut jumps = Vec::new();
+        for _ in 0..300 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let e = x % u64::from(entries);
+            jumps.extend([e, e, (e + 1).min(u64::from(entries) - 1), e]);
+        }
+        let order: Vec<u64> = jumps
+            .into_iter()
+            .chain((0..u64::from(entries)).rev())
+            .collect();
+        let offsets: Vec<usize> = std::iter::once(0)
+            .chain(counts.iter().scan(0, |sum, &c| {
+                *sum += c as usize;
+                Some(*sum)
+            }))
+            .collect();
+        for name in ["v", "w"] {
+            let branch = tree.branch(name).unwrap();
+            assert!(branch.meta().rac, "{name}");
+            let mut cursor = branch.cursor::<f32>().unwrap();
+            for &e in &order {
+                let e = e as usize;
+                assert_eq!(
+                    cursor.get(e as u64).unwrap(),
+                    &values[offsets[e]..offsets[e + 1]],
+                    "{} {name} entry {e}",
+                    make(Width::W4)
+                );
+            }
+        }
+        let mut n = tree.branch("n").unwrap().cursor::<u32>().unwrap();
+        let mut xyz_cursor = tree.branch("xyz").unwrap().cursor::<i16>().unwrap();
+        for &e in &order {
+            let e = e as usize;
+            assert_eq!(n.get(e as u64).unwrap(), &counts[e..e + 1], "n entry {e}");
+            assert_eq!(
+                xyz_cursor.get(e as u64).unwrap(),
+                &xyz[e * 3..e * 3 + 3],
+                "xyz entry {e}"
+            );
+        }
+    }
 }
 
 /// Range reads of RAC branches decode only the units of baskets they cover in part; every range

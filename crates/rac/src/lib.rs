@@ -82,6 +82,8 @@
 //! ```
 #![deny(missing_docs)]
 
+use std::ops::Range;
+
 use evtc_codecs::{
     Algorithm, Codec, Crc32, DecoderDictionary, Decompressor, EncoderDictionary, Kernel,
     Lz4Dictionary, Precondition, UnitCompressor, crc32, plane_cuts,
@@ -364,6 +366,29 @@ impl SeekTable {
                 unit,
                 reason: "runs past the payload".into(),
             })
+    }
+
+    /// Checks unit `unit`'s stored bytes against its CRC32, as the decoders do when asked to
+    /// verify: for a reader that reads the unit's entry sizes before decoding it.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] if there is no such unit; [`Error::CorruptUnit`] on a mismatch.
+    pub fn check_unit(&self, unit: usize, stored: &[u8]) -> Result<()> {
+        let u = self
+            .units
+            .get(unit)
+            .ok_or_else(|| Error::Usage(format!("no unit {unit}")))?;
+        let computed = crc32(stored);
+        if computed != u.crc32 {
+            return Err(corrupt_unit(
+                unit,
+                &format!(
+                    "checksum mismatch: stored {:#010x}, computed {computed:#010x}",
+                    u.crc32
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Whether units store their entries' lengths ([`FLAG_ENTRY_SIZES`]).
@@ -870,6 +895,9 @@ pub enum DecodeDictionary<'d> {
 pub struct RacDecoder {
     decompressor: Decompressor,
     scratch: Vec<u8>,
+    /// The preconditioner and length of the unit whose codec output `scratch` holds, when
+    /// [`RacDecoder::decode_stored_unit_part`] undid the preconditioner for part of it only.
+    unfinished: Option<(Precondition, usize)>,
 }
 
 impl RacDecoder {
@@ -911,6 +939,72 @@ impl RacDecoder {
         out: &mut [u8],
         verify: bool,
     ) -> Result<()> {
+        self.decode(table, unit, stored, dictionary, out, verify, None)
+            .map(|_| ())
+    }
+
+    /// As [`RacDecoder::decode_stored_unit`], for a reader that needs the bytes `part` of the
+    /// unit's data (one entry's values): decompresses the unit and, where the unit's preconditioner
+    /// allows ([`Kernel::undo_part`]: shuffles and bitshuffle), undoes it for `part` only (and for
+    /// the bytes of its elements' groups), leaving the rest of `out` as it was. Returns whether
+    /// `out` holds the whole unit; if not, [`RacDecoder::finish_unit`] completes it as long as this
+    /// decoder decodes nothing else in between.
+    ///
+    /// # Errors
+    /// As for [`RacDecoder::decode_stored_unit`]; [`Error::Usage`] if `part` lies outside the unit.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decode_stored_unit_part(
+        &mut self,
+        table: &SeekTable,
+        unit: usize,
+        stored: &[u8],
+        dictionary: Option<&DecodeDictionary<'_>>,
+        out: &mut [u8],
+        verify: bool,
+        part: Range<usize>,
+    ) -> Result<bool> {
+        if part.start > part.end || part.end > out.len() {
+            return Err(Error::Usage(format!(
+                "bytes {part:?} are not in a unit of {} bytes",
+                out.len()
+            )));
+        }
+        self.decode(table, unit, stored, dictionary, out, verify, Some(part))
+    }
+
+    /// Completes into `out` the unit that the last [`RacDecoder::decode_stored_unit_part`] decoded
+    /// in part (`out` holds that part already, and is as long as the unit).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] if the last decode left no unit unfinished, or `out` is not its length.
+    pub fn finish_unit(&mut self, out: &mut [u8]) -> Result<()> {
+        match self.unfinished.take() {
+            Some((precondition, len)) if len == out.len() => {
+                Kernel::best().undo(precondition, &self.scratch[..len], out);
+                Ok(())
+            }
+            Some((_, len)) => Err(Error::Usage(format!(
+                "the unfinished unit holds {len} bytes, the buffer {}",
+                out.len()
+            ))),
+            None => Err(Error::Usage("no unit was decoded in part".into())),
+        }
+    }
+
+    /// [`RacDecoder::decode_stored_unit`], with the preconditioner undone for `part` only when
+    /// it is given and the preconditioner allows; returns whether `out` holds the whole unit.
+    #[allow(clippy::too_many_arguments)]
+    fn decode(
+        &mut self,
+        table: &SeekTable,
+        unit: usize,
+        stored: &[u8],
+        dictionary: Option<&DecodeDictionary<'_>>,
+        out: &mut [u8],
+        verify: bool,
+        part: Option<Range<usize>>,
+    ) -> Result<bool> {
+        self.unfinished = None;
         let u = table
             .units
             .get(unit)
@@ -927,13 +1021,7 @@ impl RacDecoder {
             )));
         }
         if verify {
-            let computed = crc32(stored);
-            if computed != u.crc32 {
-                return Err(bad(format!(
-                    "checksum mismatch: stored {:#010x}, computed {computed:#010x}",
-                    u.crc32
-                )));
-            }
+            table.check_unit(unit, stored)?;
         }
         let stored = if table.has_entry_sizes() {
             let len = sizes_len(stored, u.entries)
@@ -944,7 +1032,7 @@ impl RacDecoder {
         };
         if stored.len() as u64 == u.raw_len {
             out.copy_from_slice(stored);
-            return Ok(());
+            return Ok(true);
         }
         let (zstd_dict, lz4_prefix) = match (table.flags & FLAG_DICTIONARY != 0, dictionary) {
             (false, _) => (None, None),
@@ -961,14 +1049,22 @@ impl RacDecoder {
         if precondition == Precondition::None {
             self.decompressor
                 .decompress_unit(algorithm, zstd_dict, lz4_prefix, stored, out)?;
-            return Ok(());
+            return Ok(true);
         }
         if precondition.keeps_length() {
-            let scratch = evtc_codecs::scratch(&mut self.scratch, out.len());
+            let len = out.len();
+            let scratch = evtc_codecs::scratch(&mut self.scratch, len);
             self.decompressor
                 .decompress_unit(algorithm, zstd_dict, lz4_prefix, stored, scratch)?;
-            Kernel::best().undo(precondition, scratch, out);
-            return Ok(());
+            let kernel = Kernel::best();
+            if let Some(part) = part
+                && kernel.undo_part(precondition, scratch, out, part)
+            {
+                self.unfinished = Some((precondition, len));
+                return Ok(false);
+            }
+            kernel.undo(precondition, scratch, out);
+            return Ok(true);
         }
         let mut at = 0;
         let head = get_varint(stored, &mut at).map_err(|_| bad("no packed length".into()))?;
@@ -997,7 +1093,7 @@ impl RacDecoder {
             scratch
         };
         Kernel::best().decode(precondition, packed_bytes, out)?;
-        Ok(())
+        Ok(true)
     }
 
     /// Decodes every unit into `out` (the basket's whole uncompressed data).

@@ -86,6 +86,36 @@ fn check(
         let start = if i == 0 { 0 } else { ends[i - 1] } - unit.raw_offset as usize;
         prop_assert_eq!(&out[start..start + entry.len()], &entry[..]);
         let stored = &units[unit.offset as usize..(unit.offset + unit.stored_len) as usize];
+        // The entry's bytes alone, then the rest of the unit.
+        let part = start..start + entry.len();
+        let mut in_part = vec![0xA5; out.len()];
+        let whole = decoder
+            .decode_stored_unit_part(
+                &parsed,
+                u,
+                stored,
+                dec.as_ref(),
+                &mut in_part,
+                true,
+                part.clone(),
+            )
+            .unwrap();
+        prop_assert_eq!(&in_part[part.clone()], &entry[..]);
+        if !whole {
+            decoder.finish_unit(&mut in_part).unwrap();
+        }
+        prop_assert_eq!(&in_part, &out);
+        prop_assert!(decoder.finish_unit(&mut in_part).is_err(), "finished twice");
+        let past = decoder.decode_stored_unit_part(
+            &parsed,
+            u,
+            stored,
+            dec.as_ref(),
+            &mut in_part,
+            true,
+            out.len()..out.len() + 1,
+        );
+        prop_assert!(matches!(past, Err(evtc_rac::Error::Usage(_))), "{:?}", past);
         let mut sizes = vec![];
         let found = parsed.entry_sizes(u, stored, &mut sizes);
         prop_assert_eq!(found.is_ok(), entry_sizes);

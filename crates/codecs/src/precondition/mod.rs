@@ -56,6 +56,7 @@ mod sse2;
 pub mod varint;
 
 use std::fmt;
+use std::ops::Range;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
@@ -478,6 +479,67 @@ impl Kernel {
         }
     }
 
+    /// Undoes `precondition` for the bytes `part` of `input` only: writes those bytes of `out` as
+    /// [`Kernel::undo`] would, and perhaps others around them (the rest of their elements, of
+    /// bitshuffle's groups of 8 elements), leaving the rest of `out` as it was. For a reader of one
+    /// entry of a RAC unit, which needs a few of its values. Returns false, writing nothing, for
+    /// the preconditioners whose elements depend on the ones before (`delta`, `delta-shuffle`) or
+    /// that change the length: undo those whole.
+    ///
+    /// # Panics
+    /// As [`Kernel::undo`], and if `part` does not lie in `input`.
+    pub fn undo_part(
+        self,
+        precondition: Precondition,
+        input: &[u8],
+        out: &mut [u8],
+        part: Range<usize>,
+    ) -> bool {
+        assert_eq!(
+            input.len(),
+            out.len(),
+            "preconditioner output must be as long as its input"
+        );
+        assert!(
+            part.start <= part.end && part.end <= input.len(),
+            "part outside the input"
+        );
+        if !matches!(
+            precondition,
+            Precondition::None
+                | Precondition::Shuffle(_)
+                | Precondition::BitShuffle(_)
+                | Precondition::ZigzagShuffle(_)
+        ) {
+            return false;
+        }
+        // Widths are powers of two: shifts, not divisions (a few of which would cost as much as
+        // undoing the part).
+        let w = precondition.width().bytes();
+        let shift = w.trailing_zeros();
+        let n = input.len() >> shift;
+        let body = n << shift;
+        if part.end > body {
+            out[body..].copy_from_slice(&input[body..]);
+        }
+        let elements = (part.start >> shift).min(n)..((part.end + w - 1) >> shift).min(n);
+        if elements.is_empty() {
+            return true;
+        }
+        let bytes = elements.start * w..elements.end * w;
+        let (input, out) = (&input[..body], &mut out[..body]);
+        match precondition {
+            Precondition::Shuffle(_) => scalar::unshuffle_elements(w, n, elements, input, out),
+            Precondition::ZigzagShuffle(width) => {
+                scalar::unshuffle_elements(w, n, elements, input, out);
+                delta::unzigzag_in_place(width, &mut out[bytes]);
+            }
+            Precondition::BitShuffle(width) => self.bitunshuffle_part(width, input, out, elements),
+            _ => out[bytes.clone()].copy_from_slice(&input[bytes]),
+        }
+        true
+    }
+
     /// Appends `precondition` applied to `input` to `out` (see [`Precondition::encode`]).
     pub fn encode(self, precondition: Precondition, input: &[u8], out: &mut Vec<u8>) {
         match precondition {
@@ -615,11 +677,54 @@ impl Kernel {
             }
         }
     }
+
+    /// [`Kernel::bitunshuffle`] of `elements` only, rounded out to groups of 8 (the elements after
+    /// the last whole group are stored as they are).
+    fn bitunshuffle_part(self, width: Width, input: &[u8], out: &mut [u8], elements: Range<usize>) {
+        let w = width.bytes();
+        let n8 = (input.len() >> w.trailing_zeros()) & !7;
+        let tail = elements.start.max(n8) * w..elements.end.max(n8) * w;
+        out[tail.clone()].copy_from_slice(&input[tail]);
+        for (start, m) in bitshuffle_blocks(w, n8) {
+            let from = elements.start.max(start);
+            let to = elements.end.min(start + m);
+            if from >= to {
+                continue;
+            }
+            let groups = (from - start) / 8..(to - start).div_ceil(8);
+            let (src, dst) = (
+                &input[start * w..(start + m) * w],
+                &mut out[start * w..(start + m) * w],
+            );
+            match self.isa {
+                // A group or two: the scalar kernel, which needs no setup.
+                _ if groups.len() <= 2 => scalar::bitunshuffle_groups(w, m, groups, src, dst),
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                Isa::Avx2 | Isa::Sse2 => {
+                    for g in groups.clone().step_by(sse2::WIDE / 8) {
+                        let n = sse2::WIDE.min((groups.end - g) * 8);
+                        let dst = &mut dst[g * 8 * w..];
+                        // SAFETY: a Kernel with Isa::Avx2 or Isa::Sse2 exists only when the CPU
+                        // supports SSE2 (Kernel::new, best); the groups lie in the block.
+                        unsafe {
+                            match width {
+                                Width::W1 => sse2::bitunshuffle_wide::<1>(src, m / 8, g, n, dst),
+                                Width::W2 => sse2::bitunshuffle_wide::<2>(src, m / 8, g, n, dst),
+                                Width::W4 => sse2::bitunshuffle_wide::<4>(src, m / 8, g, n, dst),
+                                Width::W8 => sse2::bitunshuffle_wide::<8>(src, m / 8, g, n, dst),
+                            }
+                        }
+                    }
+                }
+                _ => scalar::bitunshuffle_groups(w, m, groups, src, dst),
+            }
+        }
+    }
 }
 
 /// The `(first element, element count)` of each bitshuffle block of `n8` elements (a multiple of 8).
 pub(crate) fn bitshuffle_blocks(w: usize, n8: usize) -> impl Iterator<Item = (usize, usize)> {
-    let block = BITSHUFFLE_BLOCK_BYTES / w;
+    let block = BITSHUFFLE_BLOCK_BYTES >> w.trailing_zeros();
     (0..n8)
         .step_by(block)
         .map(move |start| (start, block.min(n8 - start)))

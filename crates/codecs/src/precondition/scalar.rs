@@ -1,6 +1,8 @@
 //! Portable kernels. They define the layouts (see the parent module) and are the oracle every SIMD
 //! kernel is tested against; on CPUs without SIMD kernels they are also what runs.
 
+use std::ops::Range;
+
 /// Byte shuffle of elements `first..n` of an `n`-element region: `out[b * n + e] = input[e * w + b]`.
 pub(crate) fn shuffle_range(w: usize, n: usize, first: usize, input: &[u8], out: &mut [u8]) {
     for b in 0..w {
@@ -13,9 +15,20 @@ pub(crate) fn shuffle_range(w: usize, n: usize, first: usize, input: &[u8], out:
 
 /// Inverse of [`shuffle_range`] for elements `first..n`.
 pub(crate) fn unshuffle_range(w: usize, n: usize, first: usize, input: &[u8], out: &mut [u8]) {
+    unshuffle_elements(w, n, first..n, input, out);
+}
+
+/// Inverse of [`shuffle_range`] for `elements` of an `n`-element region.
+pub(crate) fn unshuffle_elements(
+    w: usize,
+    n: usize,
+    elements: Range<usize>,
+    input: &[u8],
+    out: &mut [u8],
+) {
     for b in 0..w {
         let plane = &input[b * n..(b + 1) * n];
-        for e in first..n {
+        for e in elements.clone() {
             out[e * w + b] = plane[e];
         }
     }
@@ -43,8 +56,20 @@ pub(crate) fn bitshuffle_range(w: usize, m: usize, first: usize, input: &[u8], o
 
 /// Inverse of [`bitshuffle_range`] for elements `first..m`.
 pub(crate) fn bitunshuffle_range(w: usize, m: usize, first: usize, input: &[u8], out: &mut [u8]) {
+    bitunshuffle_groups(w, m, first / 8..m / 8, input, out);
+}
+
+/// Inverse of [`bitshuffle_range`] for the groups of 8 elements `groups` (elements `8 * groups.start
+/// ..8 * groups.end`) of one `m`-element block.
+pub(crate) fn bitunshuffle_groups(
+    w: usize,
+    m: usize,
+    groups: Range<usize>,
+    input: &[u8],
+    out: &mut [u8],
+) {
     let plane_len = m / 8;
-    for group in first / 8..m / 8 {
+    for group in groups {
         for b in 0..w {
             // The group's byte of bit-planes b * 8 + 0..8, one per byte of a word; transposed
             // (the transpose is its own inverse), byte j is byte b of element j.

@@ -1,3 +1,5 @@
+use std::ops::Range;
+
 use proptest::prelude::*;
 
 use super::*;
@@ -205,6 +207,102 @@ fn bitunshuffle_kernels_handle_every_block_tail() {
                 );
             }
         }
+    }
+}
+
+/// Checks [`Kernel::undo_part`] of `part` against the whole undo: the part's bytes match it, every
+/// other byte either matches it or was left as it was, and nothing outside the part's groups of 8
+/// elements (its elements, for the byte-wise preconditioners) was written.
+fn check_undo_part(kernel: Kernel, p: Precondition, input: &[u8], part: Range<usize>) {
+    const UNTOUCHED: u8 = 0xA5;
+    let whole = run_undo(Kernel::scalar(), p, input);
+    let mut out = vec![UNTOUCHED; input.len()];
+    assert!(kernel.undo_part(p, input, &mut out, part.clone()));
+    let what = format!(
+        "{:?} {p}, {} bytes, part {part:?}",
+        kernel.isa(),
+        input.len()
+    );
+    assert_eq!(out[part.clone()], whole[part.clone()], "{what}");
+    let w = p.width().bytes();
+    let group = if matches!(p, Precondition::BitShuffle(_)) {
+        8 * w
+    } else {
+        w
+    };
+    let reach = part.start / group * group..part.end.div_ceil(group) * group;
+    let body = input.len() - input.len() % w;
+    for (i, (&got, &want)) in out.iter().zip(&whole).enumerate() {
+        let inside = reach.contains(&i) || (i >= body && part.end > body);
+        assert!(
+            got == want && inside || got == UNTOUCHED,
+            "{what}: byte {i} is {got:#x}, whole undo {want:#x}"
+        );
+    }
+}
+
+#[test]
+fn undo_part_writes_the_part_as_the_whole_undo_does() {
+    for w in Width::ALL {
+        let wb = w.bytes();
+        // Up to three bitshuffle blocks, with a tail of elements past the last group and of bytes
+        // past the last element.
+        for len in [
+            0,
+            1,
+            7 * wb + 3,
+            64 * wb,
+            333 * wb + 1,
+            2 * BITSHUFFLE_BLOCK_BYTES + 77 * wb + 2,
+        ] {
+            let input: Vec<u8> = (0..len)
+                .map(|i| (i as u32).wrapping_mul(2_654_435_761).rotate_left(7) as u8)
+                .collect();
+            let cuts = [
+                0,
+                1,
+                wb,
+                9 * wb + 1,
+                130 * wb,
+                len / 2,
+                len.saturating_sub(3),
+                len,
+            ];
+            for p in [
+                Precondition::None,
+                Precondition::Shuffle(w),
+                Precondition::BitShuffle(w),
+                Precondition::ZigzagShuffle(w),
+            ] {
+                for kernel in kernels() {
+                    for &a in &cuts {
+                        for &b in &cuts {
+                            if a <= b && b <= len {
+                                check_undo_part(kernel, p, &input, a..b);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn undo_part_refuses_the_preconditioners_that_need_the_whole_input() {
+    let input: Vec<u8> = (0..400u32).map(|i| (i * 7) as u8).collect();
+    for p in [
+        Precondition::Delta(Width::W4),
+        Precondition::DeltaShuffle(Width::W4),
+        Precondition::For(Width::W4),
+        Precondition::Runs(Width::W4),
+    ] {
+        let mut out = vec![0xA5; input.len()];
+        assert!(
+            !Kernel::best().undo_part(p, &input, &mut out, 16..32),
+            "{p}"
+        );
+        assert!(out.iter().all(|&b| b == 0xA5), "{p} wrote bytes");
     }
 }
 

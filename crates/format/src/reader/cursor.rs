@@ -256,6 +256,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
     /// basket (or RAC unit), whichever comes first; at least one value.
     pub(super) fn get_run(&mut self, entry: u64, end: u64) -> Result<&[T]> {
         self.get(entry)?;
+        self.finish_unit()?;
         let (Some(index), Some(b)) = (&self.state.index, self.state.basket) else {
             return Ok(&[]);
         };
@@ -324,6 +325,9 @@ pub(super) struct RacState {
     units_at: u64,
     /// The unit decoded into `values`, if any.
     unit: Option<usize>,
+    /// Whether `values` holds all of `unit`, or only the values of the entry it was decoded for
+    /// (the rest is in the cursor's decoder, [`BranchCursor::finish_unit`]).
+    whole: bool,
 }
 
 impl<R: ReadAt, T> std::fmt::Debug for BranchCursor<'_, R, T> {
@@ -564,6 +568,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                 units_at: basket_table.units_at,
                 table: basket_table,
                 unit: None,
+                whole: false,
             });
             self.state.basket = Some(b);
         }
@@ -594,6 +599,8 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             }
         }
         let state = self.state.rac.as_mut().expect("set above");
+        let first_value = unit.raw_offset / size as u64;
+        let fixed = meta.dtype.fixed_len();
         if state.unit != Some(u) {
             state.unit = None;
             let stored_len = unit.stored_len as usize;
@@ -607,74 +614,145 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                     &self.state.stored[..stored_len]
                 }
             };
-            let dictionary = branch.dictionary()?;
-            let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
             if unit.raw_len % size as u64 != 0 {
                 return Err(Error::corrupt(
                     location(),
                     "a unit does not hold whole values",
                 ));
             }
-            // The seek table matched the basket index, whose size the reader checked: the unit's
-            // values fit memory.
-            self.values
-                .resize((unit.raw_len / size as u64) as usize, T::default());
-            let verify = file.options.verify_checksums;
-            let mut decode = |out: &mut [u8]| {
-                self.state
-                    .decoder
-                    .decode_stored_unit(&state.table, u, stored, dictionary.as_ref(), out, verify)
-                    .map_err(|e| Error::corrupt(location(), e.to_string()))
-            };
-            // Values whose bytes are their encoding are decoded in place.
-            match T::as_bytes_mut(&mut self.values) {
-                Some(bytes) => decode(bytes)?,
-                None => {
-                    let mut scratch = std::mem::take(&mut self.state.scratch);
-                    let raw_len = unit.raw_len as usize;
-                    let decoded = decode(evtc_codecs::scratch(&mut scratch, raw_len));
-                    self.state.scratch = scratch;
-                    decoded?;
-                    T::decode(&self.state.scratch[..raw_len], &mut self.values).map_err(|at| {
-                        Error::corrupt(location(), format!("value {at} is invalid"))
-                    })?;
-                }
+            // Checked before the entry sizes are read from the unit, so that damage reads as such.
+            if file.options.verify_checksums {
+                state
+                    .table
+                    .check_unit(u, stored)
+                    .map_err(|e| Error::corrupt(location(), e.to_string()))?;
             }
             if meta.dtype.fixed_len().is_none() && state.table.has_entry_sizes() {
                 // Element offsets of the unit's entries, from the sizes it stores.
-                let start = unit.raw_offset / size as u64;
                 self.offsets.clear();
-                self.offsets.push(start);
+                self.offsets.push(first_value);
                 self.state.offsets_base = unit.first_entry;
                 let shift = size.trailing_zeros();
                 if let Err(e) =
                     state
                         .table
-                        .entry_value_ends(u, stored, shift, start, &mut self.offsets)
+                        .entry_value_ends(u, stored, shift, first_value, &mut self.offsets)
                 {
                     self.offsets.clear();
                     return Err(Error::corrupt(location(), e.to_string()));
                 }
             }
-            state.unit = Some(u);
-        }
-        let first_value = unit.raw_offset / size as u64;
-        let (from, to) = match meta.dtype.fixed_len() {
-            Some(len) => (local * len as u64, (local + 1) * len as u64),
-            None => {
-                let at = (local - self.state.offsets_base) as usize;
-                match (self.offsets.get(at), self.offsets.get(at + 1)) {
-                    (Some(&from), Some(&to)) => (from, to),
-                    _ => return Err(Error::corrupt(location(), "entry outside the offsets")),
+            let dictionary = branch.dictionary()?;
+            let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
+            // The seek table matched the basket index, whose size the reader checked: the unit's
+            // values fit memory.
+            self.values
+                .resize((unit.raw_len / size as u64) as usize, T::default());
+            let values = entry_values(
+                &self.offsets,
+                self.state.offsets_base,
+                local,
+                unit,
+                fixed,
+                size,
+            )
+            .ok_or_else(|| Error::corrupt(location(), "entry falls outside its unit"))?;
+            let decoder = &mut self.state.decoder;
+            let corrupt = |e: evtc_rac::Error| Error::corrupt(location(), e.to_string());
+            // Values whose bytes are their encoding are decoded in place, the preconditioner
+            // undone for this entry's values only until a second entry of the unit is read.
+            let whole = match T::as_bytes_mut(&mut self.values) {
+                Some(bytes) => {
+                    let part = values.start * size..values.end * size;
+                    decoder
+                        .decode_stored_unit_part(
+                            &state.table,
+                            u,
+                            stored,
+                            dictionary.as_ref(),
+                            bytes,
+                            false,
+                            part,
+                        )
+                        .map_err(corrupt)?
                 }
-            }
-        };
-        let (from, to) = (from.checked_sub(first_value), to.checked_sub(first_value));
-        match (from, to) {
-            (Some(from), Some(to)) if to as usize <= self.values.len() => {
-                Ok(&self.values[from as usize..to as usize])
-            }
-            _ => Err(Error::corrupt(location(), "entry falls outside its unit")),
+                None => {
+                    let mut scratch = std::mem::take(&mut self.state.scratch);
+                    let raw_len = unit.raw_len as usize;
+                    let decoded = decoder
+                        .decode_stored_unit(
+                            &state.table,
+                            u,
+                            stored,
+                            dictionary.as_ref(),
+                            evtc_codecs::scratch(&mut scratch, raw_len),
+                            false,
+                        )
+                        .map_err(corrupt);
+                    self.state.scratch = scratch;
+                    decoded?;
+                    T::decode(&self.state.scratch[..raw_len], &mut self.values).map_err(|at| {
+                        Error::corrupt(location(), format!("value {at} is invalid"))
+                    })?;
+                    true
+                }
+            };
+            state.unit = Some(u);
+            state.whole = whole;
+        } else {
+            self.finish_unit()?;
         }
+        let values = entry_values(
+            &self.offsets,
+            self.state.offsets_base,
+            local,
+            unit,
+            fixed,
+            size,
+        )
+        .ok_or_else(|| Error::corrupt(location(), "entry falls outside its unit"))?;
+        Ok(&self.values[values])
     }
+
+    /// Undoes the rest of the RAC unit held when only one entry's values were (the unit's first
+    /// entry read): a second entry read from a unit readies all of it.
+    pub(super) fn finish_unit(&mut self) -> Result<()> {
+        let state = &mut *self.state;
+        let Some(rac) = &mut state.rac else {
+            return Ok(());
+        };
+        if rac.unit.is_none() || rac.whole {
+            return Ok(());
+        }
+        let bytes = T::as_bytes_mut(&mut self.values)
+            .expect("only values decoded in place are decoded in part");
+        rac.whole = true;
+        state
+            .decoder
+            .finish_unit(bytes)
+            .map_err(|e| Error::corrupt(state.branch.location(state.basket, 0), e.to_string()))
+    }
+}
+
+/// The values of basket-local entry `local` in its unit, counted from the unit's first value:
+/// from `offsets` (element offsets of entries from `offsets_base` on) or the branch's fixed entry
+/// length. `None` if the offsets do not hold the entry or it falls outside the unit.
+fn entry_values(
+    offsets: &[u64],
+    offsets_base: u64,
+    local: u64,
+    unit: evtc_rac::Unit,
+    fixed: Option<usize>,
+    size: usize,
+) -> Option<Range<usize>> {
+    let (from, to) = match fixed {
+        Some(len) => (local * len as u64, (local + 1) * len as u64),
+        None => {
+            let at = usize::try_from(local.checked_sub(offsets_base)?).ok()?;
+            (*offsets.get(at)?, *offsets.get(at.checked_add(1)?)?)
+        }
+    };
+    let first = unit.raw_offset / size as u64;
+    let (from, to) = (from.checked_sub(first)?, to.checked_sub(first)?);
+    (from <= to && to <= unit.raw_len / size as u64).then_some(from as usize..to as usize)
 }
