@@ -235,7 +235,7 @@ pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &
     // which the scalar kernel does in half the time.
     for c in (wide_steps * WIDE..m).step_by(sse2::WIDE) {
         match sse2::WIDE.min(m - c) {
-            8 => scalar::bitunshuffle_range(W, m, c, input, out),
+            8 => scalar::bitunshuffle_groups::<W>(m, c / 8..m / 8, input, out),
             // SAFETY: AVX2 implies SSE2.
             n => unsafe {
                 sse2::bitunshuffle_wide::<W>(input, plane_len, c / 8, n, &mut out[c * W..])

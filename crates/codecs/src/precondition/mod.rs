@@ -673,7 +673,7 @@ impl Kernel {
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
                 // SAFETY: as above, for SSE2.
                 Isa::Sse2 => unsafe { by_width!(width, sse2::bitunshuffle, m, src, dst) },
-                _ => scalar::bitunshuffle_range(w, m, 0, src, dst),
+                _ => by_width!(width, scalar::bitunshuffle, m, src, dst),
             }
         }
     }
@@ -698,7 +698,7 @@ impl Kernel {
             );
             match self.isa {
                 // A group or two: the scalar kernel, which needs no setup.
-                _ if groups.len() <= 2 => scalar::bitunshuffle_groups(w, m, groups, src, dst),
+                _ if groups.len() <= 2 => scalar_groups(width, m, groups, src, dst),
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
                 Isa::Avx2 | Isa::Sse2 => {
                     for g in groups.clone().step_by(sse2::WIDE / 8) {
@@ -716,9 +716,19 @@ impl Kernel {
                         }
                     }
                 }
-                _ => scalar::bitunshuffle_groups(w, m, groups, src, dst),
+                _ => scalar_groups(width, m, groups, src, dst),
             }
         }
+    }
+}
+
+/// [`scalar::bitunshuffle_groups`] of elements `width` bytes wide.
+fn scalar_groups(width: Width, m: usize, groups: Range<usize>, input: &[u8], out: &mut [u8]) {
+    match width {
+        Width::W1 => scalar::bitunshuffle_groups::<1>(m, groups, input, out),
+        Width::W2 => scalar::bitunshuffle_groups::<2>(m, groups, input, out),
+        Width::W4 => scalar::bitunshuffle_groups::<4>(m, groups, input, out),
+        Width::W8 => scalar::bitunshuffle_groups::<8>(m, groups, input, out),
     }
 }
 

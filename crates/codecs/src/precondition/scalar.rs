@@ -54,15 +54,14 @@ pub(crate) fn bitshuffle_range(w: usize, m: usize, first: usize, input: &[u8], o
     }
 }
 
-/// Inverse of [`bitshuffle_range`] for elements `first..m`.
-pub(crate) fn bitunshuffle_range(w: usize, m: usize, first: usize, input: &[u8], out: &mut [u8]) {
-    bitunshuffle_groups(w, m, first / 8..m / 8, input, out);
+/// Inverse of [`bitshuffle_range`] for one whole `m`-element block.
+pub(crate) fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &mut [u8]) {
+    bitunshuffle_groups::<W>(m, 0..m / 8, input, out);
 }
 
 /// Inverse of [`bitshuffle_range`] for the groups of 8 elements `groups` (elements `8 * groups.start
 /// ..8 * groups.end`) of one `m`-element block.
-pub(crate) fn bitunshuffle_groups(
-    w: usize,
+pub(crate) fn bitunshuffle_groups<const W: usize>(
     m: usize,
     groups: Range<usize>,
     input: &[u8],
@@ -70,16 +69,20 @@ pub(crate) fn bitunshuffle_groups(
 ) {
     let plane_len = m / 8;
     for group in groups {
-        for b in 0..w {
-            // The group's byte of bit-planes b * 8 + 0..8, one per byte of a word; transposed
-            // (the transpose is its own inverse), byte j is byte b of element j.
-            let mut planes = [0u8; 8];
-            for (k, plane_byte) in planes.iter_mut().enumerate() {
-                *plane_byte = input[(b * 8 + k) * plane_len + group];
+        // The group's byte of bit-planes b * 8 + 0..8, one per byte of a word; transposed (the
+        // transpose is its own inverse), byte j is byte b of element j.
+        let mut rows = [0u64; W];
+        for (b, row) in rows.iter_mut().enumerate() {
+            let mut planes = 0u64;
+            for k in 0..8 {
+                planes |= u64::from(input[(b * 8 + k) * plane_len + group]) << (8 * k);
             }
-            let bytes = transpose_bits(u64::from_le_bytes(planes)).to_le_bytes();
-            for (j, byte) in bytes.into_iter().enumerate() {
-                out[(group * 8 + j) * w + b] = byte;
+            *row = transpose_bits(planes);
+        }
+        let elements = &mut out[group * 8 * W..(group + 1) * 8 * W];
+        for (j, element) in elements.chunks_exact_mut(W).enumerate() {
+            for (byte, row) in element.iter_mut().zip(rows) {
+                *byte = (row >> (8 * j)) as u8;
             }
         }
     }
