@@ -605,8 +605,6 @@ fn rac_cursors_read_one_entry_then_the_rest_of_its_unit() {
         tree.finish().unwrap();
         file.finish().unwrap();
 
-        let file = FileReader::open(&path).unwrap();
-        let tree = file.tree("T").unwrap();
         // Seeded jumps (mostly a new unit each), pairs of neighbours (the second read finishes
         // the unit), then every entry backwards.
         let mut x = 0x9e37_79b9_u64;
@@ -628,7 +626,16 @@ fn rac_cursors_read_one_entry_then_the_rest_of_its_unit() {
                 Some(*sum)
             }))
             .collect();
-        for name in ["v", "w"] {
+        // Positional reads (the unit's bytes kept in the cursor) and a memory map (lent again
+        // when the unit is finished).
+        // SAFETY: nothing truncates or writes the file while it is open.
+        let mapped = unsafe { ReadOptions::default().memory_map(true) };
+        let (plain, mapped) = (
+            FileReader::open(&path).unwrap(),
+            FileReader::open_with(&path, mapped).unwrap(),
+        );
+        let (plain, mapped) = (plain.tree("T").unwrap(), mapped.tree("T").unwrap());
+        for (tree, name) in [(&plain, "v"), (&plain, "w"), (&mapped, "v"), (&mapped, "w")] {
             let branch = tree.branch(name).unwrap();
             assert!(branch.meta().rac, "{name}");
             let mut cursor = branch.cursor::<f32>().unwrap();
@@ -642,8 +649,8 @@ fn rac_cursors_read_one_entry_then_the_rest_of_its_unit() {
                 );
             }
         }
-        let mut n = tree.branch("n").unwrap().cursor::<u32>().unwrap();
-        let mut xyz_cursor = tree.branch("xyz").unwrap().cursor::<i16>().unwrap();
+        let mut n = plain.branch("n").unwrap().cursor::<u32>().unwrap();
+        let mut xyz_cursor = plain.branch("xyz").unwrap().cursor::<i16>().unwrap();
         for &e in &order {
             let e = e as usize;
             assert_eq!(n.get(e as u64).unwrap(), &counts[e..e + 1], "n entry {e}");

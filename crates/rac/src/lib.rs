@@ -316,19 +316,21 @@ fn grow<T: Copy + Default>(out: &mut Vec<T>, entries: u64, unit: usize) -> Resul
 const PARTIAL_VALUE: &str = "an entry size is not a whole number of values";
 
 /// The last checks of a unit's entries counted in values of `1 << value_shift` bytes: `Ok` when
-/// no `problem` was met and they add up to the unit's `values`; otherwise `out` is cut back to
-/// `first` and the unit is corrupt, for that problem or the sum.
+/// no `problem` was met and their `values` add up to the unit's (with `all` of its entries; with
+/// its first entries, stay within it); otherwise `out` is cut back to `first` and the unit is
+/// corrupt, for that problem or the sum.
 fn check_values<T>(
     out: &mut Vec<T>,
     first: usize,
     (unit, u): (usize, &Unit),
     value_shift: u32,
     problem: Option<&str>,
-    values: u128,
+    (values, all): (u128, bool),
 ) -> Result<()> {
+    let unit_values = u128::from(u.raw_len >> value_shift);
     let reason = match problem {
         Some(problem) => problem.to_owned(),
-        None if values == u128::from(u.raw_len >> value_shift) => return Ok(()),
+        None if values == unit_values || !all && values < unit_values => return Ok(()),
         None => format!(
             "entry sizes add up to {} bytes, the unit holds {}",
             values << value_shift,
@@ -463,7 +465,7 @@ impl SeekTable {
         } else {
             wide.then_some("an entry holds 2^32 values or more")
         };
-        check_values(out, first, (unit, u), value_shift, problem, total)
+        check_values(out, first, (unit, u), value_shift, problem, (total, true))
     }
 
     /// Appends where each entry of unit `unit` ends, counted in values of `1 << value_shift` bytes
@@ -483,14 +485,55 @@ impl SeekTable {
         start: u64,
         out: &mut Vec<u64>,
     ) -> Result<()> {
+        self.value_ends(unit, stored, value_shift, start, None, out)
+    }
+
+    /// As [`SeekTable::entry_value_ends`], for the first `entries` entries of unit `unit` only: for
+    /// a reader of one entry, which needs where it and those before it end. Their sizes are
+    /// checked to stay inside the unit, not to add up to it (which needs every size): check the
+    /// unit's CRC32 first ([`SeekTable::check_unit`]) to know they are the ones written.
+    ///
+    /// # Errors
+    /// As for [`SeekTable::entry_value_ends`]; [`Error::Usage`] if the unit has fewer entries.
+    pub fn first_entry_value_ends(
+        &self,
+        unit: usize,
+        stored: &[u8],
+        value_shift: u32,
+        start: u64,
+        entries: u64,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        self.value_ends(unit, stored, value_shift, start, Some(entries), out)
+    }
+
+    /// [`SeekTable::entry_value_ends`] of every entry of the unit, or of its first `entries`.
+    fn value_ends(
+        &self,
+        unit: usize,
+        stored: &[u8],
+        value_shift: u32,
+        start: u64,
+        entries: Option<u64>,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
         let (u, sizes, (up, down)) = self.value_sizes(unit, stored, value_shift)?;
+        let n = match entries {
+            Some(n) if n > u.entries => {
+                return Err(Error::Usage(format!(
+                    "unit {unit} holds {} entries, not {n}",
+                    u.entries
+                )));
+            }
+            Some(n) => n,
+            None => u.entries,
+        };
         let most = (u64::MAX >> (64 - sizes.bits.max(1))) << up;
-        let cannot_overflow = u
-            .entries
+        let cannot_overflow = n
             .checked_mul(most)
             .and_then(|m| m.checked_add(start))
             .is_some();
-        let first = grow(out, u.entries, unit)?;
+        let first = grow(out, n, unit)?;
         let (mut end, mut overflow, mut partial) = (start, false, false);
         let (packed, bits, ends) = (sizes.packed, sizes.bits, &mut out[first..]);
         if down == 0 && cannot_overflow {
@@ -513,7 +556,8 @@ impl SeekTable {
             partial.then_some(PARTIAL_VALUE)
         };
         let values = u128::from(end.wrapping_sub(start));
-        check_values(out, first, (unit, u), value_shift, problem, values)
+        let all = entries.is_none();
+        check_values(out, first, (unit, u), value_shift, problem, (values, all))
     }
 
     /// Unit `unit` and its packed entry sizes, checked to lie in `stored` with a field width and

@@ -140,6 +140,22 @@ fn check(
                             Some(*end)
                         })
                         .collect();
+                    // The first half of them alone.
+                    let half = unit.entries / 2;
+                    let mut first = vec![];
+                    parsed
+                        .first_entry_value_ends(u, stored, value_shift, 7, half, &mut first)
+                        .unwrap();
+                    prop_assert_eq!(&first[..], &running[..half as usize]);
+                    let past = parsed.first_entry_value_ends(
+                        u,
+                        stored,
+                        value_shift,
+                        7,
+                        unit.entries + 1,
+                        &mut first,
+                    );
+                    prop_assert!(matches!(past, Err(evtc_rac::Error::Usage(_))), "{:?}", past);
                     prop_assert_eq!(ends, running);
                 } else {
                     prop_assert!(ends.is_empty());

@@ -328,6 +328,9 @@ pub(super) struct RacState {
     /// Whether `values` holds all of `unit`, or only the values of the entry it was decoded for
     /// (the rest is in the cursor's decoder, [`BranchCursor::finish_unit`]).
     whole: bool,
+    /// Whether the offsets hold where every entry of `unit` ends, or only those up to the entry
+    /// it was read for.
+    all_ends: bool,
 }
 
 impl<R: ReadAt, T> std::fmt::Debug for BranchCursor<'_, R, T> {
@@ -569,6 +572,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                 table: basket_table,
                 unit: None,
                 whole: false,
+                all_ends: false,
             });
             self.state.basket = Some(b);
         }
@@ -627,17 +631,21 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                     .check_unit(u, stored)
                     .map_err(|e| Error::corrupt(location(), e.to_string()))?;
             }
-            if meta.dtype.fixed_len().is_none() && state.table.has_entry_sizes() {
-                // Element offsets of the unit's entries, from the sizes it stores.
+            // Element offsets of the unit's entries from the sizes it stores: of those up to this
+            // one (a second read in the unit finds the rest).
+            state.all_ends = fixed.is_some() || !state.table.has_entry_sizes();
+            if !state.all_ends {
                 self.offsets.clear();
                 self.offsets.push(first_value);
                 self.state.offsets_base = unit.first_entry;
-                let shift = size.trailing_zeros();
-                if let Err(e) =
-                    state
-                        .table
-                        .entry_value_ends(u, stored, shift, first_value, &mut self.offsets)
-                {
+                if let Err(e) = state.table.first_entry_value_ends(
+                    u,
+                    stored,
+                    size.trailing_zeros(),
+                    first_value,
+                    local - unit.first_entry + 1,
+                    &mut self.offsets,
+                ) {
                     self.offsets.clear();
                     return Err(Error::corrupt(location(), e.to_string()));
                 }
@@ -714,23 +722,58 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         Ok(&self.values[values])
     }
 
-    /// Undoes the rest of the RAC unit held when only one entry's values were (the unit's first
-    /// entry read): a second entry read from a unit readies all of it.
+    /// Readies the rest of the RAC unit held when it was read for one entry (its first read):
+    /// undoes the preconditioner for the rest of its values and finds where all its entries end.
     pub(super) fn finish_unit(&mut self) -> Result<()> {
         let state = &mut *self.state;
         let Some(rac) = &mut state.rac else {
             return Ok(());
         };
-        if rac.unit.is_none() || rac.whole {
+        let Some(u) = rac.unit else {
             return Ok(());
+        };
+        let location = || state.branch.location(state.basket, 0);
+        if !rac.whole {
+            let bytes = T::as_bytes_mut(&mut self.values)
+                .expect("only values decoded in place are decoded in part");
+            if let Err(e) = state.decoder.finish_unit(bytes) {
+                rac.unit = None;
+                return Err(Error::corrupt(location(), e.to_string()));
+            }
+            rac.whole = true;
         }
-        let bytes = T::as_bytes_mut(&mut self.values)
-            .expect("only values decoded in place are decoded in part");
-        rac.whole = true;
-        state
-            .decoder
-            .finish_unit(bytes)
-            .map_err(|e| Error::corrupt(state.branch.location(state.basket, 0), e.to_string()))
+        if !rac.all_ends {
+            let unit = rac.table.units()[u];
+            let stored_len = unit.stored_len as usize;
+            // The unit's bytes, as its first read found them: lent by the source again, or still
+            // in the cursor's buffer.
+            let stored = match state
+                .branch
+                .file()
+                .source
+                .bytes_at(rac.units_at + unit.offset, stored_len)
+            {
+                Some(bytes) => bytes,
+                None => &state.stored[..stored_len],
+            };
+            let size = state.branch.meta().dtype.scalar().size();
+            let first_value = unit.raw_offset / size as u64;
+            self.offsets.clear();
+            self.offsets.push(first_value);
+            rac.all_ends = true;
+            if let Err(e) = rac.table.entry_value_ends(
+                u,
+                stored,
+                size.trailing_zeros(),
+                first_value,
+                &mut self.offsets,
+            ) {
+                self.offsets.clear();
+                rac.unit = None;
+                return Err(Error::corrupt(location(), e.to_string()));
+            }
+        }
+        Ok(())
     }
 }
 
