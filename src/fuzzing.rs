@@ -79,9 +79,11 @@ fn read_typed<T: Scalar, R: evtc_format::ReadAt>(b: &evtc_format::BranchReader<'
         let _ = b.read::<T>();
     }
     if let Ok(mut cursor) = b.cursor::<T>() {
+        // Entries apart (a RAC unit each: its first read readies that entry only), each with
+        // the next one (the second read in a unit readies the rest).
         let entries = b.tree().entries();
         for e in (0..entries).step_by(((entries / 16) as usize).max(1)) {
-            if cursor.get(e).is_err() {
+            if cursor.get(e).is_err() || e + 1 < entries && cursor.get(e + 1).is_err() {
                 break;
             }
         }

@@ -113,10 +113,18 @@ fn decode_inner<const W: usize>(
     );
     let mut filled = 0usize;
     for i in 0..runs {
-        let len = varint::read(input, &mut at)?;
-        // Each later run needs at least one of the values left.
-        let room = (n - filled - (runs - 1 - i)) as u64;
-        if len >= room {
+        // Most lengths take one byte.
+        let len = match input.get(at) {
+            Some(&byte) if byte < 0x80 => {
+                at += 1;
+                u64::from(byte)
+            }
+            _ => varint::read(input, &mut at)?,
+        };
+        // Each later run needs at least one of the values left: run `i` may take the values
+        // from `filled` up to the place of its own value (read below), no further.
+        let room = n - filled - (runs - 1 - i);
+        if len >= room as u64 {
             return Err(format!(
                 "run {i} of {} values overflows the {n} values",
                 len.saturating_add(1)
@@ -125,7 +133,13 @@ fn decode_inner<const W: usize>(
         let len = len as usize + 1;
         let from = (n - runs + i) * W;
         let value: [u8; W] = body[from..from + W].try_into().expect("W bytes");
-        fill(&mut body[filled * W..(filled + len) * W], value);
+        // A short run is filled with one fixed-size store of `BURST` values when its room holds
+        // that many (the values past the run are written again by the runs after it).
+        if len <= BURST && room >= BURST {
+            body[filled * W..(filled + BURST) * W].copy_from_slice([value; BURST].as_flattened());
+        } else {
+            fill(&mut body[filled * W..(filled + len) * W], value);
+        }
         filled += len;
     }
     if filled != n {
@@ -141,6 +155,9 @@ fn decode_inner<const W: usize>(
     out[n * W..].copy_from_slice(&input[at..]);
     Ok(())
 }
+
+/// Values a short run's fill writes at once.
+const BURST: usize = 8;
 
 /// Repeats `value` over `out` (a whole number of values): a store per value for short runs,
 /// doubling copies for long ones.

@@ -763,6 +763,35 @@ fn runs_store_each_run_once() {
     }
 }
 
+/// Runs of every length from 1 to 20 (short runs are filled a burst of values at a time, past
+/// their end, while the values ahead are free), then runs of one value to the end (where they
+/// are not), at every width, with tail bytes.
+#[test]
+fn runs_decode_every_run_length_to_the_end() {
+    for w in Width::ALL {
+        let wb = w.bytes();
+        let mut input = Vec::new();
+        let mut value = 0u64;
+        for len in (1..=20).chain((1..=20).rev()).chain([1; 30]) {
+            value = value
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            for _ in 0..len {
+                input.extend_from_slice(&value.to_le_bytes()[..wb]);
+            }
+        }
+        input.extend_from_slice(&[3, 1, 4, 1, 5, 9, 2][..wb - 1]);
+        let p = Precondition::Runs(w);
+        let packed = encode(p, &input);
+        assert_eq!(runs_by_definition(wb, &packed, input.len()), input, "{p}");
+        for kernel in kernels() {
+            let mut back = vec![0xA5; input.len()];
+            kernel.decode(p, &packed, &mut back).unwrap();
+            assert_eq!(back, input, "{:?} {p}", kernel.isa());
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 

@@ -732,7 +732,9 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         let Some(u) = rac.unit else {
             return Ok(());
         };
-        let location = || state.branch.location(state.basket, 0);
+        let offset =
+            (state.index.as_ref().zip(state.basket)).map_or(0, |(i, b)| i.baskets[b].offset);
+        let location = || state.branch.location(state.basket, offset);
         if !rac.whole {
             let bytes = T::as_bytes_mut(&mut self.values)
                 .expect("only values decoded in place are decoded in part");
