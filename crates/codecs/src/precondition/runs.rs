@@ -113,13 +113,19 @@ fn decode_inner<const W: usize>(
     );
     let mut filled = 0usize;
     for i in 0..runs {
-        // Most lengths take one byte.
+        // Most lengths take one byte. (The longer ones are read at a copy of `at`, whose address
+        // the loop then never takes: it stays in a register.)
         let len = match input.get(at) {
             Some(&byte) if byte < 0x80 => {
                 at += 1;
                 u64::from(byte)
             }
-            _ => varint::read(input, &mut at)?,
+            _ => {
+                let mut past = at;
+                let len = varint::read(input, &mut past)?;
+                at = past;
+                len
+            }
         };
         // Each later run needs at least one of the values left: run `i` may take the values
         // from `filled` up to the place of its own value (read below), no further.
