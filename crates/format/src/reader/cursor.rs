@@ -605,6 +605,11 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         let state = self.state.rac.as_mut().expect("set above");
         let first_value = unit.raw_offset / size as u64;
         let fixed = meta.dtype.fixed_len();
+        // The entry's values in the unit, from the offsets (of the unit's entries from `base` on).
+        let entry_range = |offsets: &[u64], base: u64| {
+            entry_values(offsets, base, local, unit, fixed, size)
+                .ok_or_else(|| Error::corrupt(location(), "entry falls outside its unit"))
+        };
         if state.unit != Some(u) {
             state.unit = None;
             let stored_len = unit.stored_len as usize;
@@ -656,15 +661,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             // values fit memory.
             self.values
                 .resize((unit.raw_len / size as u64) as usize, T::default());
-            let values = entry_values(
-                &self.offsets,
-                self.state.offsets_base,
-                local,
-                unit,
-                fixed,
-                size,
-            )
-            .ok_or_else(|| Error::corrupt(location(), "entry falls outside its unit"))?;
+            let values = entry_range(&self.offsets, self.state.offsets_base)?;
             let decoder = &mut self.state.decoder;
             let corrupt = |e: evtc_rac::Error| Error::corrupt(location(), e.to_string());
             // Values whose bytes are their encoding are decoded in place, the preconditioner
@@ -710,15 +707,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
         } else {
             self.finish_unit()?;
         }
-        let values = entry_values(
-            &self.offsets,
-            self.state.offsets_base,
-            local,
-            unit,
-            fixed,
-            size,
-        )
-        .ok_or_else(|| Error::corrupt(location(), "entry falls outside its unit"))?;
+        let values = entry_range(&self.offsets, self.state.offsets_base)?;
         Ok(&self.values[values])
     }
 
