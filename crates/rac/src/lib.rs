@@ -999,16 +999,16 @@ impl RacDecoder {
         out: &mut [u8],
         verify: bool,
     ) -> Result<()> {
-        self.decode(table, unit, stored, dictionary, out, verify, None)
+        self.decode_stored_unit_part(table, unit, stored, dictionary, out, verify, None)
             .map(|_| ())
     }
 
     /// As [`RacDecoder::decode_stored_unit`], for a reader that needs the bytes `part` of the
-    /// unit's data (one entry's values): decompresses the unit and, where the unit's preconditioner
-    /// allows ([`Kernel::undo_part`]: shuffles and bitshuffle), undoes it for `part` only (and for
-    /// the bytes of its elements' groups), leaving the rest of `out` as it was. Returns whether
-    /// `out` holds the whole unit; if not, [`RacDecoder::finish_unit`] completes it as long as this
-    /// decoder decodes nothing else in between.
+    /// unit's data (one entry's values; `None`: all of them): decompresses the unit and, where the
+    /// unit's preconditioner allows ([`Kernel::undo_part`]: shuffles and bitshuffle), undoes it for
+    /// `part` only (and for the bytes of its elements' groups), leaving the rest of `out` as it
+    /// was. Returns whether `out` holds the whole unit; if not, [`RacDecoder::finish_unit`]
+    /// completes it as long as this decoder decodes nothing else in between.
     ///
     /// # Errors
     /// As for [`RacDecoder::decode_stored_unit`]; [`Error::Usage`] if `part` lies outside the unit.
@@ -1021,49 +1021,16 @@ impl RacDecoder {
         dictionary: Option<&DecodeDictionary<'_>>,
         out: &mut [u8],
         verify: bool,
-        part: Range<usize>,
+        part: Option<Range<usize>>,
     ) -> Result<bool> {
-        if part.start > part.end || part.end > out.len() {
+        if let Some(part) = &part
+            && (part.start > part.end || part.end > out.len())
+        {
             return Err(Error::Usage(format!(
                 "bytes {part:?} are not in a unit of {} bytes",
                 out.len()
             )));
         }
-        self.decode(table, unit, stored, dictionary, out, verify, Some(part))
-    }
-
-    /// Completes into `out` the unit that the last [`RacDecoder::decode_stored_unit_part`] decoded
-    /// in part (`out` holds that part already, and is as long as the unit).
-    ///
-    /// # Errors
-    /// [`Error::Usage`] if the last decode left no unit unfinished, or `out` is not its length.
-    pub fn finish_unit(&mut self, out: &mut [u8]) -> Result<()> {
-        match self.unfinished.take() {
-            Some((precondition, len)) if len == out.len() => {
-                Kernel::best().undo(precondition, &self.scratch[..len], out);
-                Ok(())
-            }
-            Some((_, len)) => Err(Error::Usage(format!(
-                "the unfinished unit holds {len} bytes, the buffer {}",
-                out.len()
-            ))),
-            None => Err(Error::Usage("no unit was decoded in part".into())),
-        }
-    }
-
-    /// [`RacDecoder::decode_stored_unit`], with the preconditioner undone for `part` only when
-    /// it is given and the preconditioner allows; returns whether `out` holds the whole unit.
-    #[allow(clippy::too_many_arguments)]
-    fn decode(
-        &mut self,
-        table: &SeekTable,
-        unit: usize,
-        stored: &[u8],
-        dictionary: Option<&DecodeDictionary<'_>>,
-        out: &mut [u8],
-        verify: bool,
-        part: Option<Range<usize>>,
-    ) -> Result<bool> {
         self.unfinished = None;
         let u = table
             .units
@@ -1154,6 +1121,25 @@ impl RacDecoder {
         };
         Kernel::best().decode(precondition, packed_bytes, out)?;
         Ok(true)
+    }
+
+    /// Completes into `out` the unit that the last [`RacDecoder::decode_stored_unit_part`] decoded
+    /// in part (`out` holds that part already, and is as long as the unit).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] if the last decode left no unit unfinished, or `out` is not its length.
+    pub fn finish_unit(&mut self, out: &mut [u8]) -> Result<()> {
+        match self.unfinished.take() {
+            Some((precondition, len)) if len == out.len() => {
+                Kernel::best().undo(precondition, &self.scratch[..len], out);
+                Ok(())
+            }
+            Some((_, len)) => Err(Error::Usage(format!(
+                "the unfinished unit holds {len} bytes, the buffer {}",
+                out.len()
+            ))),
+            None => Err(Error::Usage("no unit was decoded in part".into())),
+        }
     }
 
     /// Decodes every unit into `out` (the basket's whole uncompressed data).

@@ -97,7 +97,7 @@ fn check(
                 dec.as_ref(),
                 &mut in_part,
                 true,
-                part.clone(),
+                Some(part.clone()),
             )
             .unwrap();
         prop_assert_eq!(&in_part[part.clone()], &entry[..]);
@@ -113,7 +113,7 @@ fn check(
             dec.as_ref(),
             &mut in_part,
             true,
-            out.len()..out.len() + 1,
+            Some(out.len()..out.len() + 1),
         );
         prop_assert!(matches!(past, Err(evtc_rac::Error::Usage(_))), "{:?}", past);
         let mut sizes = vec![];

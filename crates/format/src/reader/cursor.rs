@@ -677,7 +677,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                             dictionary.as_ref(),
                             bytes,
                             false,
-                            part,
+                            Some(part),
                         )
                         .map_err(corrupt)?
                 }
