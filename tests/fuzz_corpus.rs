@@ -192,4 +192,35 @@ fn write_seed_corpus() {
             &bytes[..bytes.len() - 100],
         );
     }
+
+    // An lzma RAC branch with a dictionary (format 1.8): units of raw LZMA2 against it.
+    let path = dir.path().join("lzma-rac-dict");
+    let options = WriteOptions::default()
+        .codec("lzma:6".parse().unwrap())
+        .rac(RacMode::On)
+        .rac_unit_bytes(64)
+        .threads(1)
+        .sync(false);
+    let mut file = FileWriter::create(&path, options).unwrap();
+    let spec = BranchSpec::fixed("ids", ScalarType::U32, 4).precondition(Precondition::None);
+    let mut tree = file.tree("Events", vec![spec]).unwrap();
+    let table = [7u32, 1 << 20, 31_337, 5, 1 << 30, 99, 4_000_000, 12];
+    let ids: Vec<u32> = (0..4 * 600u32)
+        .map(|i| table[(i.wrapping_mul(2_654_435_761) >> 29) as usize])
+        .collect();
+    tree.fill_column(0, &ids).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let reader = evtc::format::FileReader::open(&path).unwrap();
+    let meta = reader
+        .tree("Events")
+        .unwrap()
+        .branch("ids")
+        .unwrap()
+        .meta()
+        .clone();
+    assert!(meta.dictionary_len > 0, "the seed has its dictionary");
+    write("open_file", "lzma-rac-dict", &bytes);
 }

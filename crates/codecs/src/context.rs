@@ -8,13 +8,9 @@ use zstd::zstd_safe::zstd_sys::ZSTD_EndDirective;
 use zstd::zstd_safe::{self, CCtx, CParameter, DCtx, InBuffer, OutBuffer, ResetDirective};
 
 use crate::codec::{Algorithm, Codec};
-use crate::dict::{DecoderDictionary, EncoderDictionary, Lz4Dictionary};
+use crate::dict::{DecoderDictionary, EncoderDictionary, PrefixDictionary};
 use crate::error::{Error, Result};
-use crate::lz4c;
-
-/// liblzma's decoder refuses streams that would need more memory than this (a level-9 stream needs
-/// 65 MiB), so a corrupt header cannot make it allocate without bound.
-const LZMA_MEMLIMIT: u64 = 256 << 20;
+use crate::{lz4c, lzma};
 
 /// A compression context: holds the backends' state (a zstd `CCtx`, a zlib stream) between calls so
 /// that compressing many blocks allocates nothing per block. Keep one per thread.
@@ -88,7 +84,7 @@ impl Compressor {
                     .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
             }
             Algorithm::Zlib => self.zlib(codec, input, out)?,
-            Algorithm::Lzma => lzma_compress(codec, input, 1, &[], out)?,
+            Algorithm::Lzma => lzma::compress(codec, input, 1, &[], out)?,
         }
         Ok(out.len() - start)
     }
@@ -117,7 +113,7 @@ impl Compressor {
             return self.compress(codec, input, out);
         }
         let start = out.len();
-        lzma_compress(codec, input, align, &[], out)?;
+        lzma::compress(codec, input, align, &[], out)?;
         Ok(out.len() - start)
     }
 
@@ -162,7 +158,7 @@ impl Compressor {
             Algorithm::Zstd => {}
             Algorithm::Lzma => {
                 let cuts: Vec<usize> = cuts.iter().filter(inside).copied().collect();
-                lzma_compress(codec, input, 1, &cuts, out)?;
+                lzma::compress(codec, input, 1, &cuts, out)?;
                 return Ok(out.len() - start);
             }
             _ => return self.compress(codec, input, out),
@@ -277,93 +273,41 @@ fn zstd_into(
     call(&mut cursor)
 }
 
-/// An xz stream of `input` at `codec`'s preset; with position bits for `align`-byte values when
-/// `align` is 2, 4 or 8 (see [`Compressor::compress_aligned`]); ending an LZMA2 chunk at each of
-/// `cuts` (ascending offsets inside `input`, see [`Compressor::compress_segmented`]).
-fn lzma_compress(
-    codec: Codec,
-    input: &[u8],
-    align: usize,
-    cuts: &[usize],
-    out: &mut Vec<u8>,
-) -> Result<()> {
-    let level = codec.level().unsigned_abs();
-    // The preset's dictionary (8-64 MiB at levels 5-9) is allocated by the encoder and again by
-    // every decoder; a block never needs more than its own size, so cap it there (liblzma's
-    // minimum is 4 KiB). The stream is an ordinary xz stream either way.
-    let mut options =
-        liblzma::stream::LzmaOptions::new_preset(level).map_err(|e| compress_error(codec, e))?;
-    const PRESET_DICT: [u32; 10] = [
-        256 << 10,
-        1 << 20,
-        2 << 20,
-        4 << 20,
-        4 << 20,
-        8 << 20,
-        8 << 20,
-        16 << 20,
-        32 << 20,
-        64 << 20,
-    ];
-    let preset_dict = PRESET_DICT[(level as usize).min(9)];
-    let needed = u32::try_from(input.len().max(4096).next_power_of_two()).unwrap_or(u32::MAX);
-    options.dict_size(needed.min(preset_dict));
-    if matches!(align, 2 | 4 | 8) {
-        let bits = align.trailing_zeros().min(2);
-        options
-            .literal_context_bits(0)
-            .literal_position_bits(bits)
-            .position_bits(bits);
-    }
-    let mut filters = liblzma::stream::Filters::new();
-    filters.lzma2(&options);
-    let mut stream =
-        liblzma::stream::Stream::new_stream_encoder(&filters, liblzma::stream::Check::None)
-            .map_err(|e| compress_error(codec, e))?;
-    out.reserve(input.len() + input.len() / 32 + 128 + 8 * cuts.len());
-    let consumed = |stream: &liblzma::stream::Stream| {
-        usize::try_from(stream.total_in())
-            .unwrap_or(usize::MAX)
-            .min(input.len())
-    };
-    // Each part up to a cut is flushed whole: the encoder ends its chunk there.
-    for &cut in cuts {
-        if cut <= consumed(&stream) {
-            continue;
-        }
-        // Called again with the same action until the flush is complete (liblzma refuses a
-        // change of action mid-flush).
-        loop {
-            let at = consumed(&stream);
-            let status = stream
-                .process_vec(&input[at..cut], out, liblzma::stream::Action::SyncFlush)
-                .map_err(|e| compress_error(codec, e))?;
-            if status == liblzma::stream::Status::StreamEnd {
-                break;
-            }
-            out.reserve(out.capacity().max(4096));
-        }
-    }
-    loop {
-        let at = consumed(&stream);
-        let status = stream
-            .process_vec(&input[at..], out, liblzma::stream::Action::Finish)
-            .map_err(|e| compress_error(codec, e))?;
-        if status == liblzma::stream::Status::StreamEnd {
-            return Ok(());
-        }
-        out.reserve(out.capacity().max(4096));
-    }
-}
-
-fn compress_error(codec: Codec, reason: impl std::fmt::Display) -> Error {
+pub(crate) fn compress_error(codec: Codec, reason: impl std::fmt::Display) -> Error {
     Error::Compress {
         codec: codec.to_string(),
         reason: reason.to_string(),
     }
 }
 
-fn corrupt(algorithm: Algorithm, reason: impl std::fmt::Display) -> Error {
+/// Checks a streaming decoder's result: `ended` (it reached the end of its stream) having read
+/// all of the input (`consumed` of `len`) and filled all of the output (`produced` of `len`).
+/// A stream that stops short of its end with the output full and input left had more to give:
+/// a size mismatch; with all the input read, it is truncated.
+pub(crate) fn check_end(
+    algorithm: Algorithm,
+    ended: bool,
+    (consumed, input_len): (usize, usize),
+    (produced, out_len): (usize, usize),
+) -> Result<()> {
+    match (ended, produced == out_len) {
+        (true, true) if consumed == input_len => Ok(()),
+        (true, true) => Err(corrupt(
+            algorithm,
+            format!(
+                "{} bytes after the end of the stream",
+                input_len.saturating_sub(consumed)
+            ),
+        )),
+        (true, false) => Err(size_mismatch(algorithm, out_len, produced)),
+        (false, true) if consumed < input_len => {
+            Err(size_mismatch(algorithm, out_len, produced + 1))
+        }
+        (false, _) => Err(corrupt(algorithm, "truncated stream")),
+    }
+}
+
+pub(crate) fn corrupt(algorithm: Algorithm, reason: impl std::fmt::Display) -> Error {
     Error::Corrupt {
         codec: algorithm.name().to_owned(),
         reason: reason.to_string(),
@@ -389,8 +333,10 @@ pub struct Decompressor {
     zlib: Option<Decompress>,
     /// LZ4 decoding window: a dictionary's bytes, then room for the block (prefix mode).
     lz4_window: Vec<u8>,
-    /// [`Lz4Dictionary`] id of the bytes at the front of `lz4_window` (0: none).
+    /// [`PrefixDictionary`] id of the bytes at the front of `lz4_window` (0: none).
     lz4_window_id: u64,
+    /// Raw LZMA2 decoder for units against a prefix, kept between units.
+    lzma_prefix: Option<Box<lzma::PrefixDecoder>>,
 }
 
 impl std::fmt::Debug for Decompressor {
@@ -425,7 +371,7 @@ impl Decompressor {
                 zstd_decode(algorithm, input, out, |out| dctx.decompress(out, input))
             }
             Algorithm::Zlib => self.zlib(input, out),
-            Algorithm::Lzma => lzma_decompress(input, out),
+            Algorithm::Lzma => lzma::decompress(input, out),
         }
     }
 
@@ -445,21 +391,46 @@ impl Decompressor {
         })
     }
 
-    /// Decompresses an LZ4 block compressed against `dictionary` into all of `out`.
+    /// Decompresses data compressed with `algorithm` against the prefix `dictionary` into all of
+    /// `out`: an LZ4 block against the dictionary as its external dictionary, or raw LZMA2 data
+    /// (no xz stream around it) against the dictionary as LZMA2's preset dictionary, as
+    /// [`crate::UnitCompressor`] makes them.
     ///
     /// # Errors
-    /// As for [`Decompressor::decompress`].
-    pub fn decompress_with_lz4_dictionary(
+    /// As for [`Decompressor::decompress`]; [`Error::Dictionary`] for another algorithm.
+    pub fn decompress_with_prefix(
         &mut self,
-        dictionary: &Lz4Dictionary,
+        algorithm: Algorithm,
+        dictionary: &PrefixDictionary,
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Result<()> {
+        match algorithm {
+            Algorithm::Lz4 => self.lz4_with_prefix(dictionary, input, out),
+            Algorithm::Lzma => self.lzma_prefix.get_or_insert_with(Box::default).decode(
+                dictionary.bytes(),
+                input,
+                out,
+            ),
+            _ => Err(Error::Dictionary(format!(
+                "{} takes no prefix dictionary",
+                algorithm.name()
+            ))),
+        }
+    }
+
+    fn lz4_with_prefix(
+        &mut self,
+        dictionary: &PrefixDictionary,
         input: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
         let algorithm = Algorithm::Lz4;
-        let prefix = dictionary.bytes().len();
+        let window = dictionary.lz4_window();
+        let prefix = window.len();
         if self.lz4_window_id != dictionary.id() {
             self.lz4_window.clear();
-            self.lz4_window.extend_from_slice(dictionary.bytes());
+            self.lz4_window.extend_from_slice(window);
             self.lz4_window_id = dictionary.id();
         }
         if self.lz4_window.len() < prefix + out.len() {
@@ -472,7 +443,7 @@ impl Decompressor {
             }
             Ok(n) => Err(size_mismatch(algorithm, out.len(), n)),
             // lz4_flex names the problem (or decodes what liblz4's sizes cannot hold).
-            Err(_) => lz4_decompress(algorithm, input, out, dictionary.bytes()),
+            Err(_) => lz4_decompress(algorithm, input, out, window),
         }
     }
 
@@ -485,21 +456,12 @@ impl Decompressor {
             .map_err(|e| corrupt(algorithm, e))?;
         let produced = usize::try_from(stream.total_out()).unwrap_or(usize::MAX);
         let consumed = usize::try_from(stream.total_in()).unwrap_or(usize::MAX);
-        match status {
-            Status::StreamEnd if produced == out.len() && consumed == input.len() => Ok(()),
-            Status::StreamEnd if produced != out.len() => {
-                Err(size_mismatch(algorithm, out.len(), produced))
-            }
-            Status::StreamEnd => Err(corrupt(
-                algorithm,
-                format!(
-                    "{} bytes after the end of the stream",
-                    input.len() - consumed
-                ),
-            )),
-            _ if produced == out.len() => Err(size_mismatch(algorithm, out.len(), produced + 1)),
-            _ => Err(corrupt(algorithm, "truncated stream")),
-        }
+        check_end(
+            algorithm,
+            status == Status::StreamEnd,
+            (consumed, input.len()),
+            (produced, out.len()),
+        )
     }
 }
 
@@ -551,34 +513,6 @@ fn zstd_decode(
         Ok(n) if n == out.len() => Ok(()),
         Ok(n) => Err(size_mismatch(algorithm, out.len(), n)),
         Err(code) => Err(corrupt(algorithm, zstd_safe::get_error_name(code))),
-    }
-}
-
-fn lzma_decompress(input: &[u8], out: &mut [u8]) -> Result<()> {
-    let algorithm = Algorithm::Lzma;
-    let mut stream = liblzma::stream::Stream::new_stream_decoder(LZMA_MEMLIMIT, 0)
-        .map_err(|e| corrupt(algorithm, e))?;
-    let status = stream
-        .process(input, out, liblzma::stream::Action::Finish)
-        .map_err(|e| corrupt(algorithm, e))?;
-    let produced = usize::try_from(stream.total_out()).unwrap_or(usize::MAX);
-    let consumed = usize::try_from(stream.total_in()).unwrap_or(usize::MAX);
-    match status {
-        liblzma::stream::Status::StreamEnd if produced == out.len() && consumed == input.len() => {
-            Ok(())
-        }
-        liblzma::stream::Status::StreamEnd if produced != out.len() => {
-            Err(size_mismatch(algorithm, out.len(), produced))
-        }
-        liblzma::stream::Status::StreamEnd => Err(corrupt(
-            algorithm,
-            format!(
-                "{} bytes after the end of the stream",
-                input.len() - consumed
-            ),
-        )),
-        _ if produced == out.len() => Err(size_mismatch(algorithm, out.len(), produced + 1)),
-        _ => Err(corrupt(algorithm, "truncated stream")),
     }
 }
 

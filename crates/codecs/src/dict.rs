@@ -67,7 +67,10 @@ pub fn train_dictionary(
     if unsafe { zstd_sys::ZDICT_isError(written) } != 0 {
         // SAFETY: ZDICT_getErrorName returns a static NUL-terminated string for any code.
         let name = unsafe { std::ffi::CStr::from_ptr(zstd_sys::ZDICT_getErrorName(written)) };
-        return Err(Error::Dictionary(name.to_string_lossy().into_owned()));
+        return Err(Error::Dictionary(format!(
+            "zstd: {}",
+            name.to_string_lossy()
+        )));
     }
     dictionary.truncate(written);
     Ok(dictionary)
@@ -89,7 +92,7 @@ impl EncoderDictionary {
     /// [`Error::Dictionary`] if zstd rejects the dictionary.
     pub fn new(dictionary: &[u8], level: i32) -> Result<EncoderDictionary> {
         let inner = zstd::dict::EncoderDictionary::try_copy(dictionary, level)
-            .map_err(|e| Error::Dictionary(e.to_string()))?;
+            .map_err(|e| Error::Dictionary(format!("zstd: {e}")))?;
         Ok(EncoderDictionary { inner, level })
     }
 
@@ -123,7 +126,7 @@ impl DecoderDictionary {
     /// [`Error::Dictionary`] if zstd rejects the dictionary (a corrupt trained dictionary).
     pub fn new(dictionary: &[u8]) -> Result<DecoderDictionary> {
         let inner = zstd::dict::DecoderDictionary::try_copy(dictionary)
-            .map_err(|e| Error::Dictionary(e.to_string()))?;
+            .map_err(|e| Error::Dictionary(format!("zstd: {e}")))?;
         Ok(DecoderDictionary { inner })
     }
 
@@ -132,22 +135,25 @@ impl DecoderDictionary {
     }
 }
 
-/// An LZ4 dictionary (the window of bytes before every block compressed against it) prepared for
-/// decoding: a [`Decompressor`](crate::Decompressor) keeps a copy right before its output buffer,
+/// A prefix dictionary prepared for decoding: bytes that stand before every unit compressed
+/// against it as the unit's history, LZ4's external dictionary (its last 64 KiB, LZ4's window) or
+/// LZMA2's preset dictionary (all of it).
+///
+/// For LZ4 a [`Decompressor`](crate::Decompressor) keeps a copy right before its output buffer,
 /// which lets liblz4 decode in its fast prefix mode instead of its external-dictionary mode (a bulk
 /// read of the RAC study's TFloat branch in 2 KiB lz4 units: 1.87 GB/s before, 3.11 GB/s after).
-pub struct Lz4Dictionary {
+pub struct PrefixDictionary {
     bytes: Vec<u8>,
     /// Unique per dictionary made in this process: what a decompressor's copy is checked against.
     id: u64,
 }
 
-impl Lz4Dictionary {
-    /// The dictionary of `bytes`; LZ4 reaches back at most 64 KiB, so only the last 64 KiB count.
-    pub fn new(bytes: &[u8]) -> Lz4Dictionary {
+impl PrefixDictionary {
+    /// The dictionary of `bytes`.
+    pub fn new(bytes: &[u8]) -> PrefixDictionary {
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        Lz4Dictionary {
-            bytes: bytes[bytes.len().saturating_sub(64 << 10)..].to_vec(),
+        PrefixDictionary {
+            bytes: bytes.to_vec(),
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
@@ -157,14 +163,19 @@ impl Lz4Dictionary {
         &self.bytes
     }
 
+    /// The bytes LZ4 can reach: the last 64 KiB.
+    pub(crate) fn lz4_window(&self) -> &[u8] {
+        &self.bytes[self.bytes.len().saturating_sub(64 << 10)..]
+    }
+
     pub(crate) fn id(&self) -> u64 {
         self.id
     }
 }
 
-impl std::fmt::Debug for Lz4Dictionary {
+impl std::fmt::Debug for PrefixDictionary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Lz4Dictionary")
+        f.debug_struct("PrefixDictionary")
             .field("len", &self.bytes.len())
             .finish_non_exhaustive()
     }

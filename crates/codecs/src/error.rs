@@ -113,7 +113,7 @@ pub enum Error {
         /// The CRC32 of the data as read.
         computed: u32,
     },
-    /// A dictionary could not be trained or loaded.
-    #[error("zstd dictionary: {0}")]
+    /// A dictionary could not be trained or loaded, or does not fit the codec.
+    #[error("dictionary: {0}")]
     Dictionary(String),
 }

@@ -59,6 +59,7 @@ mod context;
 mod dict;
 mod error;
 mod lz4c;
+mod lzma;
 mod precision;
 pub mod precondition;
 mod scratch;
@@ -69,7 +70,7 @@ pub use block::{BlockDecoder, BlockEncoder, BlockHeader, plane_cuts};
 pub use checksum::{Crc32, crc32};
 pub use codec::{Algorithm, Codec, ZSTD_MIN_LEVEL};
 pub use context::{Compressor, Decompressor, compress, decompress};
-pub use dict::{DecoderDictionary, EncoderDictionary, Lz4Dictionary, train_dictionary};
+pub use dict::{DecoderDictionary, EncoderDictionary, PrefixDictionary, train_dictionary};
 pub use error::{Error, Result};
 pub use precision::{
     Quantization, round_mantissa_f32, round_mantissa_f64, round_mantissas_f32, round_mantissas_f64,

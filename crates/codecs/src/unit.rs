@@ -4,8 +4,9 @@ use zstd::zstd_safe::{self, CCtx, CParameter};
 
 use crate::codec::{Algorithm, Codec};
 use crate::context::{Compressor, Decompressor};
-use crate::dict::{DecoderDictionary, EncoderDictionary, Lz4Dictionary};
+use crate::dict::{DecoderDictionary, EncoderDictionary, PrefixDictionary};
 use crate::error::{Error, Result};
+use crate::lzma;
 
 /// Compresses units with as little framing as each codec allows, optionally against a shared
 /// dictionary. Create one per batch of units; it borrows the dictionary.
@@ -14,6 +15,8 @@ use crate::error::{Error, Result};
 ///   dictionary is implied), against a trained dictionary when given.
 /// - lz4: a plain LZ4 block, against an external-dictionary prefix when given (`lz4_flex` supports
 ///   LZ4's external dictionaries: the prefix acts as the 64 KiB window before the unit).
+/// - lzma: against a prefix when given, raw LZMA2 data (no xz stream, block header or index)
+///   with the prefix as LZMA2's preset dictionary; else an xz stream.
 /// - other codecs: their normal output, without dictionary.
 ///
 /// ```
@@ -33,7 +36,7 @@ use crate::error::{Error, Result};
 pub struct UnitCompressor<'d> {
     codec: Codec,
     zstd: Option<CCtx<'d>>,
-    lz4_prefix: &'d [u8],
+    prefix: &'d [u8],
     lz4_scratch: Vec<u8>,
     inner: Compressor,
 }
@@ -54,15 +57,15 @@ fn zstd_error(codec: Codec, code: usize) -> Error {
 }
 
 impl<'d> UnitCompressor<'d> {
-    /// A unit compressor for `codec`, with a zstd dictionary (used only by zstd) and an LZ4 prefix
-    /// (used only by lz4; empty for none).
+    /// A unit compressor for `codec`, with a zstd dictionary (used only by zstd) and a prefix
+    /// dictionary (used by lz4 and lzma; empty for none).
     ///
     /// # Errors
     /// [`Error::Compress`] if zstd refuses the parameters or dictionary.
     pub fn new(
         codec: Codec,
         zstd_dictionary: Option<&'d EncoderDictionary>,
-        lz4_prefix: &'d [u8],
+        prefix: &'d [u8],
     ) -> Result<UnitCompressor<'d>> {
         let zstd = if codec.algorithm() == Algorithm::Zstd {
             let mut cctx = CCtx::create();
@@ -85,7 +88,7 @@ impl<'d> UnitCompressor<'d> {
         Ok(UnitCompressor {
             codec,
             zstd,
-            lz4_prefix,
+            prefix,
             lz4_scratch: Vec::new(),
             inner: Compressor::new(),
         })
@@ -125,7 +128,7 @@ impl<'d> UnitCompressor<'d> {
                 cctx.compress2(&mut cursor, input)
                     .map_err(|code| zstd_error(self.codec, code))?;
             }
-            (Algorithm::Lz4, _) if !self.lz4_prefix.is_empty() => {
+            (Algorithm::Lz4, _) if !self.prefix.is_empty() => {
                 let bound = lz4_flex::block::get_maximum_output_size(input.len());
                 if self.lz4_scratch.len() < bound {
                     self.lz4_scratch.resize(bound, 0);
@@ -133,13 +136,16 @@ impl<'d> UnitCompressor<'d> {
                 let n = lz4_flex::block::compress_into_with_dict(
                     input,
                     &mut self.lz4_scratch,
-                    self.lz4_prefix,
+                    self.prefix,
                 )
                 .map_err(|e| Error::Compress {
                     codec: self.codec.to_string(),
                     reason: e.to_string(),
                 })?;
                 out.extend_from_slice(&self.lz4_scratch[..n]);
+            }
+            (Algorithm::Lzma, _) if !self.prefix.is_empty() => {
+                lzma::compress_with_prefix(self.codec, input, cuts, self.prefix, out)?;
             }
             (Algorithm::Lzma, _) => {
                 self.inner
@@ -155,7 +161,7 @@ impl<'d> UnitCompressor<'d> {
 
 impl Decompressor {
     /// Decompresses one unit made by [`UnitCompressor`] into all of `out`, with the same zstd
-    /// dictionary or LZ4 prefix it was compressed with.
+    /// dictionary or prefix it was compressed with.
     ///
     /// # Errors
     /// [`Error::Corrupt`] or [`Error::SizeMismatch`] as for [`Decompressor::decompress`].
@@ -163,16 +169,16 @@ impl Decompressor {
         &mut self,
         algorithm: Algorithm,
         zstd_dictionary: Option<&DecoderDictionary>,
-        lz4_prefix: Option<&Lz4Dictionary>,
+        prefix: Option<&PrefixDictionary>,
         input: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        match (algorithm, zstd_dictionary, lz4_prefix) {
+        match (algorithm, zstd_dictionary, prefix) {
             (Algorithm::Zstd, Some(dictionary), _) => {
                 self.decompress_with_dictionary(dictionary, input, out)
             }
-            (Algorithm::Lz4, _, Some(prefix)) if !prefix.bytes().is_empty() => {
-                self.decompress_with_lz4_dictionary(prefix, input, out)
+            (Algorithm::Lz4 | Algorithm::Lzma, _, Some(prefix)) if !prefix.bytes().is_empty() => {
+                self.decompress_with_prefix(algorithm, prefix, input, out)
             }
             _ => self.decompress(algorithm, input, out),
         }

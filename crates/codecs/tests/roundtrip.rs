@@ -324,7 +324,7 @@ fn segmented_zstd_frames_roundtrip_and_shrink_shuffled_floats() {
 /// (it keeps a copy of the last dictionary before its output).
 #[test]
 fn lz4_dictionaries_switch_in_one_decompressor() {
-    use evtc_codecs::{Lz4Dictionary, UnitCompressor};
+    use evtc_codecs::{PrefixDictionary, UnitCompressor};
     let dict_a: Vec<u8> = b"pt eta phi mass charge ".repeat(40);
     let dict_b: Vec<u8> = (0..2000u32)
         .flat_map(|i| (i * 7919).to_le_bytes())
@@ -345,7 +345,10 @@ fn lz4_dictionaries_switch_in_one_decompressor() {
     // Both units reach into their dictionaries.
     assert!(packed_a.len() < compress(&[], &unit_a).len());
     assert!(packed_b.len() < compress(&[], &unit_b).len());
-    let (a, b) = (Lz4Dictionary::new(&dict_a), Lz4Dictionary::new(&dict_b));
+    let (a, b) = (
+        PrefixDictionary::new(&dict_a),
+        PrefixDictionary::new(&dict_b),
+    );
     let mut decompressor = Decompressor::new();
     for _ in 0..3 {
         for (dict, packed, unit) in [(&a, &packed_a, &unit_a[..]), (&b, &packed_b, &unit_b[..])] {
@@ -362,4 +365,103 @@ fn lz4_dictionaries_switch_in_one_decompressor() {
             assert!(result.is_err() || wrong != unit);
         }
     }
+}
+
+/// LZMA units against a prefix are raw LZMA2 (no xz stream around them) that reaches into the
+/// prefix; one decompressor decodes units of different prefixes and sizes in turn, and damaged,
+/// truncated or mis-sized units are errors.
+#[test]
+fn lzma_units_against_a_prefix_roundtrip_and_check_their_size() {
+    use evtc_codecs::{Error, PrefixDictionary, UnitCompressor, plane_cuts};
+    let codec: Codec = "lzma:6".parse().unwrap();
+    // Words drawn from a 64-word table (xorshift): what a prefix holds and a lone unit does not.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let words: Vec<u32> = (0..64).map(|_| next() as u32).collect();
+    let mut sample = |n: usize| -> Vec<u8> {
+        (0..n)
+            .flat_map(|_| words[(next() % 64) as usize].to_le_bytes())
+            .collect()
+    };
+    let prefix_a = sample(4096);
+    let prefix_b: Vec<u8> = b"Muon_pt Muon_eta Muon_phi ".repeat(300);
+    let unit_a = sample(700);
+    let unit_b = b"Muon_eta Muon_pt Muon_phi Muon_pt ".repeat(40);
+    let mut shuffled = vec![0; unit_a.len()];
+    Precondition::Shuffle(Width::W4).apply(&unit_a, &mut shuffled);
+    let cuts = plane_cuts(codec, Precondition::Shuffle(Width::W4), &shuffled);
+    assert!(!cuts.is_empty());
+    let compress = |prefix: &[u8], unit: &[u8], cuts: &[usize]| {
+        let mut out = Vec::new();
+        UnitCompressor::new(codec, None, prefix)
+            .unwrap()
+            .compress_segmented(unit, cuts, &mut out)
+            .unwrap();
+        out
+    };
+    let packed_a = compress(&prefix_a, &unit_a, &[]);
+    let packed_b = compress(&prefix_b, &unit_b, &[]);
+    let packed_s = compress(&prefix_a, &shuffled, &cuts);
+    for packed in [&packed_a, &packed_b, &packed_s] {
+        assert!(!packed.starts_with(b"\xFD7zXZ\0"), "not an xz stream");
+    }
+    // Both reach into their prefixes.
+    assert!(packed_a.len() < compress(&[], &unit_a, &[]).len());
+    assert!(packed_b.len() < compress(&[], &unit_b, &[]).len());
+    let (a, b) = (
+        PrefixDictionary::new(&prefix_a),
+        PrefixDictionary::new(&prefix_b),
+    );
+    let mut decompressor = Decompressor::new();
+    let lzma = Algorithm::Lzma;
+    for _ in 0..2 {
+        for (dict, packed, unit) in [
+            (&a, &packed_a, &unit_a[..]),
+            (&b, &packed_b, &unit_b[..]),
+            (&a, &packed_s, &shuffled[..]),
+        ] {
+            let mut out = vec![0; unit.len()];
+            decompressor
+                .decompress_unit(lzma, None, Some(dict), packed, &mut out)
+                .unwrap();
+            assert_eq!(out, unit);
+            let mut short = vec![0; unit.len() - 1];
+            let result = decompressor.decompress_unit(lzma, None, Some(dict), packed, &mut short);
+            assert!(
+                matches!(result, Err(Error::SizeMismatch { .. })),
+                "{result:?}"
+            );
+            let mut long = vec![0; unit.len() + 1];
+            let result = decompressor.decompress_unit(lzma, None, Some(dict), packed, &mut long);
+            assert!(
+                matches!(result, Err(Error::SizeMismatch { .. })),
+                "{result:?}"
+            );
+            let result = decompressor.decompress_unit(
+                lzma,
+                None,
+                Some(dict),
+                &packed[..packed.len() - 1],
+                &mut out,
+            );
+            assert!(matches!(result, Err(Error::Corrupt { .. })), "{result:?}");
+            let mut trailing = packed.to_vec();
+            trailing.push(0);
+            let result = decompressor.decompress_unit(lzma, None, Some(dict), &trailing, &mut out);
+            assert!(matches!(result, Err(Error::Corrupt { .. })), "{result:?}");
+            // Every damaged byte is an error or other bytes, never a panic.
+            for at in (0..packed.len()).step_by(7) {
+                let mut damaged = packed.to_vec();
+                damaged[at] ^= 0x5A;
+                let _ = decompressor.decompress_unit(lzma, None, Some(dict), &damaged, &mut out);
+            }
+        }
+    }
+    let result = decompressor.decompress_with_prefix(Algorithm::Zstd, &a, &packed_a, &mut [0; 4]);
+    assert!(matches!(result, Err(Error::Dictionary(_))), "{result:?}");
 }

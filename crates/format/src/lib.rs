@@ -64,7 +64,8 @@ pub use error::{Error, Location, Result};
 pub use io::{LocalFile, ReadAt};
 pub use meta::{
     BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS, EXT_QUANTIZED,
-    EXT_RAC_ENTRY_SIZES, EXT_SHAPE, Extension, FileMeta, ScalarType, TreeMeta, TreeSchema,
+    EXT_RAC_ENTRY_SIZES, EXT_RAC_LZMA_DICTIONARY, EXT_SHAPE, Extension, FileMeta, ScalarType,
+    TreeMeta, TreeSchema,
 };
 pub use reader::{
     BranchCursor, BranchReader, FileReader, Jagged, ReadOptions, RowReader, TreeReader, Value,

@@ -171,6 +171,12 @@ impl fmt::Display for Boundaries {
 /// RAC payload (docs/format.md 3.3). A 1.0 reader, which would look for that block, refuses the file.
 pub const EXT_RAC_ENTRY_SIZES: &str = "rac-entry-sizes";
 
+/// Key of the required branch extension that marks, since version 1.8, an lzma RAC branch with a
+/// dictionary: its units are raw LZMA2 data against the dictionary as preset dictionary rather
+/// than xz streams (docs/format.md 3.3). A reader of 1.0-1.7, which would decode them as xz
+/// streams, refuses the file by the extension's name.
+pub const EXT_RAC_LZMA_DICTIONARY: &str = "rac-lzma-dictionary";
+
 /// Key of the optional branch extension that records, since version 1.3, that a float branch's
 /// values were rounded to fewer mantissa bits before they were written (lossy, asked for by the
 /// writer's user); its value is one byte, the mantissa bits kept (docs/format.md 4.2).

@@ -394,11 +394,12 @@ impl WriteOptions {
         }
     }
 
-    /// Whether RAC branches with zstd or lz4 get a dictionary trained from their first basket
-    /// (default: yes). The dictionary is trained on the first half of the basket's entries and kept
-    /// only if it makes the rest at least 3% smaller ([`evtc_rac::DICTIONARY_MIN_GAIN`]: it slows
-    /// every unit's decode), and, when that basket is under half the basket size (the branch may
-    /// have no other), the whole basket with the dictionary's own bytes too.
+    /// Whether RAC branches with zstd, lz4 or lzma get a dictionary trained from their first
+    /// basket (default: yes). The dictionary is trained on the first half of the basket's entries
+    /// and kept only if it makes the rest at least 3% smaller ([`evtc_rac::DICTIONARY_MIN_GAIN`]:
+    /// it slows every zstd or lz4 unit's decode; under lzma, where it speeds units up, if it makes
+    /// them no larger), and, when that basket is under half the basket size (the branch may have
+    /// no other), the whole basket with the dictionary's own bytes too.
     pub fn rac_dictionary(mut self, on: bool) -> WriteOptions {
         self.rac_dictionary = on;
         self

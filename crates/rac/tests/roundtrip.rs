@@ -2,7 +2,9 @@
 //! choice and preconditioner (those that make the data shorter included); corrupt payloads give
 //! errors, never panics.
 
-use evtc_codecs::{Codec, DecoderDictionary, EncoderDictionary, Precondition, Width};
+use evtc_codecs::{
+    Algorithm, Codec, DecoderDictionary, EncoderDictionary, Precondition, PrefixDictionary, Width,
+};
 use evtc_rac::{
     DecodeDictionary, EncodeDictionary, RacDecoder, RacEncoder, RacOptions, SeekTable,
     train_dictionary,
@@ -56,15 +58,17 @@ fn check(
         .as_ref()
         .filter(|_| codec.algorithm() == evtc_codecs::Algorithm::Zstd)
         .map(|d| DecoderDictionary::new(d).unwrap());
-    let dec_lz4 = dict_bytes.as_deref().map(evtc_codecs::Lz4Dictionary::new);
+    let dec_lz4 = dict_bytes
+        .as_deref()
+        .map(evtc_codecs::PrefixDictionary::new);
     let (enc, dec) = match (&enc_zstd, &dec_zstd, &dict_bytes) {
         (Some(e), Some(d), _) => (
             Some(EncodeDictionary::Zstd(e)),
             Some(DecodeDictionary::Zstd(d)),
         ),
         (_, _, Some(p)) => (
-            Some(EncodeDictionary::Lz4Prefix(p)),
-            dec_lz4.as_ref().map(DecodeDictionary::Lz4Prefix),
+            Some(EncodeDictionary::Prefix(p)),
+            dec_lz4.as_ref().map(DecodeDictionary::Prefix),
         ),
         _ => (None, None),
     };
@@ -196,22 +200,30 @@ proptest! {
 
     #[test]
     fn corrupt_payloads_never_panic(entries in entries(), at in any::<usize>(), byte in any::<u8>(), entry_sizes in any::<bool>(),
-                                    runs in any::<bool>(), codec in prop::sample::select(vec!["zstd:3", "lzma:1", "none"])) {
+                                    runs in any::<bool>(), codec in prop::sample::select(vec!["zstd:3", "lzma:1", "none"]),
+                                    dict in any::<bool>()) {
         let data: Vec<u8> = entries.concat();
         let mut ends = Vec::new();
         let mut end = 0;
         for e in &entries { end += e.len(); ends.push(end); }
         let precondition = if runs { Precondition::Runs(Width::W4) } else { Precondition::None };
         let options = RacOptions { codec: codec.parse().unwrap(), precondition, min_unit_bytes: 32, entry_sizes };
+        // lzma units against a prefix are raw LZMA2, with no xz checks of their own.
+        let prefix = if dict && codec == "lzma:1" { train_dictionary(&options, &data, &ends, 1024) } else { None };
+        let (enc, dec) = match &prefix {
+            Some(p) => (Some(EncodeDictionary::Prefix(p)), Some(PrefixDictionary::new(p))),
+            None => (None, None),
+        };
+        let dec = dec.as_ref().map(DecodeDictionary::Prefix);
         let mut payload = vec![];
-        RacEncoder::new().encode(&options, None, &data, &ends, &mut payload).unwrap();
+        RacEncoder::new().encode(&options, enc.as_ref(), &data, &ends, &mut payload).unwrap();
         let at = at % payload.len();
         payload[at] = byte;
         if let Ok((table, units)) = SeekTable::parse(&payload) {
             let mut decoder = RacDecoder::new();
             for u in 0..table.units().len() {
                 let mut out = vec![0; (table.units()[u].raw_len as usize).min(1 << 20)];
-                let _ = decoder.decode_unit(&table, u, units, None, &mut out, false);
+                let _ = decoder.decode_unit(&table, u, units, dec.as_ref(), &mut out, false);
                 let unit = table.units()[u];
                 if let Some(stored) = units.get(unit.offset as usize..(unit.offset + unit.stored_len) as usize) {
                     let _ = table.entry_sizes(u, stored, &mut vec![]);
@@ -241,24 +253,62 @@ fn dictionaries_shrink_tiny_units() {
         .collect();
     let data = entries.concat();
     let ends: Vec<usize> = (1..=entries.len()).map(|i| i * 48).collect();
-    let codec = Codec::zstd(5).unwrap();
-    let options = RacOptions {
-        codec,
-        precondition: Precondition::None,
-        min_unit_bytes: 0,
-        entry_sizes: false,
-    };
-    let dict = train_dictionary(&options, &data, &ends, 4096).unwrap();
-    let enc = EncoderDictionary::new(&dict, 5).unwrap();
-    let size = |d: Option<&EncodeDictionary<'_>>| {
-        let mut out = vec![];
-        RacEncoder::new()
-            .encode(&options, d, &data, &ends, &mut out)
+    for codec in ["zstd:5", "lz4", "lzma:6"] {
+        let codec: Codec = codec.parse().unwrap();
+        let options = RacOptions {
+            codec,
+            precondition: Precondition::None,
+            min_unit_bytes: 0,
+            entry_sizes: false,
+        };
+        let dict = train_dictionary(&options, &data, &ends, 4096).unwrap();
+        let zstd = (codec.algorithm() == Algorithm::Zstd)
+            .then(|| EncoderDictionary::new(&dict, codec.level()).unwrap());
+        let enc = match &zstd {
+            Some(z) => EncodeDictionary::Zstd(z),
+            None => EncodeDictionary::Prefix(&dict),
+        };
+        let encode = |d: Option<&EncodeDictionary<'_>>| {
+            let mut out = vec![];
+            RacEncoder::new()
+                .encode(&options, d, &data, &ends, &mut out)
+                .unwrap();
+            out
+        };
+        let (plain, with_dict) = (encode(None), encode(Some(&enc)));
+        assert!(
+            with_dict.len() < plain.len(),
+            "{codec}: dictionary {} vs plain {}",
+            with_dict.len(),
+            plain.len()
+        );
+        // The units need the dictionary, of their codec's kind.
+        let (table, units) = SeekTable::parse(&with_dict).unwrap();
+        let mut out = vec![0; 48];
+        let mut decoder = RacDecoder::new();
+        assert!(matches!(
+            decoder.decode_unit(&table, 7, units, None, &mut out, true),
+            Err(evtc_rac::Error::Usage(_))
+        ));
+        let zstd_dec = DecoderDictionary::new(&dict).unwrap();
+        let prefix = PrefixDictionary::new(&dict);
+        let (right, wrong) = match codec.algorithm() {
+            Algorithm::Zstd => (
+                DecodeDictionary::Zstd(&zstd_dec),
+                DecodeDictionary::Prefix(&prefix),
+            ),
+            _ => (
+                DecodeDictionary::Prefix(&prefix),
+                DecodeDictionary::Zstd(&zstd_dec),
+            ),
+        };
+        let wrong = decoder.decode_unit(&table, 7, units, Some(&wrong), &mut out, true);
+        assert!(matches!(wrong, Err(evtc_rac::Error::Usage(_))), "{wrong:?}");
+        decoder
+            .decode_unit(&table, 7, units, Some(&right), &mut out, true)
             .unwrap();
-        out.len()
-    };
-    let (plain, with_dict) = (size(None), size(Some(&EncodeDictionary::Zstd(&enc))));
-    assert!(with_dict < plain, "dictionary {with_dict} vs plain {plain}");
+        assert_eq!(out, entries[7]);
+    }
 }
 
 /// Entry sizes take the fewest bits their values need: 6-float entries of 0 to 20 floats cost

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use evtc_codecs::{
-    Algorithm, Codec, DecoderDictionary, Lz4Dictionary, Precondition, Setting, Trial,
+    Algorithm, Codec, DecoderDictionary, Precondition, PrefixDictionary, Setting, Trial,
 };
 use evtc_format::{COUNT_PRECONDITION, ScalarType};
 use evtc_rac::{DecodeDictionary, RacDecoder, RacOptions, SeekTable};
@@ -105,7 +105,10 @@ pub(super) fn rac(
         min_unit_bytes: unit_bytes,
         entry_sizes: sample.dtype.is_variable(),
     };
-    let train = matches!(setting.codec.algorithm(), Algorithm::Zstd | Algorithm::Lz4);
+    let train = matches!(
+        setting.codec.algorithm(),
+        Algorithm::Zstd | Algorithm::Lz4 | Algorithm::Lzma
+    );
     let started = Instant::now();
     let trial = evtc_rac::trial_units(&options, train, false, data, &ends[..cut])
         .map_err(|e| codec_error(&sample.name, e))?;
@@ -113,15 +116,15 @@ pub(super) fn rac(
     let (table, units) =
         SeekTable::parse(&trial.payload).map_err(|e| codec_error(&sample.name, e))?;
     let zstd;
-    let lz4;
+    let prefix;
     let dictionary = match (&trial.dictionary, setting.codec.algorithm()) {
         (Some(bytes), Algorithm::Zstd) => {
             zstd = DecoderDictionary::new(bytes).map_err(|e| codec_error(&sample.name, e))?;
             Some(DecodeDictionary::Zstd(&zstd))
         }
         (Some(bytes), _) => {
-            lz4 = Lz4Dictionary::new(bytes);
-            Some(DecodeDictionary::Lz4Prefix(&lz4))
+            prefix = PrefixDictionary::new(bytes);
+            Some(DecodeDictionary::Prefix(&prefix))
         }
         (None, _) => None,
     };

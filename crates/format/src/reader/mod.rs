@@ -8,14 +8,15 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use evtc_codecs::{Algorithm, BlockDecoder, DecoderDictionary, Lz4Dictionary};
+use evtc_codecs::{Algorithm, BlockDecoder, DecoderDictionary, PrefixDictionary};
 use evtc_rac::DecodeDictionary;
 use rayon::prelude::*;
 
 use crate::error::{Error, Location, Result};
 use crate::io::{LocalFile, ReadAt};
 use crate::meta::{
-    BasketIndex, Boundaries, DataType, EXT_RAC_ENTRY_SIZES, EXT_SHAPE, FileMeta, TreeMeta,
+    BasketIndex, Boundaries, DataType, EXT_RAC_ENTRY_SIZES, EXT_RAC_LZMA_DICTIONARY, EXT_SHAPE,
+    FileMeta, TreeMeta,
 };
 use crate::record::{
     self, FILE_HEADER_LEN, RECORD_HEADER_LEN, RecordHeader, RecordKind, TRAILER_LEN, Trailer,
@@ -35,6 +36,9 @@ pub use rows::{RowReader, Value, ValueRef};
 pub use tree::{BranchReader, TreeReader};
 
 use decode::{BlockError, Counts, check_entry_sizes_flag, decode_block_into};
+
+/// The required branch extensions this reader knows.
+const KNOWN_REQUIRED: [&str; 2] = [EXT_RAC_ENTRY_SIZES, EXT_RAC_LZMA_DICTIONARY];
 
 /// The most a record of `algorithm` can expand when decoded (uncompressed bytes per stored byte),
 /// from each codec's format: LZ4 needs a byte per 255 bytes of match (256x), deflate at least 2
@@ -230,14 +234,14 @@ impl CounterCache {
 /// A branch's RAC dictionary, read on first use.
 enum ReaderDictionary {
     Zstd(DecoderDictionary),
-    Lz4(Lz4Dictionary),
+    Prefix(PrefixDictionary),
 }
 
 impl ReaderDictionary {
     fn as_decode(&self) -> DecodeDictionary<'_> {
         match self {
             ReaderDictionary::Zstd(d) => DecodeDictionary::Zstd(d),
-            ReaderDictionary::Lz4(d) => DecodeDictionary::Lz4Prefix(d),
+            ReaderDictionary::Prefix(d) => DecodeDictionary::Prefix(d),
         }
     }
 }
@@ -588,11 +592,26 @@ fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
             if let Some(ext) = b
                 .extensions
                 .iter()
-                .find(|e| e.required && e.key != EXT_RAC_ENTRY_SIZES)
+                .find(|e| e.required && !KNOWN_REQUIRED.contains(&e.key.as_str()))
             {
                 return Err(Error::RequiredExtension {
                     key: ext.key.clone(),
                 });
+            }
+            let lzma_dictionary = b.rac
+                && b.dictionary_len != 0
+                && Algorithm::from_id(b.codec).ok() == Some(Algorithm::Lzma);
+            let marked = b
+                .extensions
+                .iter()
+                .any(|e| e.key == EXT_RAC_LZMA_DICTIONARY);
+            if lzma_dictionary != marked {
+                let reason = if marked {
+                    format!("extension {EXT_RAC_LZMA_DICTIONARY} without an lzma RAC dictionary")
+                } else {
+                    format!("an lzma RAC dictionary without extension {EXT_RAC_LZMA_DICTIONARY}")
+                };
+                return Err(Error::corrupt(location(Some(&b.name)), reason));
             }
             if b.extensions.iter().any(|e| e.key == EXT_SHAPE) && b.shape().is_none() {
                 return Err(Error::corrupt(
@@ -664,7 +683,91 @@ fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{push_count_sums, push_running_sums};
+    use super::{FileReader, push_count_sums, push_running_sums, validate_meta};
+    use crate::meta::{EXT_RAC_LZMA_DICTIONARY, Extension, ScalarType};
+    use crate::schema::{BranchSpec, RacMode, WriteOptions};
+    use crate::{Error, FileWriter};
+
+    /// An lzma RAC branch of tiny entries drawn from a shared table keeps a prefix dictionary and
+    /// carries the required extension that makes readers of 1.0-1.7 refuse it by name; its values
+    /// read back, and a footer where the extension and the dictionary disagree is corrupt.
+    #[test]
+    fn lzma_dictionaries_are_marked_by_their_extension() {
+        let mut rng = evtc_datagen::Rng::new(3);
+        let table: Vec<u32> = (0..64).map(|_| rng.next_u64() as u32).collect();
+        let values: Vec<u32> = (0..20_000 * 6)
+            .map(|_| table[rng.below(64) as usize])
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lzma-dict.evtc");
+        let options = WriteOptions::default()
+            .codec("lzma:6".parse().unwrap())
+            .rac(RacMode::On)
+            .sync(false);
+        let mut file = FileWriter::create(&path, options).unwrap();
+        let spec = |name: &str| {
+            BranchSpec::fixed(name, ScalarType::U32, 6)
+                .precondition(evtc_codecs::Precondition::None)
+        };
+        let mut tree = file.tree("T", vec![spec("x"), spec("y")]).unwrap();
+        tree.fill_column(0, &values).unwrap();
+        tree.fill_column(1, &vec![7u32; values.len()]).unwrap();
+        tree.commit().unwrap();
+        tree.finish().unwrap();
+        file.finish().unwrap();
+
+        let file = FileReader::open(&path).unwrap();
+        let tree = file.tree("T").unwrap();
+        let marked = |b: &crate::BranchMeta| {
+            b.extensions
+                .iter()
+                .any(|e| e.key == EXT_RAC_LZMA_DICTIONARY && e.required)
+        };
+        let x = tree.branch("x").unwrap();
+        assert!(
+            x.meta().dictionary_len > 0,
+            "the shared table makes a dictionary"
+        );
+        assert!(marked(x.meta()));
+        assert_eq!(x.read::<u32>().unwrap(), values);
+        let mut cursor = x.cursor::<u32>().unwrap();
+        assert_eq!(cursor.get(12_345).unwrap(), &values[12_345 * 6..12_346 * 6]);
+        // A file with the dictionary is version 1.8.
+        assert_eq!(file.meta().minor, 8);
+
+        let end = file.records_end;
+        let mut meta = file.meta().clone();
+        meta.trees[0].branches[0]
+            .extensions
+            .retain(|e| e.key != EXT_RAC_LZMA_DICTIONARY);
+        let error = validate_meta(&meta, end).unwrap_err();
+        assert!(matches!(error, Error::Corrupt { .. }), "{error}");
+        assert!(
+            error.to_string().contains(EXT_RAC_LZMA_DICTIONARY),
+            "{error}"
+        );
+        let mut meta = file.meta().clone();
+        let y = &mut meta.trees[0].branches[1];
+        assert_eq!(y.dictionary_len, 0, "constant values need no dictionary");
+        y.extensions.push(Extension {
+            key: EXT_RAC_LZMA_DICTIONARY.into(),
+            required: true,
+            value: Vec::new(),
+        });
+        let error = validate_meta(&meta, end).unwrap_err();
+        assert!(
+            error.to_string().contains(EXT_RAC_LZMA_DICTIONARY),
+            "{error}"
+        );
+        let mut meta = file.meta().clone();
+        meta.trees[0].branches[1].extensions.push(Extension {
+            key: "from-the-future".into(),
+            required: true,
+            value: Vec::new(),
+        });
+        let error = validate_meta(&meta, end).unwrap_err();
+        assert!(matches!(error, Error::RequiredExtension { .. }), "{error}");
+    }
 
     #[test]
     fn running_sums_continue_and_refuse_overflow() {

@@ -4,7 +4,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use evtc_codecs::{Algorithm, DecoderDictionary, Lz4Dictionary};
+use evtc_codecs::{Algorithm, DecoderDictionary, PrefixDictionary};
 
 use super::{Body, FileReader, ReaderDictionary, max_expansion};
 use crate::error::{Error, Location, Result};
@@ -247,7 +247,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 source: Box::new(e),
             })?)
         } else {
-            ReaderDictionary::Lz4(Lz4Dictionary::new(&bytes))
+            ReaderDictionary::Prefix(PrefixDictionary::new(&bytes))
         };
         Ok(Some(cell.get_or_init(|| Arc::new(dictionary)).clone()))
     }

@@ -115,7 +115,7 @@ pub(super) fn encode_basket(
             let ends = entry_ends(state, sealed);
             let dictionary = state.dictionary.as_deref().map(|d| match &d.zstd {
                 Some(z) => EncodeDictionary::Zstd(z),
-                None => EncodeDictionary::Lz4Prefix(&d.bytes),
+                None => EncodeDictionary::Prefix(&d.bytes),
             });
             let mut payload = Vec::with_capacity(sealed.values.len() / 2 + 64);
             RacEncoder::new()

@@ -22,7 +22,8 @@ use encode::{Encoding, encode_basket, entry_ends, rac_options, schema_record};
 
 use crate::error::{Error, Result};
 use crate::meta::{
-    BasketIndex, BasketLoc, Boundaries, EXT_RAC_ENTRY_SIZES, Extension, FileMeta, TreeMeta,
+    BasketIndex, BasketLoc, Boundaries, EXT_RAC_ENTRY_SIZES, EXT_RAC_LZMA_DICTIONARY, Extension,
+    FileMeta, TreeMeta,
 };
 use crate::output::Output;
 use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind, Trailer};
@@ -902,7 +903,11 @@ impl<'f> TreeWriter<'f> {
             .max(1)
             .min(ends.len());
         let sample = &sealed.values[..ends.get(cut - 1).copied().unwrap_or(0)];
-        let train = train && matches!(state.codec.algorithm(), Algorithm::Zstd | Algorithm::Lz4);
+        let train = train
+            && matches!(
+                state.codec.algorithm(),
+                Algorithm::Zstd | Algorithm::Lz4 | Algorithm::Lzma
+            );
         let options = rac_options(&encoding);
         // A first basket under half the basket size was cut by a cluster boundary or the end of
         // the tree: the branch may have no other basket to spread a dictionary's cost over.
@@ -962,6 +967,13 @@ impl<'f> TreeWriter<'f> {
         let Some(WriterDictionary { bytes, zstd }) = best.dictionary else {
             return Ok(());
         };
+        if state.codec.algorithm() == Algorithm::Lzma {
+            state.meta.extensions.push(Extension {
+                key: EXT_RAC_LZMA_DICTIONARY.into(),
+                required: true,
+                value: Vec::new(),
+            });
+        }
         let header = RecordHeader::metadata(RecordKind::Dictionary, tree_no, state.number);
         let record = record::encode_record(header, &bytes);
         state.meta.dictionary_offset = self.file.offset;
