@@ -287,9 +287,11 @@ pub(crate) fn compress_error(codec: Codec, reason: impl std::fmt::Display) -> Er
 pub(crate) fn check_end(
     algorithm: Algorithm,
     ended: bool,
-    (consumed, input_len): (usize, usize),
-    (produced, out_len): (usize, usize),
+    (consumed, input_len): (u64, usize),
+    (produced, out_len): (u64, usize),
 ) -> Result<()> {
+    let consumed = usize::try_from(consumed).unwrap_or(usize::MAX);
+    let produced = usize::try_from(produced).unwrap_or(usize::MAX);
     match (ended, produced == out_len) {
         (true, true) if consumed == input_len => Ok(()),
         (true, true) => Err(corrupt(
@@ -300,9 +302,11 @@ pub(crate) fn check_end(
             ),
         )),
         (true, false) => Err(size_mismatch(algorithm, out_len, produced)),
-        (false, true) if consumed < input_len => {
-            Err(size_mismatch(algorithm, out_len, produced + 1))
-        }
+        (false, true) if consumed < input_len => Err(size_mismatch(
+            algorithm,
+            out_len,
+            produced.saturating_add(1),
+        )),
         (false, _) => Err(corrupt(algorithm, "truncated stream")),
     }
 }
@@ -454,13 +458,11 @@ impl Decompressor {
         let status = stream
             .decompress(input, out, FlushDecompress::Finish)
             .map_err(|e| corrupt(algorithm, e))?;
-        let produced = usize::try_from(stream.total_out()).unwrap_or(usize::MAX);
-        let consumed = usize::try_from(stream.total_in()).unwrap_or(usize::MAX);
         check_end(
             algorithm,
             status == Status::StreamEnd,
-            (consumed, input.len()),
-            (produced, out.len()),
+            (stream.total_in(), input.len()),
+            (stream.total_out(), out.len()),
         )
     }
 }

@@ -103,13 +103,11 @@ pub(crate) fn decompress(input: &[u8], out: &mut [u8]) -> Result<()> {
     let status = stream
         .process(input, out, Action::Finish)
         .map_err(|e| corrupt(algorithm, e))?;
-    let produced = usize::try_from(stream.total_out()).unwrap_or(usize::MAX);
-    let consumed = usize::try_from(stream.total_in()).unwrap_or(usize::MAX);
     check_end(
         algorithm,
         status == Status::StreamEnd,
-        (consumed, input.len()),
-        (produced, out.len()),
+        (stream.total_in(), input.len()),
+        (stream.total_out(), out.len()),
     )
 }
 
@@ -211,8 +209,8 @@ impl PrefixDecoder {
             sys::LZMA_STREAM_END | sys::LZMA_OK | sys::LZMA_BUF_ERROR => check_end(
                 algorithm,
                 ret == sys::LZMA_STREAM_END,
-                (consumed, input.len()),
-                (produced, out.len()),
+                (consumed as u64, input.len()),
+                (produced as u64, out.len()),
             ),
             sys::LZMA_DATA_ERROR => Err(corrupt(algorithm, "malformed LZMA2 data")),
             _ => Err(corrupt(algorithm, format!("liblzma error {ret}"))),
