@@ -1224,6 +1224,8 @@ pub fn train_dictionary(
     }
     match options.codec.algorithm() {
         Algorithm::Zstd => evtc_codecs::train_dictionary(&samples, &sizes, max_size).ok(),
+        // An empty prefix is no dictionary: units compressed against it would not say they use one.
+        _ if samples.is_empty() || max_size == 0 => None,
         Algorithm::Lz4 => Some(samples[..samples.len().min(max_size).min(64 << 10)].to_vec()),
         Algorithm::Lzma => Some(samples[..samples.len().min(max_size)].to_vec()),
         _ => None,

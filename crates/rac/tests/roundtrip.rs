@@ -438,3 +438,18 @@ fn runs_units_store_each_run_once_and_lzma_stores_random_planes_as_is() {
     assert!(size("lzma:6", runs) < size("lzma:6", shuffle));
     assert!(size("zstd:5", runs) < size("zstd:5", shuffle));
 }
+
+/// Entries of no bytes train no prefix: an empty one would be a dictionary that no unit uses.
+#[test]
+fn empty_entries_train_no_prefix() {
+    for codec in ["lz4", "lzma:6"] {
+        let options = RacOptions {
+            codec: codec.parse().unwrap(),
+            precondition: Precondition::None,
+            min_unit_bytes: 0,
+            entry_sizes: true,
+        };
+        assert_eq!(train_dictionary(&options, &[], &[0, 0, 0], 1024), None);
+        assert!(train_dictionary(&options, &[1, 2, 3], &[1, 3], 1024).is_some());
+    }
+}
