@@ -55,7 +55,7 @@
 //! raw LZMA2 data (the LZMA2 chunks of an xz block, ending with the end-of-data byte `0x00`, with
 //! no stream header, block header, index or footer) whose decoder starts with the dictionary's
 //! bytes as its history (LZMA2's preset dictionary) and a dictionary size of at least the
-//! dictionary's length plus the unit's decoded length.
+//! dictionary's length plus the length the LZMA2 data decodes to.
 //!
 //! With a preconditioner that makes data shorter (`for`, `delta-for`, `delta-varint`, `sparse`,
 //! `runs`; evtc format 1.7), a data part shorter than the uncompressed length starts with the
@@ -1257,8 +1257,8 @@ pub const LZMA_DICTIONARY_BYTES: usize = 32 << 10;
 
 /// Encodes a sample of a branch's entries (`data` with entry `ends`, as for
 /// [`RacEncoder::encode`]) as one RAC payload; with `train`, also tries a dictionary: trained on
-/// the first half of the sample's bytes (at most 1/16 of them, 256 B to 16 KiB; for lzma up to
-/// [`LZMA_DICTIONARY_BYTES`]), it is kept if it makes the payload of the other half at least
+/// the first half of the sample's bytes (at most 1/16 of them, 256 B to 16 KiB; for lzma 1/4 of
+/// them, 256 B to [`LZMA_DICTIONARY_BYTES`]), it is kept if it makes the payload of the other half at least
 /// [`DICTIONARY_MIN_GAIN`] smaller (judged on entries it was not trained on, as the branch's later
 /// baskets will be), and with `charge_dictionary` (a branch with no other basket to spread it over)
 /// if the whole sample's payload plus the dictionary is that much smaller too.
@@ -1266,7 +1266,7 @@ pub const LZMA_DICTIONARY_BYTES: usize = 32 << 10;
 /// Under lzma, whose units start with an empty history and so decode most of their first bytes as
 /// literals, bit by bit, a prefix turns them into matches: the bulk read of the RAC study's
 /// TSmall tree (lzma:7, runs, 8 KiB units) went from 660-720 to 868-888 MB/s (probe, best of 5,
-/// files alternated), its file 1.2% smaller. There the dictionary is kept unless it makes the
+/// files alternated), its file 1.3% smaller. There the dictionary is kept unless it makes the
 /// payloads larger; prefixes of 16 KiB read 3% slower, of 64 KiB 3% faster, but each unit's
 /// decode copies the prefix first, which a random read of one entry pays.
 ///
