@@ -256,6 +256,14 @@ impl BranchMeta {
         self.extensions.iter().any(|e| e.key == EXT_RAC_ENTRY_SIZES)
     }
 
+    /// Whether the branch is marked as an lzma RAC branch with a dictionary (the required
+    /// extension [`EXT_RAC_LZMA_DICTIONARY`], version 1.8), whose units are raw LZMA2 data.
+    pub fn rac_lzma_dictionary(&self) -> bool {
+        self.extensions
+            .iter()
+            .any(|e| e.key == EXT_RAC_LZMA_DICTIONARY)
+    }
+
     /// The mantissa bits this float branch's values were rounded to before writing
     /// ([`EXT_MANTISSA_BITS`]), if they were.
     pub fn mantissa_bits(&self) -> Option<u32> {

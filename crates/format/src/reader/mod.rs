@@ -601,10 +601,7 @@ fn validate_meta(meta: &FileMeta, records_end: u64) -> Result<()> {
             let lzma_dictionary = b.rac
                 && b.dictionary_len != 0
                 && Algorithm::from_id(b.codec).ok() == Some(Algorithm::Lzma);
-            let marked = b
-                .extensions
-                .iter()
-                .any(|e| e.key == EXT_RAC_LZMA_DICTIONARY);
+            let marked = b.rac_lzma_dictionary();
             if lzma_dictionary != marked {
                 let reason = if marked {
                     format!("extension {EXT_RAC_LZMA_DICTIONARY} without an lzma RAC dictionary")
