@@ -91,7 +91,8 @@ def convert(
         float_quantize: lossy: float branches by glob are quantized into ``(min, max, bits)``
             (each value moves by at most half a step; a value outside the range fails).
         precondition: ``auto``, ``none``, ``shuffle``, ``bitshuffle``, ``delta``, ``delta-shuffle``,
-            ``for``, ``delta-for``, ``delta-varint``, ``zigzag-shuffle``, ``sparse`` or ``runs``.
+            ``for``, ``delta-for``, ``delta-varint``, ``zigzag-shuffle``, ``sparse``, ``runs`` or
+            ``bitplanes``.
         boundaries: entry boundaries of jagged branches: ``auto``, ``offsets``, ``counts``, ``none``.
         trees, branches: trees and branch globs to keep (default: all).
         skip_unsupported: leave out ROOT branches the reader does not support instead of failing.

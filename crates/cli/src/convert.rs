@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long = "branch-codec", value_name = "GLOB=SPEC", value_parser = parse_rule::<Codec>)]
     branch_codec: Vec<(Glob, Codec)>,
     /// Preconditioner of the values: auto, none, shuffle, bitshuffle, delta, delta-shuffle, for,
-    /// delta-for, delta-varint, zigzag-shuffle, sparse or runs.
+    /// delta-for, delta-varint, zigzag-shuffle, sparse, runs or bitplanes.
     #[arg(long, default_value = "auto")]
     precondition: PreconditionChoice,
     /// Preconditioner of the branches matching a glob, as GLOB=NAME (repeatable).

@@ -40,12 +40,13 @@ pub enum Error {
     #[error("unknown compression algorithm id {0} (known: 0-5)")]
     UnknownAlgorithmId(u8),
     /// An envelope names a preconditioner id that does not exist.
-    #[error("unknown preconditioner id {0} (known: 0-9)")]
+    #[error("unknown preconditioner id {0} (known: 0-11)")]
     UnknownPreconditionId(u8),
     /// A preconditioner spec that is not `none` or one of `shuffle`, `bitshuffle`, `delta`,
-    /// `delta-shuffle`, `for`, `delta-for`, `delta-varint`, `zigzag-shuffle`, `sparse` with `:W`.
+    /// `delta-shuffle`, `for`, `delta-for`, `delta-varint`, `zigzag-shuffle`, `sparse`, `runs`,
+    /// `bitplanes` with `:W`.
     #[error(
-        "unknown preconditioner {0:?}: expected none, shuffle:W, bitshuffle:W, delta:W, delta-shuffle:W, for:W, delta-for:W, delta-varint:W, zigzag-shuffle:W or sparse:W with W in 1, 2, 4, 8"
+        "unknown preconditioner {0:?}: expected none, shuffle:W, bitshuffle:W, delta:W, delta-shuffle:W, for:W, delta-for:W, delta-varint:W, zigzag-shuffle:W, sparse:W, runs:W or bitplanes:W with W in 1, 2, 4, 8"
     )]
     UnknownPrecondition(String),
     /// A quantization whose range or bit count is not usable.

@@ -39,6 +39,7 @@ fn preconditions() -> Vec<Precondition> {
             Precondition::ZigzagShuffle(w),
             Precondition::Sparse(w),
             Precondition::Runs(w),
+            Precondition::BitPlanes(w),
         ]);
     }
     all

@@ -124,6 +124,8 @@ pub enum PreconditionChoice {
     Sparse,
     /// Run-length encoding of the values, at the value width.
     Runs,
+    /// Bitshuffle without its constant bit-planes, at the value width.
+    BitPlanes,
 }
 
 impl PreconditionChoice {
@@ -142,6 +144,7 @@ impl PreconditionChoice {
             PreconditionChoice::ZigzagShuffle => Precondition::ZigzagShuffle(width),
             PreconditionChoice::Sparse => Precondition::Sparse(width),
             PreconditionChoice::Runs => Precondition::Runs(width),
+            PreconditionChoice::BitPlanes => Precondition::BitPlanes(width),
         })
     }
 }
@@ -161,6 +164,7 @@ impl From<Precondition> for PreconditionChoice {
             Precondition::ZigzagShuffle(_) => PreconditionChoice::ZigzagShuffle,
             Precondition::Sparse(_) => PreconditionChoice::Sparse,
             Precondition::Runs(_) => PreconditionChoice::Runs,
+            Precondition::BitPlanes(_) => PreconditionChoice::BitPlanes,
         }
     }
 }
@@ -182,11 +186,12 @@ impl std::str::FromStr for PreconditionChoice {
             "zigzag-shuffle" => PreconditionChoice::ZigzagShuffle,
             "sparse" => PreconditionChoice::Sparse,
             "runs" => PreconditionChoice::Runs,
+            "bitplanes" => PreconditionChoice::BitPlanes,
             other => {
                 return Err(format!(
                     "unknown preconditioner {other:?}: expected auto, none, shuffle, bitshuffle, \
-                     delta, delta-shuffle, for, delta-for, delta-varint, zigzag-shuffle, sparse \
-                     or runs"
+                     delta, delta-shuffle, for, delta-for, delta-varint, zigzag-shuffle, sparse, \
+                     runs or bitplanes"
                 ));
             }
         })

@@ -92,6 +92,7 @@
 
 use std::ops::Range;
 
+use evtc_codecs::precondition::bitplanes;
 use evtc_codecs::{
     Algorithm, Codec, Crc32, DecoderDictionary, Decompressor, EncoderDictionary, Kernel,
     Precondition, PrefixDictionary, UnitCompressor, crc32, plane_cuts,
@@ -964,6 +965,8 @@ pub enum DecodeDictionary<'d> {
 pub struct RacDecoder {
     decompressor: Decompressor,
     scratch: Vec<u8>,
+    /// A `bitplanes` unit's packed bytes while its bitshuffle is expanded into `scratch`.
+    packed: Vec<u8>,
     /// The preconditioner and length of the unit whose codec output `scratch` holds, when
     /// [`RacDecoder::decode_stored_unit_part`] undid the preconditioner for part of it only.
     unfinished: Option<(Precondition, usize)>,
@@ -1135,12 +1138,27 @@ impl RacDecoder {
             }
             rest
         } else {
-            let scratch = evtc_codecs::scratch(&mut self.scratch, packed);
+            let scratch = evtc_codecs::scratch(&mut self.packed, packed);
             self.decompressor
                 .decompress_unit(algorithm, zstd_dict, prefix, rest, scratch)?;
             scratch
         };
-        Kernel::best().decode(precondition, packed_bytes, out)?;
+        let kernel = Kernel::best();
+        // A `bitplanes` unit read for part of its values: its bitshuffle, then that part of it
+        // (the rest when the unit is finished).
+        if let (Precondition::BitPlanes(width), Some(part)) = (precondition, part) {
+            let len = out.len();
+            let image = evtc_codecs::scratch(&mut self.scratch, len);
+            bitplanes::expand(width, packed_bytes, image)?;
+            let bitshuffle = Precondition::BitShuffle(width);
+            if kernel.undo_part(bitshuffle, image, out, part) {
+                self.unfinished = Some((bitshuffle, len));
+                return Ok(false);
+            }
+            kernel.undo(bitshuffle, image, out);
+            return Ok(true);
+        }
+        kernel.decode(precondition, packed_bytes, out)?;
         Ok(true)
     }
 

@@ -193,20 +193,21 @@ proptest! {
                          min in prop::sample::select(vec![0usize, 64, 1000]), dict in any::<bool>(),
                          p in prop::sample::select(vec![Precondition::None, Precondition::Shuffle(Width::W4),
                                                         Precondition::Runs(Width::W4), Precondition::Runs(Width::W1),
-                                                        Precondition::Sparse(Width::W1), Precondition::For(Width::W4)]),
+                                                        Precondition::Sparse(Width::W1), Precondition::For(Width::W4),
+                                                        Precondition::BitPlanes(Width::W4), Precondition::BitPlanes(Width::W1)]),
                          sizes in any::<bool>()) {
         check(codec, min, dict, p, sizes, &entries)?;
     }
 
     #[test]
     fn corrupt_payloads_never_panic(entries in entries(), at in any::<usize>(), byte in any::<u8>(), entry_sizes in any::<bool>(),
-                                    runs in any::<bool>(), codec in prop::sample::select(vec!["zstd:3", "lzma:1", "none"]),
+                                    precondition in prop::sample::select(vec![Precondition::None, Precondition::Runs(Width::W4), Precondition::BitPlanes(Width::W4)]),
+                                    codec in prop::sample::select(vec!["zstd:3", "lzma:1", "none"]),
                                     dict in any::<bool>()) {
         let data: Vec<u8> = entries.concat();
         let mut ends = Vec::new();
         let mut end = 0;
         for e in &entries { end += e.len(); ends.push(end); }
-        let precondition = if runs { Precondition::Runs(Width::W4) } else { Precondition::None };
         let options = RacOptions { codec: codec.parse().unwrap(), precondition, min_unit_bytes: 32, entry_sizes };
         // lzma units against a prefix are raw LZMA2, with no xz checks of their own.
         let prefix = if dict && codec == "lzma:1" { train_dictionary(&options, &data, &ends, 1024) } else { None };
@@ -226,6 +227,10 @@ proptest! {
                 let _ = decoder.decode_unit(&table, u, units, dec.as_ref(), &mut out, false);
                 let unit = table.units()[u];
                 if let Some(stored) = units.get(unit.offset as usize..(unit.offset + unit.stored_len) as usize) {
+                    let part = Some(0..out.len().min(4));
+                    if matches!(decoder.decode_stored_unit_part(&table, u, stored, dec.as_ref(), &mut out, false, part), Ok(false)) {
+                        let _ = decoder.finish_unit(&mut out);
+                    }
                     let _ = table.entry_sizes(u, stored, &mut vec![]);
                     let _ = table.entry_value_ends(u, stored, 2, 0, &mut vec![]);
                     let _ = table.entry_value_counts(u, stored, 2, &mut vec![]);

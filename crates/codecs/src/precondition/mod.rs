@@ -20,7 +20,7 @@
 //!   integers (parton flavours, `-1`-or-index references), whose negative values would otherwise
 //!   fill the high byte planes with `0xFF`. RNTuple's `SplitInt` columns are this encoding.
 //!
-//! Those keep the length of their input. Five more make the data *shorter*; they are applied
+//! Those keep the length of their input. Six more make the data *shorter*; they are applied
 //! through [`Precondition::encode`] and [`Precondition::decode`], and the block envelope stores
 //! their output's length (see `BlockEncoder`):
 //!
@@ -36,6 +36,9 @@
 //!   nearly always one value.
 //! - **Runs** (`runs:W`): run-length encoding, each run's value (byte-shuffled) and length
 //!   (layout in [`runs`]): values repeated in runs, which the codec then decodes once per run.
+//! - **Bit-planes** (`bitplanes:W`): bitshuffle without its constant bit-planes, which two masks
+//!   per block stand for (layout in [`bitplanes`]): rounded floats and small integers, whose
+//!   all-zero planes the codec would otherwise decode as long matches of the byte before.
 //!
 //! Shuffle and bitshuffle have a scalar kernel (the layout's oracle) and SSE2 and AVX2 kernels, each
 //! in its own module; `for` and `delta-for` a scalar and an AVX2 decoder, `delta-varint` an AVX2
@@ -44,6 +47,7 @@
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod avx2;
+pub mod bitplanes;
 mod delta;
 pub mod pack;
 #[cfg(target_arch = "x86_64")]
@@ -107,7 +111,7 @@ impl Width {
 ///
 /// The id ([`Precondition::id`]) is stored in evtc's block envelope and never changes: `0` none, `1`
 /// shuffle, `2` bitshuffle, `3` delta, `4` delta-shuffle, `5` for, `6` delta-for, `7` delta-varint,
-/// `8` zigzag-shuffle, `9` sparse.
+/// `8` zigzag-shuffle, `9` sparse, `10` runs, `11` bitplanes.
 ///
 /// ```
 /// use evtc_codecs::{Precondition, Width};
@@ -146,6 +150,8 @@ pub enum Precondition {
     Sparse(Width),
     /// Run-length encoding: each run's value and length (changes the length).
     Runs(Width),
+    /// Bitshuffle without its constant bit-planes (changes the length).
+    BitPlanes(Width),
 }
 
 impl Precondition {
@@ -163,12 +169,13 @@ impl Precondition {
             Precondition::ZigzagShuffle(_) => 8,
             Precondition::Sparse(_) => 9,
             Precondition::Runs(_) => 10,
+            Precondition::BitPlanes(_) => 11,
         }
     }
 
     /// Whether the output has the input's length: false for the packing preconditioners `for`,
-    /// `delta-for`, `delta-varint` and `sparse`, which only [`Precondition::encode`] and
-    /// [`Precondition::decode`] apply.
+    /// `delta-for`, `delta-varint`, `sparse`, `runs` and `bitplanes`, which only
+    /// [`Precondition::encode`] and [`Precondition::decode`] apply.
     pub fn keeps_length(self) -> bool {
         !matches!(
             self,
@@ -177,6 +184,7 @@ impl Precondition {
                 | Precondition::DeltaVarint(_)
                 | Precondition::Sparse(_)
                 | Precondition::Runs(_)
+                | Precondition::BitPlanes(_)
         )
     }
 
@@ -193,7 +201,8 @@ impl Precondition {
             | Precondition::DeltaVarint(w)
             | Precondition::ZigzagShuffle(w)
             | Precondition::Sparse(w)
-            | Precondition::Runs(w) => w,
+            | Precondition::Runs(w)
+            | Precondition::BitPlanes(w) => w,
         }
     }
 
@@ -216,16 +225,21 @@ impl Precondition {
             8 => Ok(Precondition::ZigzagShuffle(width)),
             9 => Ok(Precondition::Sparse(width)),
             10 => Ok(Precondition::Runs(width)),
+            11 => Ok(Precondition::BitPlanes(width)),
             other => Err(Error::UnknownPreconditionId(other)),
         }
     }
 
-    /// The preconditioners worth trying on values `width` bytes wide: none, bitshuffle, `for`,
-    /// `sparse` and `runs` for one-byte values; every one for wider values, floats included (the packing ones find
+    /// The preconditioners worth trying on values `width` bytes wide: none, bitshuffle,
+    /// `bitplanes`, `for`, `sparse` and `runs` for one-byte values; every one for wider values, floats included (the packing ones find
     /// floats of one exponent, constants and runs of equal values: `for` stores a constant mass
     /// in a few bytes, `delta-varint` runs of equal floats in a byte each).
     pub fn candidates(width: Width) -> Vec<Precondition> {
-        let mut candidates = vec![Precondition::None, Precondition::BitShuffle(width)];
+        let mut candidates = vec![
+            Precondition::None,
+            Precondition::BitShuffle(width),
+            Precondition::BitPlanes(width),
+        ];
         if width != Width::W1 {
             candidates.extend([
                 Precondition::Shuffle(width),
@@ -292,6 +306,7 @@ impl fmt::Display for Precondition {
             Precondition::ZigzagShuffle(w) => write!(f, "zigzag-shuffle:{}", w.bytes()),
             Precondition::Sparse(w) => write!(f, "sparse:{}", w.bytes()),
             Precondition::Runs(w) => write!(f, "runs:{}", w.bytes()),
+            Precondition::BitPlanes(w) => write!(f, "bitplanes:{}", w.bytes()),
         }
     }
 }
@@ -300,8 +315,8 @@ impl FromStr for Precondition {
     type Err = Error;
 
     /// Parses `none`, `shuffle:W`, `bitshuffle:W`, `delta:W`, `delta-shuffle:W`, `for:W`,
-    /// `delta-for:W`, `delta-varint:W`, `zigzag-shuffle:W`, `sparse:W` or `runs:W` with `W` in 1,
-    /// 2, 4, 8.
+    /// `delta-for:W`, `delta-varint:W`, `zigzag-shuffle:W`, `sparse:W`, `runs:W` or `bitplanes:W`
+    /// with `W` in 1, 2, 4, 8.
     fn from_str(spec: &str) -> Result<Precondition> {
         let bad = || Error::UnknownPrecondition(spec.to_owned());
         if spec == "none" {
@@ -320,6 +335,7 @@ impl FromStr for Precondition {
             "zigzag-shuffle" => Ok(Precondition::ZigzagShuffle(width)),
             "sparse" => Ok(Precondition::Sparse(width)),
             "runs" => Ok(Precondition::Runs(width)),
+            "bitplanes" => Ok(Precondition::BitPlanes(width)),
             _ => Err(bad()),
         }
     }
@@ -436,7 +452,8 @@ impl Kernel {
             | Precondition::DeltaFor(_)
             | Precondition::DeltaVarint(_)
             | Precondition::Sparse(_)
-            | Precondition::Runs(_) => {
+            | Precondition::Runs(_)
+            | Precondition::BitPlanes(_) => {
                 panic!("{precondition} changes the length: apply it with Precondition::encode")
             }
         }
@@ -473,7 +490,8 @@ impl Kernel {
             | Precondition::DeltaFor(_)
             | Precondition::DeltaVarint(_)
             | Precondition::Sparse(_)
-            | Precondition::Runs(_) => {
+            | Precondition::Runs(_)
+            | Precondition::BitPlanes(_) => {
                 panic!("{precondition} changes the length: undo it with Precondition::decode")
             }
         }
@@ -548,6 +566,7 @@ impl Kernel {
             Precondition::DeltaVarint(w) => varint::encode(w.bytes(), input, out),
             Precondition::Sparse(w) => sparse::encode(w.bytes(), input, out),
             Precondition::Runs(w) => runs::encode(self, w, input, out),
+            Precondition::BitPlanes(w) => bitplanes::encode(self, w, input, out),
             _ => {
                 let start = out.len();
                 out.resize(start + input.len(), 0);
@@ -574,6 +593,7 @@ impl Kernel {
             Precondition::Runs(w) => {
                 return runs::decode(self, &precondition.to_string(), w, input, out);
             }
+            Precondition::BitPlanes(w) => return bitplanes::decode(self, w, input, out),
             _ if input.len() != out.len() => {
                 return Err(Error::Corrupt {
                     codec: precondition.to_string(),

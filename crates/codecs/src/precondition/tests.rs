@@ -161,6 +161,7 @@ fn ids_and_specs_roundtrip() {
             Precondition::ZigzagShuffle(w),
             Precondition::Sparse(w),
             Precondition::Runs(w),
+            Precondition::BitPlanes(w),
         ] {
             assert_eq!(
                 Precondition::from_parts(p.id(), p.width() as u8).unwrap(),
@@ -170,7 +171,7 @@ fn ids_and_specs_roundtrip() {
         }
     }
     assert_eq!(Precondition::from_parts(0, 1).unwrap(), Precondition::None);
-    assert!(Precondition::from_parts(11, 4).is_err());
+    assert!(Precondition::from_parts(12, 4).is_err());
     assert!(Precondition::from_parts(1, 3).is_err());
     assert!(Precondition::from_parts(0, 4).is_err());
     for bad in [
@@ -792,17 +793,118 @@ fn runs_decode_every_run_length_to_the_end() {
     }
 }
 
+/// Decodes `bitplanes` output straight from the `bitplanes` module docs, one bit at a time.
+fn bitplanes_by_definition(w: usize, packed: &[u8], len: usize) -> Vec<u8> {
+    let mut out = vec![0; len];
+    let n8 = len / w / 8 * 8;
+    let block = BITSHUFFLE_BLOCK_BYTES / w;
+    let (mut start, mut at) = (0, 0);
+    while start < n8 {
+        let m = block.min(n8 - start);
+        let (zeros, ones) = (&packed[at..at + w], &packed[at + w..at + 2 * w]);
+        at += 2 * w;
+        let plane_len = m / 8;
+        let mut image = Vec::new();
+        for p in 0..8 * w {
+            if bit(zeros, p) == 1 {
+                image.extend(std::iter::repeat_n(0u8, plane_len));
+            } else if bit(ones, p) == 1 {
+                image.extend(std::iter::repeat_n(0xFFu8, plane_len));
+            } else {
+                image.extend_from_slice(&packed[at..at + plane_len]);
+                at += plane_len;
+            }
+        }
+        let dst = &mut out[start * w..(start + m) * w];
+        for b in 0..w {
+            for k in 0..8 {
+                for e in 0..m {
+                    dst[e * w + b] |= bit(&image, (b * 8 + k) * m + e) << k;
+                }
+            }
+        }
+        start += m;
+    }
+    out[n8 * w..].copy_from_slice(&packed[at..]);
+    out
+}
+
+#[test]
+fn bitplanes_leave_out_constant_planes() {
+    // Positive floats rounded to 10 mantissa bits: the sign plane and the 13 low mantissa planes
+    // are zeros, and one exponent bit is set in every value (ones); 100 values and a 3-byte tail.
+    let mut floats: Vec<u8> = (0..100u32)
+        .flat_map(|i| (f32::from_bits((20.0 + i as f32 * 3.7).to_bits() & !0x1FFF)).to_le_bytes())
+        .collect();
+    floats.extend_from_slice(&[1, 2, 3]);
+    let p = Precondition::BitPlanes(Width::W4);
+    let packed = encode(p, &floats);
+    let image = bitshuffle_by_definition(4, &floats);
+    // One block of 96 values (planes of 12 bytes), then 4 values and the tail as they are.
+    let (zeros, ones) = (&packed[..4], &packed[4..8]);
+    let constant = |p: usize, byte: u8| image[p * 12..(p + 1) * 12].iter().all(|&b| b == byte);
+    for plane in 0..32 {
+        assert_eq!(bit(zeros, plane) == 1, constant(plane, 0), "plane {plane}");
+        assert_eq!(
+            bit(ones, plane) == 1,
+            constant(plane, 0xFF),
+            "plane {plane}"
+        );
+    }
+    let kept = 32
+        - (zeros
+            .iter()
+            .chain(ones)
+            .map(|b| b.count_ones())
+            .sum::<u32>() as usize);
+    assert!(kept <= 18, "{kept} planes kept");
+    assert_eq!(packed.len(), 8 + kept * 12 + 4 * 4 + 3);
+    assert_eq!(bitplanes_by_definition(4, &packed, floats.len()), floats);
+    let mut expanded = vec![0; floats.len()];
+    bitplanes::expand(Width::W4, &packed, &mut expanded).unwrap();
+    assert_eq!(expanded, image);
+    // Fewer than 8 values: no block, the input as is.
+    assert_eq!(encode(p, &floats[..30]), &floats[..30]);
+    let mut out = vec![0; floats.len()];
+    for kernel in kernels() {
+        kernel.decode(p, &packed, &mut out).unwrap();
+        assert_eq!(out, floats);
+        // A plane in both masks, a plane too few, a byte over, cut masks.
+        let mut bad = packed.clone();
+        bad[4] |= bad[0] | 1;
+        bad[0] |= 1;
+        assert!(kernel.decode(p, &bad, &mut out).is_err());
+        assert!(
+            kernel
+                .decode(p, &packed[..packed.len() - 1], &mut out)
+                .is_err()
+        );
+        assert!(
+            kernel
+                .decode(p, &[&packed[..], &[0]].concat(), &mut out)
+                .is_err()
+        );
+        assert!(kernel.decode(p, &packed[..5], &mut out).is_err());
+        let err = kernel.decode(p, &[], &mut out).unwrap_err().to_string();
+        assert!(
+            err.contains("bitplanes:4") && err.contains("masks"),
+            "{err}"
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
     fn packing_roundtrips_on_every_kernel_and_matches_the_docs((w, input) in integers()) {
-        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w), Precondition::Runs(w)] {
+        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w), Precondition::Runs(w), Precondition::BitPlanes(w)] {
             let packed = encode(p, &input);
             let by_definition = match p {
                 Precondition::DeltaVarint(_) => varint_by_definition(w.bytes(), &packed, input.len()),
                 Precondition::Sparse(_) => sparse_by_definition(w.bytes(), &packed, input.len()),
                 Precondition::Runs(_) => runs_by_definition(w.bytes(), &packed, input.len()),
+                Precondition::BitPlanes(_) => bitplanes_by_definition(w.bytes(), &packed, input.len()),
                 p => unpack_by_definition(w.bytes(), p == Precondition::DeltaFor(w), &packed, input.len()),
             };
             prop_assert_eq!(&by_definition, &input, "{}", p);
@@ -823,7 +925,7 @@ proptest! {
         flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
         cut in any::<prop::sample::Index>(),
     ) {
-        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w), Precondition::Runs(w)] {
+        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w), Precondition::Runs(w), Precondition::BitPlanes(w)] {
             let mut packed = encode(p, &input);
             if packed.is_empty() {
                 continue;
