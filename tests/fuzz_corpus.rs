@@ -92,6 +92,7 @@ fn write_seed_corpus() {
             Precondition::None,
             Precondition::BitShuffle(Width::W4),
             Precondition::Delta(Width::W4),
+            Precondition::BitPlanes(Width::W4),
         ] {
             let mut block = Vec::new();
             BlockEncoder::new()

@@ -58,7 +58,7 @@
 //! dictionary's length plus the length the LZMA2 data decodes to.
 //!
 //! With a preconditioner that makes data shorter (`for`, `delta-for`, `delta-varint`, `sparse`,
-//! `runs`; evtc format 1.7), a data part shorter than the uncompressed length starts with the
+//! `runs`; evtc format 1.7; `bitplanes`, 1.9), a data part shorter than the uncompressed length starts with the
 //! unsigned LEB128 varint `2 * L + s`, where `L` (less than the uncompressed length) is the length
 //! of the unit's preconditioned bytes: `s = 0`, the codec's form of those `L` bytes follows; `s =
 //! 1`, the `L` bytes themselves.
@@ -1284,9 +1284,11 @@ pub const LZMA_DICTIONARY_BYTES: usize = 32 << 10;
 /// Under lzma, whose units start with an empty history and so decode most of their first bytes as
 /// literals, bit by bit, a prefix turns them into matches: the bulk read of the RAC study's
 /// TSmall tree (lzma:7, runs, 8 KiB units) went from 660-720 to 868-888 MB/s (probe, best of 5,
-/// files alternated), its file 1.3% smaller. There the dictionary is kept unless it makes the
-/// payloads larger; prefixes of 16 KiB read 3% slower, of 64 KiB 3% faster, but each unit's
-/// decode copies the prefix first, which a random read of one entry pays.
+/// files alternated), its file 1.3% smaller. There the dictionary is kept if it makes the
+/// payloads smaller at all (not only by [`DICTIONARY_MIN_GAIN`]); one that changes no size is one
+/// no unit uses (units LZMA cannot shrink are stored as they are). Prefixes of 16 KiB read 3%
+/// slower, of 64 KiB 3% faster, but each unit's decode copies the prefix first, which a random
+/// read of one entry pays.
 ///
 /// The file writer decides a RAC branch's dictionary this way, and `evtc bench` predicts what the
 /// writer will do.
@@ -1335,8 +1337,11 @@ pub fn trial_units(
         Some(z) => EncodeDictionary::Zstd(z),
         None => EncodeDictionary::Prefix(&bytes),
     };
+    // An LZMA prefix is kept when it makes the units smaller at all, for its faster decode; one
+    // that changes no unit's size is one no unit uses (units of packed bytes that LZMA cannot
+    // shrink are stored as they are: `bitplanes` units of random mantissa bits).
     let keep = |with: usize, without: usize| match algorithm {
-        Algorithm::Lzma => with <= without,
+        Algorithm::Lzma => with < without,
         _ => (with as f64) < (1.0 - DICTIONARY_MIN_GAIN) * without as f64,
     };
     let mut judged = [Vec::new(), Vec::new()];

@@ -7,7 +7,7 @@ use evtc_codecs::{
 };
 use evtc_rac::{
     DecodeDictionary, EncodeDictionary, RacDecoder, RacEncoder, RacOptions, SeekTable,
-    train_dictionary,
+    train_dictionary, trial_units,
 };
 use proptest::prelude::*;
 
@@ -457,4 +457,32 @@ fn empty_entries_train_no_prefix() {
         assert_eq!(train_dictionary(&options, &[], &[0, 0, 0], 1024), None);
         assert!(train_dictionary(&options, &[1, 2, 3], &[1, 3], 1024).is_some());
     }
+}
+
+/// An lzma prefix is kept only if it makes the units smaller: units of random bytes, which LZMA
+/// cannot shrink and which are stored as they are, keep none; units of a few shared values do.
+#[test]
+fn lzma_prefixes_that_no_unit_uses_are_not_kept() {
+    let options = RacOptions {
+        codec: "lzma:6".parse().unwrap(),
+        precondition: Precondition::None,
+        min_unit_bytes: 2048,
+        entry_sizes: true,
+    };
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let random: Vec<u8> = (0..64 << 10).map(|_| next() as u8).collect();
+    let shared: Vec<u8> = (0..64 << 10)
+        .map(|i| [3u8, 141, 59, 26][(next() % 4) as usize] ^ (i % 7) as u8)
+        .collect();
+    let ends: Vec<usize> = (1..=1024).map(|i| i * 64).collect();
+    let random_trial = trial_units(&options, true, false, &random, &ends).unwrap();
+    assert!(random_trial.dictionary.is_none());
+    let shared_trial = trial_units(&options, true, false, &shared, &ends).unwrap();
+    assert!(shared_trial.dictionary.is_some());
 }
