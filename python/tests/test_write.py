@@ -203,3 +203,27 @@ def test_convert_per_branch_settings_and_lossy_precision(tmp_path):
         evtc.convert(src, tmp_path / "bad.evtc", float_quantize={"eta": (1, -1, 12)})
     with pytest.raises(TypeError, match="float_precision"):
         evtc.convert(src, tmp_path / "bad.evtc", float_precision={"eta": "ten"})
+
+
+def test_convert_with_bitplanes_reads_back(tmp_path):
+    # NanoAOD-like jets: mantissas rounded to 10 bits, so their low bit-planes are zeros.
+    rng = np.random.default_rng(5)
+    n = 20_000
+    counts = rng.integers(0, 6, n)
+    pt = (10 + rng.exponential(20, int(counts.sum()))).astype(np.float32)
+    pt = (pt.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+    src = tmp_path / "src.evtc"
+    with evtc.recreate(src) as f:
+        f["Events"] = {"Jet": ak.zip({"pt": ak.unflatten(pt, counts)})}
+    jets = ak.unflatten(pt, counts)
+    for rac in (False, True):
+        out = tmp_path / f"bitplanes-{rac}.evtc"
+        evtc.convert(src, out, precondition="bitplanes", rac=rac, threads=1)
+        with evtc.open(out) as f:
+            branch = f["Events"]["Jet_pt"]
+            assert np.array_equal(ak.flatten(branch.array()).to_numpy(), pt)
+            for entry in (0, 12_345, n - 1):
+                got = branch.array(entry_start=entry, entry_stop=entry + 1)
+                assert got.to_list() == jets[entry:entry + 1].to_list()
+    with pytest.raises(ValueError, match="bitplanes"):
+        evtc.convert(src, tmp_path / "bad.evtc", precondition="bitplane")
