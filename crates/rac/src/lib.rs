@@ -58,10 +58,10 @@
 //! dictionary's length plus the length the LZMA2 data decodes to.
 //!
 //! With a preconditioner that makes data shorter (`for`, `delta-for`, `delta-varint`, `sparse`,
-//! `runs`; evtc format 1.7; `bitplanes`, 1.9), a data part shorter than the uncompressed length starts with the
-//! unsigned LEB128 varint `2 * L + s`, where `L` (less than the uncompressed length) is the length
-//! of the unit's preconditioned bytes: `s = 0`, the codec's form of those `L` bytes follows; `s =
-//! 1`, the `L` bytes themselves.
+//! `runs`; evtc format 1.7; `bitplanes`, 1.9), a data part shorter than the uncompressed length
+//! starts with the unsigned LEB128 varint `2 * L + s`, where `L` (less than the uncompressed
+//! length) is the length of the unit's preconditioned bytes: `s = 0`, the codec's form of those
+//! `L` bytes follows; `s = 1`, the `L` bytes themselves.
 //!
 //! # Example
 //! ```
@@ -965,10 +965,11 @@ pub enum DecodeDictionary<'d> {
 pub struct RacDecoder {
     decompressor: Decompressor,
     scratch: Vec<u8>,
-    /// A `bitplanes` unit's packed bytes while its bitshuffle is expanded into `scratch`.
+    /// The packed bytes a codec decodes for a preconditioner that makes data shorter, apart from
+    /// `scratch`, into which a `bitplanes` unit read in part expands its bitshuffle.
     packed: Vec<u8>,
-    /// The preconditioner and length of the unit whose codec output `scratch` holds, when
-    /// [`RacDecoder::decode_stored_unit_part`] undid the preconditioner for part of it only.
+    /// The preconditioner and length of the unit whose preconditioned bytes `scratch` holds,
+    /// when [`RacDecoder::decode_stored_unit_part`] undid the preconditioner for part of it only.
     unfinished: Option<(Precondition, usize)>,
 }
 

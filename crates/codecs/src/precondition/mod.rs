@@ -231,9 +231,10 @@ impl Precondition {
     }
 
     /// The preconditioners worth trying on values `width` bytes wide: none, bitshuffle,
-    /// `bitplanes`, `for`, `sparse` and `runs` for one-byte values; every one for wider values, floats included (the packing ones find
-    /// floats of one exponent, constants and runs of equal values: `for` stores a constant mass
-    /// in a few bytes, `delta-varint` runs of equal floats in a byte each).
+    /// `bitplanes`, `for`, `sparse` and `runs` for one-byte values; every one for wider values,
+    /// floats included (the packing ones find floats of one exponent, constants and runs of equal
+    /// values: `for` stores a constant mass in a few bytes, `delta-varint` runs of equal floats in
+    /// a byte each).
     pub fn candidates(width: Width) -> Vec<Precondition> {
         let mut candidates = vec![
             Precondition::None,
