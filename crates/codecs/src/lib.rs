@@ -69,7 +69,7 @@ mod unit;
 pub use block::{BlockDecoder, BlockEncoder, BlockHeader, plane_cuts};
 pub use checksum::{Crc32, crc32};
 pub use codec::{Algorithm, Codec, ZSTD_MIN_LEVEL};
-pub use context::{Compressor, Decompressor, compress, decompress};
+pub use context::{Compressor, Decompressor, compress, decompress, with_decompressor};
 pub use dict::{DecoderDictionary, EncoderDictionary, PrefixDictionary, train_dictionary};
 pub use error::{Error, Result};
 pub use precision::{

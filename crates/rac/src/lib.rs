@@ -94,8 +94,8 @@ use std::ops::Range;
 
 use evtc_codecs::precondition::bitplanes;
 use evtc_codecs::{
-    Algorithm, Codec, Crc32, DecoderDictionary, Decompressor, EncoderDictionary, Kernel,
-    Precondition, PrefixDictionary, UnitCompressor, crc32, plane_cuts,
+    Algorithm, Codec, Crc32, DecoderDictionary, EncoderDictionary, Kernel, Precondition,
+    PrefixDictionary, UnitCompressor, crc32, plane_cuts, with_decompressor,
 };
 
 /// A `Result` whose error defaults to this crate's [`Error`].
@@ -960,10 +960,10 @@ pub enum DecodeDictionary<'d> {
     Prefix(&'d PrefixDictionary),
 }
 
-/// Decodes units; reuses its decompression context and scratch memory.
+/// Decodes units; reuses its scratch memory, and decompresses with its thread's backend contexts
+/// ([`evtc_codecs::with_decompressor`]), so that a decoder made for a single read creates none.
 #[derive(Debug, Default)]
 pub struct RacDecoder {
-    decompressor: Decompressor,
     scratch: Vec<u8>,
     /// The packed bytes a codec decodes for a preconditioner that makes data shorter, apart from
     /// `scratch`, into which a `bitplanes` unit read in part expands its bitshuffle.
@@ -1099,15 +1099,15 @@ impl RacDecoder {
         };
         let precondition = table.precondition;
         if precondition == Precondition::None {
-            self.decompressor
-                .decompress_unit(algorithm, zstd_dict, prefix, stored, out)?;
+            with_decompressor(|d| d.decompress_unit(algorithm, zstd_dict, prefix, stored, out))?;
             return Ok(true);
         }
         if precondition.keeps_length() {
             let len = out.len();
             let scratch = evtc_codecs::scratch(&mut self.scratch, len);
-            self.decompressor
-                .decompress_unit(algorithm, zstd_dict, prefix, stored, scratch)?;
+            with_decompressor(|d| {
+                d.decompress_unit(algorithm, zstd_dict, prefix, stored, scratch)
+            })?;
             let kernel = Kernel::best();
             if let Some(part) = part
                 && kernel.undo_part(precondition, scratch, out, part)
@@ -1140,8 +1140,7 @@ impl RacDecoder {
             rest
         } else {
             let scratch = evtc_codecs::scratch(&mut self.packed, packed);
-            self.decompressor
-                .decompress_unit(algorithm, zstd_dict, prefix, rest, scratch)?;
+            with_decompressor(|d| d.decompress_unit(algorithm, zstd_dict, prefix, rest, scratch))?;
             scratch
         };
         let kernel = Kernel::best();
