@@ -1276,10 +1276,11 @@ pub const LZMA_DICTIONARY_BYTES: usize = 32 << 10;
 /// Encodes a sample of a branch's entries (`data` with entry `ends`, as for
 /// [`RacEncoder::encode`]) as one RAC payload; with `train`, also tries a dictionary: trained on
 /// the first half of the sample's bytes (at most 1/16 of them, 256 B to 16 KiB; for lzma 1/4 of
-/// them, 256 B to [`LZMA_DICTIONARY_BYTES`]), it is kept if it makes the payload of the other half at least
-/// [`DICTIONARY_MIN_GAIN`] smaller (judged on entries it was not trained on, as the branch's later
-/// baskets will be), and with `charge_dictionary` (a branch with no other basket to spread it over)
-/// if the whole sample's payload plus the dictionary is that much smaller too.
+/// them, 256 B to [`LZMA_DICTIONARY_BYTES`]), it is kept if it makes the payload of the other
+/// half at least [`DICTIONARY_MIN_GAIN`] smaller (for lzma: smaller at all, below), judged on
+/// entries it was not trained on, as the branch's later baskets will be; with
+/// `charge_dictionary` (a branch with no other basket to spread it over), if the whole sample's
+/// payload plus the dictionary is smaller by as much too.
 ///
 /// Under lzma, whose units start with an empty history and so decode most of their first bytes as
 /// literals, bit by bit, a prefix turns them into matches: the bulk read of the RAC study's

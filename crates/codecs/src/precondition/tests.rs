@@ -793,6 +793,18 @@ fn runs_decode_every_run_length_to_the_end() {
     }
 }
 
+/// The preconditioners that make data shorter, at width `w`.
+fn packing(w: Width) -> [Precondition; 6] {
+    [
+        Precondition::For(w),
+        Precondition::DeltaFor(w),
+        Precondition::DeltaVarint(w),
+        Precondition::Sparse(w),
+        Precondition::Runs(w),
+        Precondition::BitPlanes(w),
+    ]
+}
+
 /// Decodes `bitplanes` output straight from the `bitplanes` module docs, one bit at a time.
 fn bitplanes_by_definition(w: usize, packed: &[u8], len: usize) -> Vec<u8> {
     let mut out = vec![0; len];
@@ -898,7 +910,7 @@ proptest! {
 
     #[test]
     fn packing_roundtrips_on_every_kernel_and_matches_the_docs((w, input) in integers()) {
-        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w), Precondition::Runs(w), Precondition::BitPlanes(w)] {
+        for p in packing(w) {
             let packed = encode(p, &input);
             let by_definition = match p {
                 Precondition::DeltaVarint(_) => varint_by_definition(w.bytes(), &packed, input.len()),
@@ -925,7 +937,7 @@ proptest! {
         flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
         cut in any::<prop::sample::Index>(),
     ) {
-        for p in [Precondition::For(w), Precondition::DeltaFor(w), Precondition::DeltaVarint(w), Precondition::Sparse(w), Precondition::Runs(w), Precondition::BitPlanes(w)] {
+        for p in packing(w) {
             let mut packed = encode(p, &input);
             if packed.is_empty() {
                 continue;
