@@ -663,6 +663,73 @@ fn rac_cursors_read_one_entry_then_the_rest_of_its_unit() {
     }
 }
 
+/// A file's bytes, counting the positional reads made of them (none lent in place).
+struct CountedReads {
+    bytes: Vec<u8>,
+    reads: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl ReadAt for CountedReads {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        self.reads
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.bytes.read_exact_at(offset, buf)
+    }
+}
+
+/// A cursor made for one read finds the seek table of a RAC basket that another cursor of the
+/// file has read: it reads the unit it needs and nothing else, and gives the same values.
+#[test]
+fn fresh_cursors_share_the_files_seek_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.evtc");
+    let values: Vec<f32> = (0..4000u32)
+        .map(|i| f32::from_bits(0x3f80_0000 | (i.wrapping_mul(2_654_435_761) >> 9)))
+        .collect();
+    let mut file = FileWriter::create(&path, small_rac_units()).unwrap();
+    let mut tree = file
+        .tree("T", vec![BranchSpec::fixed("v", ScalarType::F32, 4)])
+        .unwrap();
+    tree.fill_column(0, &values).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+    let reads = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let source = CountedReads {
+        bytes: std::fs::read(&path).unwrap(),
+        reads: reads.clone(),
+    };
+    let reads = || reads.load(std::sync::atomic::Ordering::Relaxed);
+    let file = FileReader::from_source(source, ReadOptions::default()).unwrap();
+    let tree = file.tree("T").unwrap();
+    let branch = tree.branch("v").unwrap();
+    assert!(branch.meta().rac);
+    let index = branch.baskets().unwrap();
+    assert!(index.baskets.len() > 2, "{} baskets", index.baskets.len());
+    let read_with_fresh_cursor = |entry: u64| {
+        let before = reads();
+        let got = branch.cursor::<f32>().unwrap().get(entry).unwrap().to_vec();
+        let e = entry as usize;
+        assert_eq!(got, &values[e * 4..e * 4 + 4], "entry {entry}");
+        reads() - before
+    };
+    // The file's first read also reads the branch's dictionary. Then the first read of a basket
+    // reads its record's head, its seek table and a unit; a later cursor in the same basket
+    // (another unit, then the same one) reads the unit only.
+    read_with_fresh_cursor(0);
+    let basket = index.baskets[1];
+    let (first, last) = (basket.first_entry, basket.first_entry + basket.entries - 1);
+    assert_eq!(read_with_fresh_cursor(first), 3);
+    assert_eq!(read_with_fresh_cursor(last), 1);
+    assert_eq!(read_with_fresh_cursor(first), 1);
+    // Another basket's table is its own.
+    assert_eq!(read_with_fresh_cursor(index.baskets[2].first_entry), 3);
+}
+
 /// Range reads of RAC branches decode only the units of baskets they cover in part; every range
 /// must still give exactly the values of a full read.
 #[test]

@@ -1,6 +1,5 @@
 //! Entry-by-entry reads: [`BranchCursor`], with its basket and RAC-unit caches.
 
-use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -39,13 +38,16 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 stored: Vec::new(),
                 counter: None,
                 offsets_base: 0,
-                tables: HashMap::new(),
             }),
         })
     }
 }
 
 /// Entry-by-entry reads of one branch with a one-basket cache.
+///
+/// In a random-access (RAC) basket a read decodes the one unit that holds the entry. The seek
+/// tables of RAC baskets are kept by the file and shared by all its cursors, so a cursor made for
+/// a single read costs the read of one unit once another cursor has visited the basket.
 ///
 /// ```no_run
 /// # use evtc_format::FileReader;
@@ -90,8 +92,6 @@ pub(super) struct CursorState<'a, R: ReadAt> {
     /// The basket-local entry that `offsets[0]` belongs to (RAC branches with a counter keep the
     /// offsets of one unit's entries only).
     pub(super) offsets_base: u64,
-    /// Parsed seek tables of RAC baskets visited.
-    pub(super) tables: HashMap<usize, Arc<BasketTable>>,
 }
 
 /// Reads a counter branch's values as running entry offsets, for the cursor of a jagged branch
@@ -295,10 +295,6 @@ impl<'a, R: ReadAt, T> BranchCursor<'a, R, T> {
     }
 }
 
-/// Seek tables a cursor keeps, by basket: random reads that come back to a basket skip reading
-/// and parsing its table. Bounded: the cache is emptied when it holds this many.
-pub(super) const MAX_CACHED_TABLES: usize = 4096;
-
 /// A RAC basket's parsed seek table and where its parts are.
 pub(super) struct BasketTable {
     table: SeekTable,
@@ -308,6 +304,13 @@ pub(super) struct BasketTable {
     rac_len: u64,
     /// File offset of the units region.
     units_at: u64,
+}
+
+impl BasketTable {
+    /// Bytes the parsed table holds on the heap, what the file's table cache counts.
+    pub(super) fn heap_bytes(&self) -> usize {
+        std::mem::size_of_val(self.table.units()) + std::mem::size_of::<Self>()
+    }
 }
 
 impl std::ops::Deref for BasketTable {
@@ -465,7 +468,8 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             self.state.basket = None;
             self.held = 0..0;
             self.state.rac = None;
-            let cached = self.state.tables.get(&b).cloned();
+            let key = (branch.tree.tree, branch.branch, b);
+            let cached = file.tables.get(key);
             let basket_table = match cached {
                 Some(t) => t,
                 None => {
@@ -520,10 +524,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                         rac_len,
                         units_at: payload_at + 4 + table_len,
                     });
-                    if self.state.tables.len() >= MAX_CACHED_TABLES {
-                        self.state.tables.clear();
-                    }
-                    self.state.tables.insert(b, t.clone());
+                    file.tables.put(key, t.clone());
                     t
                 }
             };

@@ -3,7 +3,7 @@
 //! `cursor`, [`RowReader`] in `rows`, basket decoding in `decode`.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -30,6 +30,7 @@ mod rows;
 mod tree;
 
 pub use bulk::Jagged;
+use cursor::BasketTable;
 pub use cursor::BranchCursor;
 pub(crate) use decode::{decode_body, split_rac};
 pub use rows::{RowReader, Value, ValueRef};
@@ -139,6 +140,7 @@ pub struct FileReader<R: ReadAt = LocalFile> {
     dictionaries: Vec<Vec<OnceLock<Arc<ReaderDictionary>>>>,
     pool: Option<rayon::ThreadPool>,
     counter_cache: CounterCache,
+    tables: TableCache,
 }
 
 /// Appends to `offsets` the running sums of `counts`, continuing from its last value (0 when
@@ -228,6 +230,44 @@ impl CounterCache {
             held -= bytes(&old);
         }
         cache.push_back((key, offsets));
+    }
+}
+
+/// Which RAC basket a [`TableCache`] entry is the seek table of: tree, branch, basket.
+type TableKey = (usize, usize, usize);
+
+/// The parsed seek tables of the RAC baskets that cursors have read, shared by every cursor of
+/// the file: a cursor made for one entry (a Python `branch[i]`, a task of its own) finds its
+/// basket's table without reading and parsing it again. Bounded by bytes
+/// ([`TableCache::MAX_BYTES`]): emptied when a table would not fit.
+#[derive(Default)]
+struct TableCache(Mutex<(HashMap<TableKey, Arc<BasketTable>>, usize)>);
+
+impl TableCache {
+    /// The most bytes of parsed tables kept (about 9,000 baskets of 128 units).
+    const MAX_BYTES: usize = 64 << 20;
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (HashMap<TableKey, Arc<BasketTable>>, usize)> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn get(&self, key: TableKey) -> Option<Arc<BasketTable>> {
+        self.lock().0.get(&key).cloned()
+    }
+
+    fn put(&self, key: TableKey, table: Arc<BasketTable>) {
+        let bytes = table.heap_bytes();
+        let mut cache = self.lock();
+        let (tables, held) = &mut *cache;
+        if *held + bytes > Self::MAX_BYTES {
+            tables.clear();
+            *held = 0;
+        }
+        if tables.insert(key, table).is_none() {
+            *held += bytes;
+        }
     }
 }
 
@@ -348,6 +388,7 @@ impl<R: ReadAt> FileReader<R> {
             dictionaries: Vec::new(),
             pool,
             counter_cache: CounterCache::default(),
+            tables: TableCache::default(),
         };
         let (_, body) = reader.read_record(
             trailer.footer_offset,
