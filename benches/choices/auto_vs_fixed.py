@@ -5,8 +5,8 @@
 
 DATASETS and CODECS are comma-separated (evtc or ROOT files; codecs as `evtc convert --codec`).
 Each dataset is converted with `--precondition auto` and with each fixed choice (none, shuffle,
-bitshuffle, delta, delta-shuffle, zigzag-shuffle, for, delta-for, delta-varint, sparse) by
-target/release/evtc (build it first: `cargo build --release -p evtc-cli`); the script prints the
+bitshuffle, bitplanes, delta, delta-shuffle, zigzag-shuffle, for, delta-for, delta-varint, sparse,
+runs) by target/release/evtc (build it first: `cargo build --release -p evtc-cli`); the script prints the
 total stored MB per choice and every branch where auto is more than 2% larger than the best fixed
 choice, then the five worst ratios. The files go to /tmp.
 """
@@ -18,7 +18,7 @@ import sys
 evtc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "target", "release", "evtc")
 datasets = sys.argv[1].split(",")
 codecs = sys.argv[2].split(",")
-CHOICES = ["auto", "none", "shuffle", "bitshuffle", "delta", "delta-shuffle", "zigzag-shuffle", "for", "delta-for", "delta-varint", "sparse"]
+CHOICES = ["auto", "none", "shuffle", "bitshuffle", "bitplanes", "delta", "delta-shuffle", "zigzag-shuffle", "for", "delta-for", "delta-varint", "sparse", "runs"]
 worst = []
 for ds in datasets:
     for codec in codecs:
