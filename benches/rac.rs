@@ -146,7 +146,7 @@ fn main() {
     );
     let _ = writeln!(
         md,
-        "Write: best of 3 runs (2 threads). Random read: 1,000 single-entry reads (20 for TLarge) at seeded random entries, each with a fresh cursor (no basket cache), hot page cache; criterion median per entry. Sequential: bulk read of the whole branch, 1 thread, criterion median.\n"
+        "Write: best of 3 runs (2 threads). Random read: 1,000 single-entry reads (20 for TLarge) at seeded random entries, each with a fresh cursor (no basket cache; the seek tables of RAC baskets are kept by the open file, so the repeated passes find them), hot page cache; criterion median per entry. Sequential: bulk read of the whole branch, 1 thread, criterion median.\n"
     );
 
     struct Row {
