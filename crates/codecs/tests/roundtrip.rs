@@ -155,6 +155,51 @@ fn incompressible_data_is_stored() {
     assert_eq!(block.len(), input.len() + BlockHeader::LEN);
 }
 
+/// `bitplanes` on values with no constant bit-plane (small signed integers: the sign planes vary)
+/// would only add its masks: the block is the bitshuffle it was made from, not the unshuffled
+/// values, and as small as an asked-for bitshuffle.
+#[test]
+fn bitplanes_that_leave_out_no_plane_give_way_to_bitshuffle() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let input: Vec<u8> = (0..16_384)
+        .flat_map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((state >> 59) as i32 - 16).to_le_bytes()
+        })
+        .collect();
+    for codec in [Codec::LZ4, Codec::zstd(5).unwrap()] {
+        let (mut planes, mut shuffled) = (Vec::new(), Vec::new());
+        let mut encoder = BlockEncoder::new();
+        let header = encoder
+            .encode(
+                codec,
+                Precondition::BitPlanes(Width::W4),
+                &input,
+                &mut planes,
+            )
+            .unwrap();
+        assert_eq!(
+            header.precondition,
+            Precondition::BitShuffle(Width::W4),
+            "{codec}"
+        );
+        encoder
+            .encode(
+                codec,
+                Precondition::BitShuffle(Width::W4),
+                &input,
+                &mut shuffled,
+            )
+            .unwrap();
+        assert_eq!(planes, shuffled, "{codec}");
+        let mut out = vec![0u8; input.len()];
+        BlockDecoder::new().decode_into(&planes, &mut out).unwrap();
+        assert_eq!(out, input, "{codec}");
+    }
+}
+
 #[test]
 fn large_blocks_beyond_roots_16_mib_limit() {
     let input: Vec<u8> = (0..(20u32 << 20) / 4)
