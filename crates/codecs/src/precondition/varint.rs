@@ -155,9 +155,9 @@ pub(crate) fn decode(simd: bool, name: &str, w: usize, input: &[u8], out: &mut [
 mod avx2 {
     use std::arch::x86_64::*;
 
-    /// Decodes values into `out` while the input has 8 one-byte varints in a row, 8 at a time:
-    /// widened, un-zigzagged and summed in registers; any other value goes through the scalar
-    /// decoder one at a time. Returns how many values it wrote (up to the last whole group of 8).
+    /// Decodes values into `out` 8 at a time: 8 one-byte varints in a row are widened,
+    /// un-zigzagged and summed in registers, any other 8 values go through the scalar decoder.
+    /// Returns how many values it wrote (up to the last whole group of 8).
     ///
     /// # Safety
     /// The CPU must support AVX2; `w` is 4 or 8.
@@ -176,9 +176,11 @@ mod avx2 {
                 break;
             };
             let bytes = u64::from_le_bytes(group.try_into().expect("8 bytes"));
+            // Not 8 one-byte varints: the next 8 values one at a time (checking again after
+            // each value made data of longer varints twice as slow as the scalar decoder).
             if bytes & 0x8080_8080_8080_8080 != 0 {
-                super::decode_scalar(w, input, at, prev, &mut out[i * w..(i + 1) * w])?;
-                i += 1;
+                super::decode_scalar(w, input, at, prev, &mut out[i * w..(i + 8) * w])?;
+                i += 8;
                 continue;
             }
             let dst = &mut out[i * w..(i + 8) * w];
