@@ -321,6 +321,77 @@ impl std::ops::Deref for BasketTable {
     }
 }
 
+impl<R: ReadAt> BranchReader<'_, R> {
+    /// The seek table of RAC basket `b` (at `loc`): from the file's table cache, or read with
+    /// `read` (positional reads within the basket's record), checked against the basket index
+    /// and kept in the cache.
+    fn rac_table(
+        &self,
+        b: usize,
+        loc: &BasketLoc,
+        read: &dyn Fn(u64, usize) -> Result<Vec<u8>>,
+    ) -> Result<Arc<BasketTable>> {
+        let file = self.file();
+        let key = (self.tree.tree, self.branch, b);
+        if let Some(table) = file.tables.get(key) {
+            return Ok(table);
+        }
+        let location = || self.location(Some(b), loc.offset);
+        let meta = self.meta();
+        let size = meta.dtype.scalar().size();
+        let head = read(loc.offset, RECORD_HEADER_LEN + 12)?;
+        let header = RecordHeader::decode(
+            head[..RECORD_HEADER_LEN].try_into().expect("48 bytes"),
+            &location(),
+        )?;
+        if header.kind != RecordKind::Basket
+            || header.basket_kind != 1
+            || header.tree as usize != self.tree.tree
+            || header.branch as usize != self.branch
+            || header.first_entry != loc.first_entry
+            || header.entries != loc.entries
+            || header.body_len + RECORD_HEADER_LEN as u64 != loc.record_len
+        {
+            return Err(Error::corrupt(
+                location(),
+                "random-access basket header does not match the basket index",
+            ));
+        }
+        let rac_len = u64::from_le_bytes(
+            head[RECORD_HEADER_LEN..RECORD_HEADER_LEN + 8]
+                .try_into()
+                .expect("8 bytes"),
+        );
+        let table_len = SeekTable::table_len(&head[RECORD_HEADER_LEN + 8..])
+            .map_err(|e| Error::corrupt(location(), e.to_string()))? as u64;
+        let payload_at = loc.offset + RECORD_HEADER_LEN as u64 + 8;
+        let units_len = rac_len
+            .checked_sub(4 + table_len)
+            .filter(|_| rac_len.checked_add(8).is_some_and(|n| n <= header.body_len))
+            .ok_or_else(|| Error::corrupt(location(), "seek table longer than the payload"))?;
+        let table_bytes = read(payload_at + 4, table_len as usize)?;
+        let table = SeekTable::parse_table(&table_bytes, units_len)
+            .map_err(|e| Error::corrupt(location(), e.to_string()))?;
+        if table.entries() != loc.entries
+            || table.raw_len() != loc.elements.saturating_mul(size as u64)
+        {
+            return Err(Error::corrupt(
+                location(),
+                "seek table does not match the basket index",
+            ));
+        }
+        check_entry_sizes_flag(meta, &table, &location())?;
+        let table = Arc::new(BasketTable {
+            table,
+            payload_at,
+            rac_len,
+            units_at: payload_at + 4 + table_len,
+        });
+        file.tables.put(key, table.clone());
+        Ok(table)
+    }
+}
+
 /// What a cursor keeps of the RAC basket it is in.
 pub(super) struct RacState {
     table: Arc<BasketTable>,
@@ -468,66 +539,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
             self.state.basket = None;
             self.held = 0..0;
             self.state.rac = None;
-            let key = (branch.tree.tree, branch.branch, b);
-            let cached = file.tables.get(key);
-            let basket_table = match cached {
-                Some(t) => t,
-                None => {
-                    let head = read(loc.offset, RECORD_HEADER_LEN + 12)?;
-                    let header = RecordHeader::decode(
-                        head[..RECORD_HEADER_LEN].try_into().expect("48 bytes"),
-                        &location(),
-                    )?;
-                    if header.kind != RecordKind::Basket
-                        || header.basket_kind != 1
-                        || header.tree as usize != branch.tree.tree
-                        || header.branch as usize != branch.branch
-                        || header.first_entry != loc.first_entry
-                        || header.entries != loc.entries
-                        || header.body_len + RECORD_HEADER_LEN as u64 != loc.record_len
-                    {
-                        return Err(Error::corrupt(
-                            location(),
-                            "random-access basket header does not match the basket index",
-                        ));
-                    }
-                    let rac_len = u64::from_le_bytes(
-                        head[RECORD_HEADER_LEN..RECORD_HEADER_LEN + 8]
-                            .try_into()
-                            .expect("8 bytes"),
-                    );
-                    let table_len = SeekTable::table_len(&head[RECORD_HEADER_LEN + 8..])
-                        .map_err(|e| Error::corrupt(location(), e.to_string()))?
-                        as u64;
-                    let payload_at = loc.offset + RECORD_HEADER_LEN as u64 + 8;
-                    let units_len = rac_len
-                        .checked_sub(4 + table_len)
-                        .filter(|_| rac_len.checked_add(8).is_some_and(|n| n <= header.body_len))
-                        .ok_or_else(|| {
-                            Error::corrupt(location(), "seek table longer than the payload")
-                        })?;
-                    let table_bytes = read(payload_at + 4, table_len as usize)?;
-                    let table = SeekTable::parse_table(&table_bytes, units_len)
-                        .map_err(|e| Error::corrupt(location(), e.to_string()))?;
-                    if table.entries() != loc.entries
-                        || table.raw_len() != loc.elements.saturating_mul(size as u64)
-                    {
-                        return Err(Error::corrupt(
-                            location(),
-                            "seek table does not match the basket index",
-                        ));
-                    }
-                    check_entry_sizes_flag(meta, &table, &location())?;
-                    let t = Arc::new(BasketTable {
-                        table,
-                        payload_at,
-                        rac_len,
-                        units_at: payload_at + 4 + table_len,
-                    });
-                    file.tables.put(key, t.clone());
-                    t
-                }
-            };
+            let basket_table = branch.rac_table(b, loc, &read)?;
             let (payload_at, rac_len) = (basket_table.payload_at, basket_table.rac_len);
             // Element offsets of the basket's entries; with entry sizes in the units or a counter,
             // of one unit's entries at a time (below), so that a read touches one unit (and with
