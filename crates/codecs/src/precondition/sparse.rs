@@ -104,45 +104,38 @@ fn decode_inner(w: usize, input: &[u8], out: &mut [u8]) -> std::result::Result<(
     }
     let k = k as usize;
     // Each gap takes at least one byte and each exception `w`: a count the input cannot hold is
-    // refused before any position is kept.
+    // refused before any exception is written.
     if k.saturating_mul(w + 1) > input.len() - at {
         return Err(format!(
             "{k} exceptions need more than the {} bytes left",
             input.len() - at
         ));
     }
-    let mut positions = Vec::with_capacity(k);
-    let mut next = 0u64;
-    for j in 0..k {
-        let gap = super::varint::read(input, &mut at)?;
-        let position = next
-            .checked_add(gap)
-            .filter(|&p| p < n as u64)
-            .ok_or_else(|| format!("exception {j} lies past the {n} values"))?;
-        positions.push(position as usize);
-        next = position + 1;
-    }
-    let values_end = at + k * w;
-    if input.len() != values_end + tail {
+    // The exceptions' values and the trailing bytes end the input: the gaps lie between.
+    let values_start = (input.len() - tail)
+        .checked_sub(k * w)
+        .filter(|&start| start >= at)
+        .ok_or_else(|| {
+            format!(
+                "{} bytes cannot hold {k} gaps, {k} exceptions and {tail} trailing bytes",
+                input.len()
+            )
+        })?;
+    let (gaps, rest) = input.split_at(values_start);
+    let values = &rest[..k * w];
+    let at = match w {
+        1 => patch::<1>(out, gaps, at, values)?,
+        2 => patch::<2>(out, gaps, at, values)?,
+        4 => patch::<4>(out, gaps, at, values)?,
+        8 => patch::<8>(out, gaps, at, values)?,
+        _ => unreachable!("a width is 1, 2, 4 or 8 bytes"),
+    };
+    if at != values_start {
         return Err(format!(
-            "{} bytes where {k} exceptions and {tail} trailing bytes end at {}",
-            input.len(),
-            values_end + tail
+            "the gaps of {k} exceptions end at byte {at}, their values start at {values_start}"
         ));
     }
-    let values = &input[at..values_end];
-    match w {
-        1 => patch::<1>(out, &positions, values),
-        2 => patch::<2>(out, &positions, values),
-        4 => patch::<4>(out, &positions, values),
-        8 => patch::<8>(out, &positions, values),
-        _ => {
-            for (&p, value) in positions.iter().zip(values.chunks_exact(w)) {
-                out[p * w..(p + 1) * w].copy_from_slice(value);
-            }
-        }
-    }
-    out[n * w..].copy_from_slice(&input[values_end..]);
+    out[n * w..].copy_from_slice(&rest[k * w..]);
     Ok(())
 }
 
@@ -162,10 +155,33 @@ fn fill(out: &mut [u8], base: &[u8]) {
     }
 }
 
-/// Writes the `W`-byte exception `values` at their `positions` (values, not bytes).
-fn patch<const W: usize>(out: &mut [u8], positions: &[usize], values: &[u8]) {
-    for (&p, value) in positions.iter().zip(values.chunks_exact(W)) {
-        let value: &[u8; W] = value.try_into().expect("W bytes");
-        out[p * W..(p + 1) * W].copy_from_slice(value);
+/// Writes each `W`-byte exception of `values` at the place its gap in `gaps[at..]` gives;
+/// returns where the gaps end. An exception past the output's values is refused (the output then
+/// holds the exceptions before it).
+fn patch<const W: usize>(
+    out: &mut [u8],
+    gaps: &[u8],
+    mut at: usize,
+    values: &[u8],
+) -> std::result::Result<usize, String> {
+    let n = (out.len() / W) as u64;
+    let mut next = 0u64;
+    for (j, value) in values.chunks_exact(W).enumerate() {
+        // Most gaps take one byte.
+        let gap = match gaps.get(at) {
+            Some(&byte) if byte < 0x80 => {
+                at += 1;
+                u64::from(byte)
+            }
+            _ => super::varint::read(gaps, &mut at)?,
+        };
+        let position = next
+            .checked_add(gap)
+            .filter(|&p| p < n)
+            .ok_or_else(|| format!("exception {j} lies past the {n} values"))?;
+        let place = position as usize * W;
+        out[place..place + W].copy_from_slice(value);
+        next = position + 1;
     }
+    Ok(at)
 }

@@ -685,6 +685,30 @@ fn sparse_stores_rare_flags_as_gaps() {
                 .decode(p, &packed[..packed.len() - 1], &mut out)
                 .is_err()
         );
+        // One gap byte too many before the values; a first gap (1000, two bytes) past the
+        // 1000 values; no exceptions but a byte besides the tail.
+        let mut bad = packed.clone();
+        bad.insert(5, 0);
+        let err = kernel.decode(p, &bad, &mut out).unwrap_err().to_string();
+        assert!(err.contains("gaps of 10 exceptions end at byte"), "{err}");
+        let mut bad = packed.clone();
+        bad[5] = 0xE8;
+        bad.insert(6, 0x07);
+        let err = kernel.decode(p, &bad, &mut out).unwrap_err().to_string();
+        assert!(
+            err.contains("exception 0 lies past the 1000 values"),
+            "{err}"
+        );
+        let none = encode(p, &[0xEF, 0xBE, 0xAD, 0xDE, 9]);
+        assert_eq!(none, [0xEF, 0xBE, 0xAD, 0xDE, 0, 9]);
+        let mut short = [0u8; 5];
+        kernel.decode(p, &none, &mut short).unwrap();
+        assert_eq!(short, [0xEF, 0xBE, 0xAD, 0xDE, 9]);
+        assert!(
+            kernel
+                .decode(p, &[&none[..], &[1]].concat(), &mut short)
+                .is_err()
+        );
     }
 }
 
