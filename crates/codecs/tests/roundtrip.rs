@@ -130,17 +130,21 @@ fn contexts_are_reusable_across_codecs_and_levels() {
     }
 }
 
+/// A seeded xorshift64 stream of pseudo-random words.
+fn xorshift() -> impl FnMut() -> u64 {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 #[test]
 fn incompressible_data_is_stored() {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let input: Vec<u8> = (0..4096)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 56) as u8
-        })
-        .collect();
+    let mut next = xorshift();
+    let input: Vec<u8> = (0..4096).map(|_| (next() >> 56) as u8).collect();
     let mut block = Vec::new();
     let header = BlockEncoder::new()
         .encode(
@@ -160,14 +164,9 @@ fn incompressible_data_is_stored() {
 /// values, and as small as an asked-for bitshuffle.
 #[test]
 fn bitplanes_that_leave_out_no_plane_give_way_to_bitshuffle() {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = xorshift();
     let input: Vec<u8> = (0..16_384)
-        .flat_map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            ((state >> 59) as i32 - 16).to_le_bytes()
-        })
+        .flat_map(|_| ((next() >> 59) as i32 - 16).to_le_bytes())
         .collect();
     for codec in [Codec::LZ4, Codec::zstd(5).unwrap()] {
         let (mut planes, mut shuffled) = (Vec::new(), Vec::new());

@@ -237,9 +237,9 @@ impl CounterCache {
 type TableKey = (usize, usize, usize);
 
 /// The parsed seek tables of the RAC baskets that cursors have read, shared by every cursor of
-/// the file: a cursor made for one entry (a Python `branch[i]`, a task of its own) finds its
-/// basket's table without reading and parsing it again. Bounded by bytes
-/// ([`TableCache::MAX_BYTES`]): emptied when a table would not fit.
+/// the file: a cursor made for one entry (by a task or a thread of its own) finds its basket's
+/// table without reading and parsing it again. Bounded by bytes ([`TableCache::MAX_BYTES`]):
+/// emptied when a table would not fit.
 #[derive(Default)]
 struct TableCache(Mutex<(HashMap<TableKey, Arc<BasketTable>>, usize)>);
 
