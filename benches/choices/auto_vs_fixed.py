@@ -6,9 +6,9 @@
 DATASETS and CODECS are comma-separated (evtc or ROOT files; codecs as `evtc convert --codec`).
 Each dataset is converted with `--precondition auto` and with each fixed choice (none, shuffle,
 bitshuffle, bitplanes, delta, delta-shuffle, zigzag-shuffle, for, delta-for, delta-varint, sparse,
-runs) by target/release/evtc (build it first: `cargo build --release -p evtc-cli`); the script prints the
-total stored MB per choice and every branch where auto is more than 2% larger than the best fixed
-choice, then the five worst ratios. The files go to /tmp.
+runs) by target/release/evtc (build it first: `cargo build --release -p evtc-cli`); the script
+prints the total stored MB per choice and every branch where auto is more than 2% larger than the
+best fixed choice, then the five worst ratios. The files go to /tmp.
 """
 import json
 import os
