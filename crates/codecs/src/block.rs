@@ -171,10 +171,10 @@ impl BlockEncoder {
     /// Preconditions and compresses `input`, appending one block to `out`; returns its header.
     ///
     /// A packing preconditioner (`for`, `delta-for`, `delta-varint`, `sparse`, `runs`, `bitplanes`)
-    /// whose output is not shorter than `input` is dropped: `bitplanes` gives way to the
-    /// `bitshuffle` of the same width, the others to no preconditioner; when the codec does not shrink
-    /// the packed bytes, they are stored packed (codec `none`). Whatever is not smaller than
-    /// `input` is stored as is.
+    /// whose output is not shorter than `input` gives way to [`Precondition::unpacked`]
+    /// (`bitplanes` to `bitshuffle`, the others to none); when the codec does not shrink the
+    /// packed bytes, they are stored packed (codec `none`). Whatever is not smaller than `input`
+    /// is stored as is.
     ///
     /// # Errors
     /// [`Error::Compress`] if the backend fails.
@@ -214,11 +214,7 @@ impl BlockEncoder {
             Kernel::best().encode(precondition, input, &mut self.scratch);
             payload_len = self.encode_packed(input.len(), precondition, &mut codec, out)?;
             if payload_len.is_none() {
-                // `bitplanes` that leaves out no plane is the bitshuffle it was made from.
-                precondition = match precondition {
-                    Precondition::BitPlanes(w) => Precondition::BitShuffle(w),
-                    _ => Precondition::None,
-                };
+                precondition = precondition.unpacked();
             }
         }
         let mut payload_len = match payload_len {

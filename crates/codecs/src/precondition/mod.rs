@@ -188,6 +188,26 @@ impl Precondition {
         )
     }
 
+    /// What a block is written with when this packing preconditioner does not make its data
+    /// shorter ([`BlockEncoder::encode`](crate::BlockEncoder::encode)): `bitplanes` that leaves
+    /// out no plane is the `bitshuffle` it was made from, the other packing preconditioners give
+    /// way to none; a preconditioner that keeps the length is itself.
+    ///
+    /// ```
+    /// use evtc_codecs::{Precondition, Width};
+    /// let w = Width::W4;
+    /// assert_eq!(Precondition::BitPlanes(w).unpacked(), Precondition::BitShuffle(w));
+    /// assert_eq!(Precondition::Sparse(w).unpacked(), Precondition::None);
+    /// assert_eq!(Precondition::Shuffle(w).unpacked(), Precondition::Shuffle(w));
+    /// ```
+    pub fn unpacked(self) -> Precondition {
+        match self {
+            Precondition::BitPlanes(w) => Precondition::BitShuffle(w),
+            p if p.keeps_length() => p,
+            _ => Precondition::None,
+        }
+    }
+
     /// The element width (1 for [`Precondition::None`]).
     pub fn width(self) -> Width {
         match self {

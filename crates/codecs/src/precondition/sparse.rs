@@ -112,8 +112,9 @@ fn decode_inner(w: usize, input: &[u8], out: &mut [u8]) -> std::result::Result<(
         ));
     }
     // The exceptions' values and the trailing bytes end the input: the gaps lie between.
-    let values_start = (input.len() - tail)
-        .checked_sub(k * w)
+    let values_start = input
+        .len()
+        .checked_sub(tail + k * w)
         .filter(|&start| start >= at)
         .ok_or_else(|| {
             format!(

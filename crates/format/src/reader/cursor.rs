@@ -350,7 +350,7 @@ impl<R: ReadAt> BranchReader<'_, R> {
             || header.branch as usize != self.branch
             || header.first_entry != loc.first_entry
             || header.entries != loc.entries
-            || header.body_len + RECORD_HEADER_LEN as u64 != loc.record_len
+            || header.body_len.checked_add(RECORD_HEADER_LEN as u64) != Some(loc.record_len)
         {
             return Err(Error::corrupt(
                 location(),

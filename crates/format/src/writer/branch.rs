@@ -107,7 +107,8 @@ pub(super) fn smallest(
         _ => codec,
     };
     // A packing preconditioner that does not shorten (the start of) the sample would be stored
-    // as `none` is (`BlockEncoder` drops it): not worth a trial of its own.
+    // as its `Precondition::unpacked` (none, or bitshuffle for `bitplanes`), a candidate of its
+    // own: not worth a trial.
     let start =
         &sample[..sample.len().min(PACK_CHECK_BYTES) / value_width.bytes() * value_width.bytes()];
     let mut packed = Vec::new();
