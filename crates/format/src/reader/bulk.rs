@@ -539,8 +539,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 "counter values overflow",
             ));
         }
+        let bytes = std::mem::size_of_val(&offsets[..]);
         let offsets: Arc<[u64]> = Arc::from(offsets);
-        self.file().counter_cache.put(key, offsets.clone());
+        self.file().counter_cache.put(key, offsets.clone(), bytes);
         Ok(offsets)
     }
 

@@ -387,7 +387,7 @@ impl<R: ReadAt> BranchReader<'_, R> {
             rac_len,
             units_at: payload_at + 4 + table_len,
         });
-        file.tables.put(key, table.clone());
+        file.tables.put(key, table.clone(), table.heap_bytes());
         Ok(table)
     }
 }

@@ -3,10 +3,9 @@
 //! `cursor`, [`RowReader`] in `rows`, basket decoding in `decode`.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use evtc_codecs::{Algorithm, BlockDecoder, DecoderDictionary, PrefixDictionary};
 use evtc_rac::DecodeDictionary;
@@ -24,12 +23,14 @@ use crate::record::{
 use crate::schema::DEFAULT_MAX_BASKET_BYTES;
 
 mod bulk;
+mod cache;
 mod cursor;
 mod decode;
 mod rows;
 mod tree;
 
 pub use bulk::Jagged;
+use cache::SharedCache;
 use cursor::BasketTable;
 pub use cursor::BranchCursor;
 pub(crate) use decode::{decode_body, split_rac};
@@ -139,8 +140,13 @@ pub struct FileReader<R: ReadAt = LocalFile> {
     indexes: Vec<Vec<OnceLock<Arc<BasketIndex>>>>,
     dictionaries: Vec<Vec<OnceLock<Arc<ReaderDictionary>>>>,
     pool: Option<rayon::ThreadPool>,
-    counter_cache: CounterCache,
-    tables: TableCache,
+    /// The entry offsets of counter branches from recent bulk reads, so that the jagged
+    /// branches sharing a counter decode it once.
+    counter_cache: SharedCache<CounterKey, [u64]>,
+    /// The parsed seek tables of the RAC baskets that cursors have read, shared by every cursor:
+    /// a cursor made for one entry (by a task or a thread of its own) finds its basket's table
+    /// without reading and parsing it again.
+    tables: SharedCache<TableKey, BasketTable>,
 }
 
 /// Appends to `offsets` the running sums of `counts`, continuing from its last value (0 when
@@ -186,90 +192,17 @@ fn fill_count_sums(mut at: u64, counts: &[u32], out: &mut [u64]) -> u64 {
     at
 }
 
-/// Which counter-branch read a [`CounterCache`] entry holds: tree, branch, first and end entry.
+/// Which counter-branch read a counter cache entry holds: tree, branch, first and end entry.
 type CounterKey = (usize, usize, u64, u64);
 
-/// The entry offsets of counter branches from recent bulk reads, so that the jagged branches
-/// sharing a counter decode it once. Bounded by bytes ([`CounterCache::MAX_BYTES`]), the oldest
-/// read evicted first.
-#[derive(Default)]
-struct CounterCache(Mutex<VecDeque<(CounterKey, Arc<[u64]>)>>);
+/// The most bytes of counter offsets a file keeps (16 Mi entries).
+const MAX_COUNTER_BYTES: usize = 128 << 20;
 
-impl CounterCache {
-    /// The most bytes of offsets kept (16 Mi entries).
-    const MAX_BYTES: usize = 128 << 20;
-
-    fn get(&self, key: CounterKey) -> Option<Arc<[u64]>> {
-        let cache = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        cache
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v.clone())
-    }
-
-    fn put(&self, key: CounterKey, offsets: Arc<[u64]>) {
-        let bytes = |v: &Arc<[u64]>| std::mem::size_of_val(&**v);
-        if bytes(&offsets) > Self::MAX_BYTES {
-            return;
-        }
-        let mut cache = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if cache.iter().any(|(k, _)| *k == key) {
-            return;
-        }
-        let mut held: usize = cache.iter().map(|(_, v)| bytes(v)).sum();
-        while held + bytes(&offsets) > Self::MAX_BYTES {
-            let Some((_, old)) = cache.pop_front() else {
-                break;
-            };
-            held -= bytes(&old);
-        }
-        cache.push_back((key, offsets));
-    }
-}
-
-/// Which RAC basket a [`TableCache`] entry is the seek table of: tree, branch, basket.
+/// Which RAC basket a table cache entry is the seek table of: tree, branch, basket.
 type TableKey = (usize, usize, usize);
 
-/// The parsed seek tables of the RAC baskets that cursors have read, shared by every cursor of
-/// the file: a cursor made for one entry (by a task or a thread of its own) finds its basket's
-/// table without reading and parsing it again. Bounded by bytes ([`TableCache::MAX_BYTES`]):
-/// emptied when a table would not fit.
-#[derive(Default)]
-struct TableCache(Mutex<(HashMap<TableKey, Arc<BasketTable>>, usize)>);
-
-impl TableCache {
-    /// The most bytes of parsed tables kept (about 9,000 baskets of 128 units).
-    const MAX_BYTES: usize = 64 << 20;
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, (HashMap<TableKey, Arc<BasketTable>>, usize)> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn get(&self, key: TableKey) -> Option<Arc<BasketTable>> {
-        self.lock().0.get(&key).cloned()
-    }
-
-    fn put(&self, key: TableKey, table: Arc<BasketTable>) {
-        let bytes = table.heap_bytes();
-        let mut cache = self.lock();
-        let (tables, held) = &mut *cache;
-        if *held + bytes > Self::MAX_BYTES {
-            tables.clear();
-            *held = 0;
-        }
-        if tables.insert(key, table).is_none() {
-            *held += bytes;
-        }
-    }
-}
+/// The most bytes of parsed seek tables a file keeps (about 9,000 baskets of 128 units).
+const MAX_TABLE_BYTES: usize = 64 << 20;
 
 /// A branch's RAC dictionary, read on first use.
 enum ReaderDictionary {
@@ -387,8 +320,8 @@ impl<R: ReadAt> FileReader<R> {
             indexes: Vec::new(),
             dictionaries: Vec::new(),
             pool,
-            counter_cache: CounterCache::default(),
-            tables: TableCache::default(),
+            counter_cache: SharedCache::new(MAX_COUNTER_BYTES),
+            tables: SharedCache::new(MAX_TABLE_BYTES),
         };
         let (_, body) = reader.read_record(
             trailer.footer_offset,
