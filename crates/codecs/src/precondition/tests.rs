@@ -567,6 +567,50 @@ fn varints_refuse_corrupt_input() {
                 error.contains("delta-varint:4") && error.contains("value 0"),
                 "{error}"
             );
+            // The same after 16 one-byte values and before 8 more: found where the AVX2 decoder
+            // takes groups of 8 and the scalar one reads a word at a time, named by its index
+            // in the block.
+            let mut input = vec![2u8; 16];
+            input.extend_from_slice(bad);
+            input.extend_from_slice(&[2; 8]);
+            let mut out = vec![0u8; 4 * 25];
+            let error = kernel.decode(p, &input, &mut out).unwrap_err().to_string();
+            assert!(
+                error.contains("value 16 at byte 16"),
+                "{:?}: {error}",
+                kernel.isa()
+            );
+        }
+    }
+}
+
+#[test]
+fn varints_of_every_length_decode_on_every_kernel() {
+    for w in Width::ALL {
+        let wb = w.bytes();
+        let mask = u64::MAX >> (64 - 8 * wb);
+        // Differences whose zigzags take 1, 2, ... bytes up to the most a w-byte value can,
+        // in runs long and short, so that each length meets each kernel's fast and slow paths.
+        let mut values = Vec::new();
+        let mut x = 0u64;
+        for i in 0..2000usize {
+            let bits = (i * 7 + i / 9) % (8 * wb);
+            let d = (1u64 << bits) | (i as u64 & 1);
+            x = x.wrapping_add(if i % 3 == 0 { d.wrapping_neg() } else { d }) & mask;
+            values.extend_from_slice(&x.to_le_bytes()[..wb]);
+        }
+        values.extend_from_slice(&[7, 8, 9][..3.min(wb - 1)]);
+        let p = Precondition::DeltaVarint(w);
+        let packed = encode(p, &values);
+        assert_eq!(
+            varint_by_definition(wb, &packed, values.len()),
+            values,
+            "{p}"
+        );
+        for kernel in kernels() {
+            let mut back = vec![0xA5; values.len()];
+            kernel.decode(p, &packed, &mut back).unwrap();
+            assert_eq!(back, values, "{:?} {p}", kernel.isa());
         }
     }
 }

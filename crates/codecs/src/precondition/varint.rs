@@ -70,50 +70,98 @@ pub(crate) fn read(input: &[u8], at: &mut usize) -> std::result::Result<u64, Str
     ))
 }
 
-/// Decodes `n` varints from `input` from `*at` on into `out` (`w` bytes each), summing their
-/// un-zigzagged values from `*prev`; the scalar path, and the tail of the SIMD one.
+/// The value of the varint that starts `word` (the next 8 input bytes, little-endian) if it is
+/// shorter than `most` bytes, with its length; `None` for a longer varint (or none ending within
+/// the word), which the byte-by-byte loop reads and checks.
+#[inline]
+fn short_varint(word: u64, most: usize) -> Option<(u64, usize)> {
+    let ends = !word & 0x8080_8080_8080_8080;
+    if ends == 0 {
+        return None;
+    }
+    let k = ends.trailing_zeros() as usize / 8 + 1;
+    if k >= most {
+        return None;
+    }
+    // The k bytes' 7-bit groups, then packed together pairwise, four bytes at a time, all eight.
+    let mut x = word & low_bytes(k) & 0x7F7F_7F7F_7F7F_7F7F;
+    x = (x & 0x007F_007F_007F_007F) | ((x & 0x7F00_7F00_7F00_7F00) >> 1);
+    x = (x & 0x0000_3FFF_0000_3FFF) | ((x & 0x3FFF_0000_3FFF_0000) >> 2);
+    x = (x & 0x0000_0000_0FFF_FFFF) | ((x & 0x0FFF_FFFF_0000_0000) >> 4);
+    Some((x, k))
+}
+
+/// A mask of the low `k` bytes of a word, `k` from 1 to 8.
+#[inline]
+fn low_bytes(k: usize) -> u64 {
+    u64::MAX >> (64 - 8 * k)
+}
+
+/// Decodes varints from `input` from `*at` on into `out` (`w` bytes each; `out` holds the values
+/// from index `first` of the block on, which errors name), summing their un-zigzagged values from
+/// `*prev`; the scalar path, and what the SIMD one does with values it cannot take.
 pub(crate) fn decode_scalar(
     w: usize,
     input: &[u8],
     at: &mut usize,
     prev: &mut u64,
     out: &mut [u8],
+    first: usize,
 ) -> std::result::Result<(), String> {
     let mask = mask(w);
     let most = max_bytes(w);
     for (i, dst) in out.chunks_exact_mut(w).enumerate() {
-        let mut z = 0u64;
-        let mut k = 0;
-        loop {
-            let Some(&byte) = input.get(*at + k) else {
-                return Err(format!("value {i} runs past the {} bytes", input.len()));
-            };
-            z |= u64::from(byte & 0x7F) << (7 * k);
-            k += 1;
-            if byte & 0x80 == 0 {
-                break;
+        // One byte (the common case of sorted values), else a word at a time when the varint
+        // ends within it, else byte by byte with every check.
+        let z = match input.get(*at) {
+            Some(&byte) if byte < 0x80 => {
+                *at += 1;
+                u64::from(byte)
             }
-            if k == most {
-                return Err(format!(
-                    "value {i} at byte {} is longer than {most} bytes",
-                    *at
-                ));
-            }
-        }
-        // The last of `most` bytes holds only the value's top bits.
-        if k == most && input[*at + k - 1] >> (8 * w - 7 * (most - 1)) != 0 {
-            return Err(format!(
-                "value {i} at byte {} has more than {} bits",
-                *at,
-                8 * w
-            ));
-        }
-        *at += k;
+            _ => match input
+                .get(*at..*at + 8)
+                .and_then(|word| short_varint(u64::from_le_bytes(word.try_into().ok()?), most))
+            {
+                Some((z, k)) => {
+                    *at += k;
+                    z
+                }
+                None => long_varint(w, input, at).map_err(|e| format!("value {}{e}", first + i))?,
+            },
+        };
         let d = (z >> 1) ^ (z & 1).wrapping_neg() & mask;
         *prev = prev.wrapping_add(d) & mask;
         dst.copy_from_slice(&prev.to_le_bytes()[..w]);
     }
     Ok(())
+}
+
+/// Reads the varint of a `w`-byte value at `*at` byte by byte, checking that it ends within the
+/// input, is at most `ceil(8w / 7)` bytes long and holds no more than `8w` bits. An error
+/// continues a sentence that begins with the value's name.
+fn long_varint(w: usize, input: &[u8], at: &mut usize) -> std::result::Result<u64, String> {
+    let most = max_bytes(w);
+    let mut z = 0u64;
+    let mut k = 0;
+    loop {
+        let Some(&byte) = input.get(*at + k) else {
+            return Err(format!(" runs past the {} bytes", input.len()));
+        };
+        z |= u64::from(byte & 0x7F) << (7 * k);
+        k += 1;
+        if byte & 0x80 == 0 {
+            break;
+        }
+        if k == most {
+            return Err(format!(" at byte {} is longer than {most} bytes", *at));
+        }
+    }
+    // The last of `most` bytes holds only the value's top bits.
+    if k == most && input[*at + k - 1] >> (8 * w - 7 * (most - 1)) != 0 {
+        return Err(format!(" at byte {} has more than {} bits", *at, 8 * w));
+    }
+    *at += k;
+    Ok(z)
 }
 
 /// Decodes the output of [`encode`] into `out`, which has the original's length; with `simd`,
@@ -138,7 +186,7 @@ pub(crate) fn decode(simd: bool, name: &str, w: usize, input: &[u8], out: &mut [
             unsafe { avx2::decode_runs(w, input, &mut at, &mut prev, values) }.map_err(&corrupt)?;
     }
     let _ = simd;
-    decode_scalar(w, input, &mut at, &mut prev, &mut values[done * w..]).map_err(&corrupt)?;
+    decode_scalar(w, input, &mut at, &mut prev, &mut values[done * w..], done).map_err(&corrupt)?;
     let rest = &input[at.min(input.len())..];
     if rest.len() != trailing.len() {
         return Err(corrupt(format!(
@@ -155,9 +203,12 @@ pub(crate) fn decode(simd: bool, name: &str, w: usize, input: &[u8], out: &mut [
 mod avx2 {
     use std::arch::x86_64::*;
 
+    /// The most values the scalar decoder takes at a time before the AVX2 path looks again.
+    const MAX_STRETCH: usize = 64;
+
     /// Decodes values into `out` 8 at a time: 8 one-byte varints in a row are widened,
-    /// un-zigzagged and summed in registers, any other 8 values go through the scalar decoder.
-    /// Returns how many values it wrote (up to the last whole group of 8).
+    /// un-zigzagged and summed in registers, other values go through the scalar decoder.
+    /// Returns how many values it wrote (all but at most the last 7).
     ///
     /// # Safety
     /// The CPU must support AVX2; `w` is 4 or 8.
@@ -171,18 +222,23 @@ mod avx2 {
     ) -> Result<usize, String> {
         let n = out.len() / w;
         let mut i = 0;
+        // How many values the scalar decoder takes when a group is not 8 one-byte varints:
+        // doubled on each such group in a row, so that data of longer varints is decoded at the
+        // scalar decoder's speed, not slowed by a failed check every 8 values.
+        let mut stretch = 8;
         while i + 8 <= n {
             let Some(group) = input.get(*at..*at + 8) else {
                 break;
             };
             let bytes = u64::from_le_bytes(group.try_into().expect("8 bytes"));
-            // Not 8 one-byte varints: the next 8 values one at a time (checking again after
-            // each value made data of longer varints twice as slow as the scalar decoder).
             if bytes & 0x8080_8080_8080_8080 != 0 {
-                super::decode_scalar(w, input, at, prev, &mut out[i * w..(i + 8) * w])?;
-                i += 8;
+                let end = (i + stretch).min(n);
+                super::decode_scalar(w, input, at, prev, &mut out[i * w..end * w], i)?;
+                i = end;
+                stretch = (2 * stretch).min(MAX_STRETCH);
                 continue;
             }
+            stretch = 8;
             let dst = &mut out[i * w..(i + 8) * w];
             if w == 4 {
                 // SAFETY: dst holds 8 values of 4 bytes, 32 bytes.
