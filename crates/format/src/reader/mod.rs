@@ -1,6 +1,7 @@
 //! Reading evtc files: [`FileReader`] (opening and validating a file, reading its records) here;
 //! [`TreeReader`] and [`BranchReader`] in `tree`, bulk reads in `bulk`, [`BranchCursor`] in
-//! `cursor`, [`RowReader`] in `rows`, basket decoding in `decode`.
+//! `cursor`, [`RowReader`] in `rows`, basket decoding in `decode`, the caches that a file's reads
+//! and cursors share in `cache`.
 
 use std::cell::RefCell;
 use std::ops::Range;
