@@ -16,7 +16,7 @@ const CHUNK_BYTES: u64 = 32 << 20;
 
 pub(crate) enum Input {
     Root(RootFile),
-    Evtc(FileReader),
+    Evtc(Box<FileReader>),
 }
 
 /// One column of a source tree, described in evtc's types.
@@ -131,7 +131,7 @@ impl Input {
                 if let Some(limit) = max_basket_bytes {
                     options = options.max_basket_bytes(limit);
                 }
-                Ok(Input::Evtc(FileReader::open_with(path, options)?))
+                Ok(Input::Evtc(Box::new(FileReader::open_with(path, options)?)))
             }
             _ => Err(fail(format!(
                 "neither a ROOT nor an evtc file (starts with {magic:?})"
