@@ -10,7 +10,7 @@ use std::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-use super::{scalar, sse2};
+use super::{Plane, scalar, sse2};
 
 const STEP: usize = 32;
 
@@ -177,16 +177,13 @@ fn transpose_bits_across(rows: &mut [__m256i; 8]) {
 }
 
 /// Elements per step of the wide bitunshuffle path: 32 bytes of each bit-plane.
-const WIDE: usize = 256;
+pub(crate) const WIDE: usize = 256;
 
 /// Inverse of [`bitshuffle`].
 ///
-/// Steps of 256 elements: for each byte `b`, 32 bytes of each of its 8 bit-planes are loaded into 8
-/// registers, one plane each; an 8x8 bit transpose across the registers at each byte position turns
-/// them into byte `b` of elements `8 * g + j` (register `j`, byte `g`), and the 8-wide unshuffle
-/// network puts those bytes in element order. The rows of bytes then go through the `W`-wide
-/// unshuffle network. The last elements, under 256, go through the SSE2 kernel's steps of up to
-/// 128 elements ([`sse2::bitunshuffle_wide`]), a lone group of 8 through the scalar kernel.
+/// Steps of 256 elements ([`bitunshuffle_steps`]), then the last elements, under 256, through the
+/// SSE2 kernel's steps of up to 128 elements ([`sse2::bitunshuffle_wide`]), a lone group of 8
+/// through the scalar kernel.
 ///
 /// # Safety
 /// The CPU must support AVX2.
@@ -195,17 +192,86 @@ pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &
     assert!(m % 8 == 0 && input.len() >= m * W && out.len() >= m * W);
     let plane_len = m / 8;
     let wide_steps = m / WIDE;
-    // Byte rows of one wide step, W * 256 bytes of them written before they are read: left
+    // SAFETY: the caller guarantees AVX2.
+    unsafe { bitunshuffle_steps::<W>(wide_steps, PlaneSource::Block(input, plane_len), out) };
+    // The rest, under 256 elements: SSE2 steps of up to 128, but for a lone group of 8 elements,
+    // which the scalar kernel does in half the time.
+    for c in (wide_steps * WIDE..m).step_by(sse2::WIDE) {
+        match sse2::WIDE.min(m - c) {
+            8 => scalar::bitunshuffle_groups::<W>(m, c / 8..m / 8, input, out),
+            // SAFETY: AVX2 implies SSE2.
+            n => unsafe {
+                sse2::bitunshuffle_wide::<W>(input, plane_len, c / 8, n, &mut out[c * W..])
+            },
+        }
+    }
+}
+
+/// Where [`bitunshuffle_steps`] finds the bit-planes.
+#[derive(Clone, Copy)]
+pub(crate) enum PlaneSource<'a> {
+    /// A bitshuffled block: plane `p` at `p * plane_len` (the input and the plane length).
+    Block(&'a [u8], usize),
+    /// Each plane wherever it lies, or constant (`bitplanes`).
+    Planes(&'a [Plane<'a>]),
+}
+
+/// The first `steps * 256` elements of a bitunshuffle from its bit-planes (plane `b * 8 + k`: bit
+/// `k` of byte `b` of each element, at least `steps * 32` bytes of it) into `out`.
+///
+/// Each step of 256 elements loads, for each byte `b`, 32 bytes of each of its 8 planes into 8
+/// registers, one plane each; an 8x8 bit transpose across the registers at each byte position
+/// turns them into byte `b` of elements `8 * g + j` (register `j`, byte `g`), and the 8-wide
+/// unshuffle network puts those bytes in element order. The rows of bytes then go through the
+/// `W`-wide unshuffle network.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn bitunshuffle_steps<const W: usize>(
+    steps: usize,
+    source: PlaneSource<'_>,
+    out: &mut [u8],
+) {
+    let need = steps * (WIDE / 8);
+    assert!(out.len() >= steps * WIDE * W);
+    match source {
+        PlaneSource::Block(input, plane_len) => {
+            assert!(plane_len >= need && input.len() >= 8 * W * plane_len);
+        }
+        PlaneSource::Planes(planes) => assert!(
+            planes.len() == 8 * W
+                && planes.iter().all(|plane| match plane {
+                    Plane::Bytes(bytes) => bytes.len() >= need,
+                    Plane::Constant(_) => true,
+                })
+        ),
+    }
+    // Byte rows of one step, W * 256 bytes of them written before they are read: left
     // uninitialised (zeroing them cost more than a 2 KiB RAC unit's whole transpose's tenth).
     let mut rows = std::mem::MaybeUninit::<[u8; 8 * WIDE]>::uninit();
     let rows = rows.as_mut_ptr().cast::<u8>();
-    for c in 0..wide_steps {
+    for c in 0..steps {
         for b in 0..W {
             let mut regs = [_mm256_setzero_si256(); 8];
             for (k, reg) in regs.iter_mut().enumerate() {
-                let at = (b * 8 + k) * plane_len + c * (WIDE / 8);
-                // SAFETY: plane (b, k) spans input[at - c*32 .. at - c*32 + plane_len] and (c+1)*32 <= plane_len.
-                *reg = unsafe { _mm256_loadu_si256(input.as_ptr().add(at).cast()) };
+                let p = b * 8 + k;
+                let at = c * (WIDE / 8);
+                *reg = match source {
+                    // SAFETY: plane p spans input[p * plane_len..][..plane_len], and plane_len
+                    // >= steps * 32 >= at + 32 (asserted above).
+                    PlaneSource::Block(input, plane_len) => unsafe {
+                        _mm256_loadu_si256(input.as_ptr().add(p * plane_len + at).cast())
+                    },
+                    PlaneSource::Planes(planes) => match planes[p] {
+                        // SAFETY: the plane holds at least steps * 32 >= at + 32 bytes (asserted
+                        // above).
+                        Plane::Bytes(bytes) => unsafe {
+                            _mm256_loadu_si256(bytes.as_ptr().add(at).cast())
+                        },
+                        Plane::Constant(value) => _mm256_set1_epi8(value as i8),
+                    },
+                };
             }
             transpose_bits_across(&mut regs);
             for _ in 0..3 {
@@ -217,8 +283,8 @@ pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &
                 // SAFETY: b < W <= 8, so b * 256 is inside the 8 * 256 bytes of rows.
                 unsafe { rows.add(b * WIDE) }
             };
-            // SAFETY: dst has room for 256 bytes: out holds m >= (c+1)*256 bytes when W == 1, and
-            // rows holds 8 * 256 >= (b+1) * 256 bytes.
+            // SAFETY: dst has room for 256 bytes: out holds steps * 256 >= (c+1)*256 bytes when
+            // W == 1, and rows holds 8 * 256 >= (b+1) * 256 bytes.
             unsafe { store_elements::<8>(&regs, dst) };
         }
         if W > 1 {
@@ -228,18 +294,6 @@ pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &
                 let rows = std::slice::from_raw_parts(rows, W * WIDE);
                 unshuffle::<W>(WIDE, rows, &mut out[c * WIDE * W..(c + 1) * WIDE * W])
             };
-        }
-    }
-
-    // The rest, under 256 elements: SSE2 steps of up to 128, but for a lone group of 8 elements,
-    // which the scalar kernel does in half the time.
-    for c in (wide_steps * WIDE..m).step_by(sse2::WIDE) {
-        match sse2::WIDE.min(m - c) {
-            8 => scalar::bitunshuffle_groups::<W>(m, c / 8..m / 8, input, out),
-            // SAFETY: AVX2 implies SSE2.
-            n => unsafe {
-                sse2::bitunshuffle_wide::<W>(input, plane_len, c / 8, n, &mut out[c * W..])
-            },
         }
     }
 }

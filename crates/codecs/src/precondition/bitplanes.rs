@@ -22,7 +22,7 @@
 
 use std::cell::RefCell;
 
-use super::{BITSHUFFLE_BLOCK_BYTES, Kernel, Precondition, Width, bitshuffle_blocks};
+use super::{BITSHUFFLE_BLOCK_BYTES, Kernel, Plane, Precondition, Width, bitshuffle_blocks};
 use crate::error::{Error, Result};
 
 /// Appends the encoding of `input` (layout in the module docs) to `out`.
@@ -63,13 +63,16 @@ pub fn expand(width: Width, input: &[u8], image: &mut [u8]) -> Result<()> {
     let n8 = image.len() / w / 8 * 8;
     let mut at = 0;
     for (start, m) in bitshuffle_blocks(w, n8) {
-        at = expand_block(width, m, input, at, &mut image[start * w..(start + m) * w])?;
+        let (planes, end) = block_planes(width, m, input, at)?;
+        at = end;
+        fill_block(&planes[..8 * w], &mut image[start * w..(start + m) * w]);
     }
     copy_tail(width, input, at, &mut image[n8 * w..])
 }
 
-/// Decodes the encoding `input` of `out.len()` bytes into `out`, a block at a time through a
-/// block-sized buffer of this thread.
+/// Decodes the encoding `input` of `out.len()` bytes into `out`, a block at a time: straight from
+/// the planes where the kernel can ([`Kernel::bitunshuffle_planes`]), else through a block-sized
+/// buffer of this thread that the planes are gathered into.
 ///
 /// # Errors
 /// As for [`expand`].
@@ -79,31 +82,30 @@ pub(crate) fn decode(kernel: Kernel, width: Width, input: &[u8], out: &mut [u8])
     }
     let w = width.bytes();
     let n8 = out.len() / w / 8 * 8;
-    let at = IMAGE.with_borrow_mut(|image| {
-        let mut at = 0;
-        for (start, m) in bitshuffle_blocks(w, n8) {
-            let block = crate::scratch(image, m * w);
-            at = expand_block(width, m, input, at, block)?;
-            kernel.undo(
-                Precondition::BitShuffle(width),
-                block,
-                &mut out[start * w..(start + m) * w],
-            );
+    let mut at = 0;
+    for (start, m) in bitshuffle_blocks(w, n8) {
+        let (planes, end) = block_planes(width, m, input, at)?;
+        at = end;
+        let (planes, out) = (&planes[..8 * w], &mut out[start * w..(start + m) * w]);
+        if !kernel.bitunshuffle_planes(width, m, planes, out) {
+            IMAGE.with_borrow_mut(|image| {
+                let block = crate::scratch(image, m * w);
+                fill_block(planes, block);
+                kernel.undo(Precondition::BitShuffle(width), block, out);
+            });
         }
-        Ok::<usize, Error>(at)
-    })?;
+    }
     copy_tail(width, input, at, &mut out[n8 * w..])
 }
 
-/// Expands the block of `m` elements whose encoding starts at `input[at..]` into `block`; returns
-/// where its encoding ends.
-fn expand_block(
+/// The planes of the block of `m` elements whose encoding starts at `input[at..]` (the first
+/// `8 * W` entries), checked, and where its encoding ends.
+fn block_planes(
     width: Width,
     m: usize,
     input: &[u8],
     at: usize,
-    block: &mut [u8],
-) -> Result<usize> {
+) -> Result<([Plane<'_>; 64], usize)> {
     let w = width.bytes();
     let masks = input
         .get(at..at + 2 * w)
@@ -129,18 +131,30 @@ fn expand_block(
             ),
         ));
     }
-    for (p, plane) in block.chunks_exact_mut(plane_len).enumerate() {
+    let mut planes = [Plane::Constant(0); 64];
+    for (p, plane) in planes.iter_mut().enumerate().take(8 * w) {
         let bit = 1 << (p % 8);
-        if zeros[p / 8] & bit != 0 {
-            plane.fill(0);
+        *plane = if zeros[p / 8] & bit != 0 {
+            Plane::Constant(0)
         } else if ones[p / 8] & bit != 0 {
-            plane.fill(0xFF);
+            Plane::Constant(0xFF)
         } else {
-            plane.copy_from_slice(&input[at..at + plane_len]);
             at += plane_len;
+            Plane::Bytes(&input[at - plane_len..at])
+        };
+    }
+    Ok((planes, at))
+}
+
+/// Writes `planes` one after the other into `block` (as long as all of them).
+fn fill_block(planes: &[Plane<'_>], block: &mut [u8]) {
+    let plane_len = block.len() / planes.len();
+    for (plane, into) in planes.iter().zip(block.chunks_exact_mut(plane_len)) {
+        match *plane {
+            Plane::Bytes(bytes) => into.copy_from_slice(bytes),
+            Plane::Constant(byte) => into.fill(byte),
         }
     }
-    Ok(at)
 }
 
 /// Copies the trailing bytes `input[at..]` into `tail`, which they must fill exactly.

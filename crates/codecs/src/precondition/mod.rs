@@ -69,6 +69,16 @@ use crate::error::{Error, Result};
 /// Bitshuffle transposes blocks of this many input bytes (the last block may be shorter).
 pub const BITSHUFFLE_BLOCK_BYTES: usize = 8192;
 
+/// Where one bit-plane of a bitshuffle block lies: its bytes, or the byte that fills it (a plane
+/// of all zeros or all ones, which `bitplanes` leaves out).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Plane<'a> {
+    /// The plane's bytes.
+    Bytes(&'a [u8]),
+    /// `0x00` or `0xFF` throughout.
+    Constant(u8),
+}
+
 /// The width of the elements a preconditioner works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
@@ -716,6 +726,36 @@ impl Kernel {
                 Isa::Sse2 => unsafe { by_width!(width, sse2::bitunshuffle, m, src, dst) },
                 _ => by_width!(width, scalar::bitunshuffle, m, src, dst),
             }
+        }
+    }
+
+    /// Bitunshuffles one block of `m` elements (a block of [`bitshuffle_blocks`]) into `out` from
+    /// its planes wherever they lie (`planes[p]`, `m / 8` bytes or constant), without gathering
+    /// them into a block first, where this kernel can (AVX2, `m` a multiple of 256 elements).
+    /// Returns whether it did; if not, `out` is untouched.
+    pub(crate) fn bitunshuffle_planes(
+        self,
+        width: Width,
+        m: usize,
+        planes: &[Plane<'_>],
+        out: &mut [u8],
+    ) -> bool {
+        match self.isa {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Isa::Avx2 if m % avx2::WIDE == 0 => {
+                let (steps, source) = (m / avx2::WIDE, avx2::PlaneSource::Planes(planes));
+                // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2.
+                unsafe {
+                    match width {
+                        Width::W1 => avx2::bitunshuffle_steps::<1>(steps, source, out),
+                        Width::W2 => avx2::bitunshuffle_steps::<2>(steps, source, out),
+                        Width::W4 => avx2::bitunshuffle_steps::<4>(steps, source, out),
+                        Width::W8 => avx2::bitunshuffle_steps::<8>(steps, source, out),
+                    }
+                }
+                true
+            }
+            _ => false,
         }
     }
 

@@ -973,6 +973,54 @@ fn bitplanes_leave_out_constant_planes() {
     }
 }
 
+/// Elements whose first byte is always 0x00 and whose last is always 0x41 (planes left out), the
+/// others random, in bitshuffle blocks whole and cut: blocks of whole steps of 256 elements,
+/// which the AVX2 kernel decodes from the planes where they lie, and blocks with a remainder,
+/// whose planes are gathered first, at every width and on every kernel.
+#[test]
+fn bitplanes_decode_blocks_of_every_shape_on_every_kernel() {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    for w in Width::ALL {
+        let wb = w.bytes();
+        let block = BITSHUFFLE_BLOCK_BYTES / wb;
+        for n in [
+            8,
+            256,
+            264,
+            512 + 8 * 13,
+            block,
+            block + 256,
+            2 * block + 8 * 45,
+        ] {
+            let mut input = Vec::new();
+            for _ in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let mut element = x.to_le_bytes();
+                element[0] = 0;
+                if wb > 1 {
+                    element[wb - 1] = 0x41;
+                }
+                input.extend_from_slice(&element[..wb]);
+            }
+            input.extend_from_slice(&[5, 6, 7, 8, 9, 10, 11][..wb - 1]);
+            let p = Precondition::BitPlanes(w);
+            let packed = encode(p, &input);
+            assert_eq!(
+                bitplanes_by_definition(wb, &packed, input.len()),
+                input,
+                "{p}, {n} elements"
+            );
+            for kernel in kernels() {
+                let mut out = vec![0xA5; input.len()];
+                kernel.decode(p, &packed, &mut out).unwrap();
+                assert_eq!(out, input, "{:?} {p}, {n} elements", kernel.isa());
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
