@@ -600,18 +600,30 @@ fn varints_of_every_length_decode_on_every_kernel() {
             values.extend_from_slice(&x.to_le_bytes()[..wb]);
         }
         values.extend_from_slice(&[7, 8, 9][..3.min(wb - 1)]);
-        let p = Precondition::DeltaVarint(w);
-        let packed = encode(p, &values);
-        assert_eq!(
-            varint_by_definition(wb, &packed, values.len()),
-            values,
-            "{p}"
+        assert_packing_roundtrips(
+            Precondition::DeltaVarint(w),
+            &values,
+            varint_by_definition,
+            "",
         );
-        for kernel in kernels() {
-            let mut back = vec![0xA5; values.len()];
-            kernel.decode(p, &packed, &mut back).unwrap();
-            assert_eq!(back, values, "{:?} {p}", kernel.isa());
-        }
+    }
+}
+
+/// Encodes `input` with `p`, checks the encoding with `by_definition` (a decoder written from the
+/// module docs) and that every kernel decodes it back; `what` names the case in failures.
+fn assert_packing_roundtrips(
+    p: Precondition,
+    input: &[u8],
+    by_definition: fn(usize, &[u8], usize) -> Vec<u8>,
+    what: &str,
+) {
+    let packed = encode(p, input);
+    let w = p.width().bytes();
+    assert_eq!(by_definition(w, &packed, input.len()), input, "{p} {what}");
+    for kernel in kernels() {
+        let mut back = vec![0xA5; input.len()];
+        kernel.decode(p, &packed, &mut back).unwrap();
+        assert_eq!(back, input, "{:?} {p} {what}", kernel.isa());
     }
 }
 
@@ -850,14 +862,7 @@ fn runs_decode_every_run_length_to_the_end() {
             }
         }
         input.extend_from_slice(&[3, 1, 4, 1, 5, 9, 2][..wb - 1]);
-        let p = Precondition::Runs(w);
-        let packed = encode(p, &input);
-        assert_eq!(runs_by_definition(wb, &packed, input.len()), input, "{p}");
-        for kernel in kernels() {
-            let mut back = vec![0xA5; input.len()];
-            kernel.decode(p, &packed, &mut back).unwrap();
-            assert_eq!(back, input, "{:?} {p}", kernel.isa());
-        }
+        assert_packing_roundtrips(Precondition::Runs(w), &input, runs_by_definition, "");
     }
 }
 
@@ -1005,18 +1010,12 @@ fn bitplanes_decode_blocks_of_every_shape_on_every_kernel() {
                 input.extend_from_slice(&element[..wb]);
             }
             input.extend_from_slice(&[5, 6, 7, 8, 9, 10, 11][..wb - 1]);
-            let p = Precondition::BitPlanes(w);
-            let packed = encode(p, &input);
-            assert_eq!(
-                bitplanes_by_definition(wb, &packed, input.len()),
-                input,
-                "{p}, {n} elements"
+            assert_packing_roundtrips(
+                Precondition::BitPlanes(w),
+                &input,
+                bitplanes_by_definition,
+                &format!("{n} elements"),
             );
-            for kernel in kernels() {
-                let mut out = vec![0xA5; input.len()];
-                kernel.decode(p, &packed, &mut out).unwrap();
-                assert_eq!(out, input, "{:?} {p}, {n} elements", kernel.isa());
-            }
         }
     }
 }
