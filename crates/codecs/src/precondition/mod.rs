@@ -745,14 +745,7 @@ impl Kernel {
             Isa::Avx2 if m % avx2::WIDE == 0 => {
                 let (steps, source) = (m / avx2::WIDE, avx2::PlaneSource::Planes(planes));
                 // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2.
-                unsafe {
-                    match width {
-                        Width::W1 => avx2::bitunshuffle_steps::<1>(steps, source, out),
-                        Width::W2 => avx2::bitunshuffle_steps::<2>(steps, source, out),
-                        Width::W4 => avx2::bitunshuffle_steps::<4>(steps, source, out),
-                        Width::W8 => avx2::bitunshuffle_steps::<8>(steps, source, out),
-                    }
-                }
+                unsafe { by_width!(width, avx2::bitunshuffle_steps, steps, source, out) };
                 true
             }
             _ => false,
