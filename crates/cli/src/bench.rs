@@ -76,16 +76,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !args.file.exists() {
         bail!("input {} does not exist", args.file.display());
     }
-    if let Some(plot) = &args.plot {
-        if !matches!(
+    if let Some(plot) = &args.plot
+        && !matches!(
             plot.extension().and_then(|e| e.to_str()),
             Some("svg" | "png")
-        ) {
-            bail!(
-                "--plot {}: plots are drawn as .svg or .png files",
-                plot.display()
-            );
-        }
+        )
+    {
+        bail!(
+            "--plot {}: plots are drawn as .svg or .png files",
+            plot.display()
+        );
     }
     let threads = args
         .threads

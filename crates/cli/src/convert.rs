@@ -147,10 +147,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.output.display()
         );
     }
-    if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if !dir.is_dir() {
-            bail!("output directory {} does not exist", dir.display());
-        }
+    if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        bail!("output directory {} does not exist", dir.display());
     }
     let mut write = WriteOptions::default().codec(args.codec);
     write = write.rac(match args.rac.as_str() {

@@ -47,10 +47,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.output.display()
         );
     }
-    if let (Ok(a), Ok(b)) = (args.damaged.canonicalize(), args.output.canonicalize()) {
-        if a == b {
-            bail!("refusing to recover {} onto itself", args.damaged.display());
-        }
+    if let (Ok(a), Ok(b)) = (args.damaged.canonicalize(), args.output.canonicalize())
+        && a == b
+    {
+        bail!("refusing to recover {} onto itself", args.damaged.display());
     }
     let recovery = evtc_format::recover(&args.damaged, &args.output)
         .with_context(|| format!("recovering {}", args.damaged.display()))?;

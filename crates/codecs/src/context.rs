@@ -505,11 +505,11 @@ fn zstd_decode(
     out: &mut [u8],
     call: impl FnOnce(&mut [u8]) -> zstd_safe::SafeResult,
 ) -> Result<()> {
-    if let Ok(Some(declared)) = zstd_safe::get_frame_content_size(input) {
-        if declared != out.len() as u64 {
-            let actual = usize::try_from(declared).unwrap_or(usize::MAX);
-            return Err(size_mismatch(algorithm, out.len(), actual));
-        }
+    if let Ok(Some(declared)) = zstd_safe::get_frame_content_size(input)
+        && declared != out.len() as u64
+    {
+        let actual = usize::try_from(declared).unwrap_or(usize::MAX);
+        return Err(size_mismatch(algorithm, out.len(), actual));
     }
     match call(out) {
         Ok(n) if n == out.len() => Ok(()),

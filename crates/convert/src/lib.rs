@@ -347,13 +347,13 @@ pub fn convert(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<ConvertSummary> {
     let started = Instant::now();
-    if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize()) {
-        if a == b {
-            return Err(Error::Options(format!(
-                "refusing to convert {} onto itself",
-                input.display()
-            )));
-        }
+    if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize())
+        && a == b
+    {
+        return Err(Error::Options(format!(
+            "refusing to convert {} onto itself",
+            input.display()
+        )));
     }
     let input_file = Input::open(input, options.max_basket_bytes)?;
     let input_bytes = std::fs::metadata(input).map_or(0, |m| m.len());
@@ -469,12 +469,11 @@ fn branch_specs(
         .collect();
     // Keep the counters of kept arrays.
     for i in 0..columns.len() {
-        if keep[i] {
-            if let Some(counter) = &columns[i].counter {
-                if let Some(j) = columns.iter().position(|c| &c.name == counter) {
-                    keep[j] = true;
-                }
-            }
+        if keep[i]
+            && let Some(counter) = &columns[i].counter
+            && let Some(j) = columns.iter().position(|c| &c.name == counter)
+        {
+            keep[j] = true;
         }
     }
     let mut specs = Vec::new();

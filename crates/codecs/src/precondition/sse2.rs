@@ -86,7 +86,7 @@ pub(crate) unsafe fn unshuffle<const W: usize>(n: usize, input: &[u8], out: &mut
 /// The CPU must support SSE2; `input` and `out` hold at least `m * W` bytes.
 #[target_feature(enable = "sse2")]
 pub(crate) unsafe fn bitshuffle<const W: usize>(m: usize, input: &[u8], out: &mut [u8]) {
-    assert!(m % 8 == 0 && input.len() >= m * W && out.len() >= m * W);
+    assert!(m.is_multiple_of(8) && input.len() >= m * W && out.len() >= m * W);
     let plane_len = m / 8;
     let steps = m / STEP;
     for s in 0..steps {
@@ -176,7 +176,7 @@ pub(crate) unsafe fn bitunshuffle_wide<const W: usize>(
     n: usize,
     out: &mut [u8],
 ) {
-    assert!(n <= WIDE && n % 8 == 0 && first + n / 8 <= plane_len && out.len() >= n * W);
+    assert!(n <= WIDE && n.is_multiple_of(8) && first + n / 8 <= plane_len && out.len() >= n * W);
     // Byte rows, 128 for each b < W, written before they are read: left uninitialised.
     let mut rows = std::mem::MaybeUninit::<[u8; 8 * WIDE]>::uninit();
     let rows = rows.as_mut_ptr().cast::<u8>();
@@ -237,7 +237,7 @@ pub(crate) unsafe fn bitunshuffle_wide<const W: usize>(
 /// As for [`bitshuffle`].
 #[target_feature(enable = "sse2")]
 pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &mut [u8]) {
-    assert!(m % 8 == 0 && input.len() >= m * W && out.len() >= m * W);
+    assert!(m.is_multiple_of(8) && input.len() >= m * W && out.len() >= m * W);
     for c in (0..m).step_by(WIDE) {
         let n = WIDE.min(m - c);
         // SAFETY: the caller guarantees SSE2.

@@ -631,10 +631,10 @@ fn run_trials(
     for &(t, i, b) in &branches {
         let width = Width::new(b.value_size() as u8).unwrap_or(Width::W1);
         let mut settings = Setting::candidates(&options.codecs, width);
-        if let Some((setting, false)) = current[t][i] {
-            if !settings.contains(&setting) {
-                settings.push(setting);
-            }
+        if let Some((setting, false)) = current[t][i]
+            && !settings.contains(&setting)
+        {
+            settings.push(setting);
         }
         for s in settings {
             first.push((t, i, Task::Whole(s)));
@@ -714,12 +714,12 @@ fn run_trials(
                 }
             }
         }
-        if let Some((setting, true)) = current[t][i] {
-            if !second.iter().any(|&(tt, ii, task)| {
+        if let Some((setting, true)) = current[t][i]
+            && !second.iter().any(|&(tt, ii, task)| {
                 (tt, ii) == (t, i) && matches!(task, Task::Rac(s) if s == setting)
-            }) {
-                second.push((t, i, Task::Rac(setting)));
-            }
+            })
+        {
+            second.push((t, i, Task::Rac(setting)));
         }
     }
     total.store(first.len() + second.len(), Ordering::Relaxed);

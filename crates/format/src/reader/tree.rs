@@ -285,13 +285,13 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             {
                 return bad("basket lies outside the records".into());
             }
-            if let Some(len) = meta.dtype.fixed_len() {
-                if Some(loc.elements) != loc.entries.checked_mul(len as u64) {
-                    return bad(format!(
-                        "{} values for {} entries of {len}",
-                        loc.elements, loc.entries
-                    ));
-                }
+            if let Some(len) = meta.dtype.fixed_len()
+                && Some(loc.elements) != loc.entries.checked_mul(len as u64)
+            {
+                return bad(format!(
+                    "{} values for {} entries of {len}",
+                    loc.elements, loc.entries
+                ));
             }
             // Values and per-entry counts are what a decode allocates: bound both by the record.
             let raw = loc

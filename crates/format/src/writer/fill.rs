@@ -122,7 +122,7 @@ impl TreeWriter<'_> {
                 "a variable-length branch takes fill_jagged or fill_array",
             ));
         };
-        if values.len() % len != 0 {
+        if !values.len().is_multiple_of(len) {
             return Err(self.fill_error(
                 branch,
                 format!(
