@@ -10,7 +10,9 @@ use std::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-use super::{Plane, scalar, sse2};
+use std::ops::Range;
+
+use super::{Plane, PlaneSource, scalar, sse2};
 
 const STEP: usize = 32;
 
@@ -113,10 +115,26 @@ pub(crate) unsafe fn unshuffle<const W: usize>(n: usize, input: &[u8], out: &mut
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn bitshuffle<const W: usize>(m: usize, input: &[u8], out: &mut [u8]) {
-    assert!(m % 8 == 0 && input.len() >= m * W && out.len() >= m * W);
+    // SAFETY: the caller guarantees AVX2.
+    unsafe { bitshuffle_from::<W>(m, 0, input, out) }
+}
+
+/// [`bitshuffle`] of the elements from `first` (a multiple of 32) on.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn bitshuffle_from<const W: usize>(
+    m: usize,
+    first: usize,
+    input: &[u8],
+    out: &mut [u8],
+) {
+    assert!(m.is_multiple_of(8) && first.is_multiple_of(STEP) && first <= m);
+    assert!(input.len() >= m * W && out.len() >= m * W);
     let plane_len = m / 8;
     let steps = m / STEP;
-    for s in 0..steps {
+    for s in first / STEP..steps {
         let src = input[s * STEP * W..].as_ptr();
         // SAFETY: step s covers input bytes [s*32*W, (s+1)*32*W).
         let mut regs = unsafe { load_elements::<W>(src) };
@@ -189,11 +207,28 @@ pub(crate) const WIDE: usize = 256;
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &mut [u8]) {
-    assert!(m % 8 == 0 && input.len() >= m * W && out.len() >= m * W);
+    // SAFETY: the caller guarantees AVX2.
+    unsafe { bitunshuffle_from::<W>(m, 0, input, out) }
+}
+
+/// [`bitunshuffle`] of the elements from `first` (a multiple of 256) on.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn bitunshuffle_from<const W: usize>(
+    m: usize,
+    first: usize,
+    input: &[u8],
+    out: &mut [u8],
+) {
+    assert!(m.is_multiple_of(8) && first.is_multiple_of(WIDE) && first <= m);
+    assert!(input.len() >= m * W && out.len() >= m * W);
     let plane_len = m / 8;
     let wide_steps = m / WIDE;
+    let source = PlaneSource::Block(input, plane_len);
     // SAFETY: the caller guarantees AVX2.
-    unsafe { bitunshuffle_steps::<W>(wide_steps, PlaneSource::Block(input, plane_len), out) };
+    unsafe { bitunshuffle_steps::<W>(first / WIDE..wide_steps, source, out) };
     // The rest, under 256 elements: SSE2 steps of up to 128, but for a lone group of 8 elements,
     // which the scalar kernel does in half the time.
     for c in (wide_steps * WIDE..m).step_by(sse2::WIDE) {
@@ -207,17 +242,9 @@ pub(crate) unsafe fn bitunshuffle<const W: usize>(m: usize, input: &[u8], out: &
     }
 }
 
-/// Where [`bitunshuffle_steps`] finds the bit-planes.
-#[derive(Clone, Copy)]
-pub(crate) enum PlaneSource<'a> {
-    /// A bitshuffled block: plane `p` at `p * plane_len` (the input and the plane length).
-    Block(&'a [u8], usize),
-    /// Each plane wherever it lies, or constant (`bitplanes`).
-    Planes(&'a [Plane<'a>]),
-}
-
-/// The first `steps * 256` elements of a bitunshuffle from its bit-planes (plane `b * 8 + k`: bit
-/// `k` of byte `b` of each element, at least `steps * 32` bytes of it) into `out`.
+/// Steps `steps` of 256 elements of a bitunshuffle from its bit-planes (plane `b * 8 + k`: bit `k`
+/// of byte `b` of each element, at least `steps.end * 32` bytes of it) into `out`, step `c` at
+/// `out[c * 256 * W..]`.
 ///
 /// Each step of 256 elements loads, for each byte `b`, 32 bytes of each of its 8 planes into 8
 /// registers, one plane each; an 8x8 bit transpose across the registers at each byte position
@@ -229,29 +256,16 @@ pub(crate) enum PlaneSource<'a> {
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn bitunshuffle_steps<const W: usize>(
-    steps: usize,
+    steps: Range<usize>,
     source: PlaneSource<'_>,
     out: &mut [u8],
 ) {
-    let need = steps * (WIDE / 8);
-    assert!(out.len() >= steps * WIDE * W);
-    match source {
-        PlaneSource::Block(input, plane_len) => {
-            assert!(plane_len >= need && input.len() >= 8 * W * plane_len);
-        }
-        PlaneSource::Planes(planes) => assert!(
-            planes.len() == 8 * W
-                && planes.iter().all(|plane| match plane {
-                    Plane::Bytes(bytes) => bytes.len() >= need,
-                    Plane::Constant(_) => true,
-                })
-        ),
-    }
+    assert!(source.holds(W, steps.end * (WIDE / 8)) && out.len() >= steps.end * WIDE * W);
     // Byte rows of one step, W * 256 bytes of them written before they are read: left
     // uninitialised (zeroing them cost more than a 2 KiB RAC unit's whole transpose's tenth).
     let mut rows = std::mem::MaybeUninit::<[u8; 8 * WIDE]>::uninit();
     let rows = rows.as_mut_ptr().cast::<u8>();
-    for c in 0..steps {
+    for c in steps {
         for b in 0..W {
             let mut regs = [_mm256_setzero_si256(); 8];
             for (k, reg) in regs.iter_mut().enumerate() {
@@ -259,13 +273,13 @@ pub(crate) unsafe fn bitunshuffle_steps<const W: usize>(
                 let at = c * (WIDE / 8);
                 *reg = match source {
                     // SAFETY: plane p spans input[p * plane_len..][..plane_len], and plane_len
-                    // >= steps * 32 >= at + 32 (asserted above).
+                    // >= steps.end * 32 >= at + 32 (asserted above).
                     PlaneSource::Block(input, plane_len) => unsafe {
                         _mm256_loadu_si256(input.as_ptr().add(p * plane_len + at).cast())
                     },
                     PlaneSource::Planes(planes) => match planes[p] {
-                        // SAFETY: the plane holds at least steps * 32 >= at + 32 bytes (asserted
-                        // above).
+                        // SAFETY: the plane holds at least steps.end * 32 >= at + 32 bytes
+                        // (asserted above).
                         Plane::Bytes(bytes) => unsafe {
                             _mm256_loadu_si256(bytes.as_ptr().add(at).cast())
                         },
@@ -283,8 +297,8 @@ pub(crate) unsafe fn bitunshuffle_steps<const W: usize>(
                 // SAFETY: b < W <= 8, so b * 256 is inside the 8 * 256 bytes of rows.
                 unsafe { rows.add(b * WIDE) }
             };
-            // SAFETY: dst has room for 256 bytes: out holds steps * 256 >= (c+1)*256 bytes when
-            // W == 1, and rows holds 8 * 256 >= (b+1) * 256 bytes.
+            // SAFETY: dst has room for 256 bytes: out holds steps.end * 256 >= (c+1)*256 bytes
+            // when W == 1, and rows holds 8 * 256 >= (b+1) * 256 bytes.
             unsafe { store_elements::<8>(&regs, dst) };
         }
         if W > 1 {

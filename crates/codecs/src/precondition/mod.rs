@@ -40,13 +40,15 @@
 //!   per block stand for (layout in [`bitplanes`]): rounded floats and small integers, whose
 //!   all-zero planes the codec would otherwise decode as long matches of the byte before.
 //!
-//! Shuffle and bitshuffle have a scalar kernel (the layout's oracle) and SSE2 and AVX2 kernels, each
-//! in its own module; `for` and `delta-for` a scalar and an AVX2 decoder, `delta-varint` an AVX2
-//! path for runs of one-byte varints (4- and 8-byte values); [`Kernel::best`] picks one once per
-//! process by CPU feature detection.
+//! Shuffle and bitshuffle have a scalar kernel (the layout's oracle) and SSE2, AVX2 and AVX-512
+//! (with GFNI) kernels, each in its own module; `for` and `delta-for` a scalar and an AVX2
+//! decoder, `delta-varint` an AVX2 path for runs of one-byte varints (4- and 8-byte values);
+//! [`Kernel::best`] picks one once per process by CPU feature detection.
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod avx2;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod avx512;
 pub mod bitplanes;
 mod delta;
 pub mod pack;
@@ -77,6 +79,34 @@ pub(crate) enum Plane<'a> {
     Bytes(&'a [u8]),
     /// `0x00` or `0xFF` throughout.
     Constant(u8),
+}
+
+/// Where a SIMD bitunshuffle finds the bit-planes of a block.
+#[derive(Clone, Copy)]
+pub(crate) enum PlaneSource<'a> {
+    /// A bitshuffled block: plane `p` at `p * plane_len` (the input and the plane length).
+    Block(&'a [u8], usize),
+    /// Each plane wherever it lies, or constant (`bitplanes`).
+    Planes(&'a [Plane<'a>]),
+}
+
+impl PlaneSource<'_> {
+    /// Whether the source holds the `8 * w` planes of a `w`-byte width with at least `bytes` bytes
+    /// of each.
+    pub(crate) fn holds(&self, w: usize, bytes: usize) -> bool {
+        match *self {
+            PlaneSource::Block(input, plane_len) => {
+                plane_len >= bytes && input.len() >= 8 * w * plane_len
+            }
+            PlaneSource::Planes(planes) => {
+                planes.len() == 8 * w
+                    && planes.iter().all(|plane| match plane {
+                        Plane::Bytes(bytes_of) => bytes_of.len() >= bytes,
+                        Plane::Constant(_) => true,
+                    })
+            }
+        }
+    }
 }
 
 /// The width of the elements a preconditioner works on.
@@ -382,11 +412,14 @@ pub enum Isa {
     Sse2,
     /// x86 AVX2, 32 elements per step.
     Avx2,
+    /// x86 AVX-512 (F, BW and VBMI) with GFNI: byte shuffles of 64 elements per step, bit
+    /// transposes of 512 (an 8x8 bit matrix per instruction); AVX2 for the rest.
+    Avx512,
 }
 
 impl Isa {
     /// Every instruction set, slowest first.
-    pub const ALL: [Isa; 3] = [Isa::Scalar, Isa::Sse2, Isa::Avx2];
+    pub const ALL: [Isa; 4] = [Isa::Scalar, Isa::Sse2, Isa::Avx2, Isa::Avx512];
 
     /// Whether this CPU can run the kernels for this instruction set.
     pub fn is_supported(self) -> bool {
@@ -396,6 +429,14 @@ impl Isa {
             Isa::Sse2 => std::arch::is_x86_feature_detected!("sse2"),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Isa::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Isa::Avx512 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("avx512vbmi")
+                    && std::arch::is_x86_feature_detected!("gfni")
+            }
             #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
             _ => false,
         }
@@ -615,7 +656,7 @@ impl Kernel {
             Precondition::For(_) => false,
             Precondition::DeltaFor(_) => true,
             Precondition::DeltaVarint(w) => {
-                let simd = self.isa == Isa::Avx2;
+                let simd = matches!(self.isa, Isa::Avx2 | Isa::Avx512);
                 return varint::decode(simd, &precondition.to_string(), w.bytes(), input, out);
             }
             Precondition::Sparse(w) => {
@@ -644,7 +685,7 @@ impl Kernel {
         let w = precondition.width().bytes();
         match self.isa {
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => match pack_avx2::Avx2::new() {
+            Isa::Avx2 | Isa::Avx512 => match pack_avx2::Avx2::new() {
                 Some(avx2) => pack::decode(&avx2, &name, w, delta, input, out),
                 None => pack::decode(&pack::Scalar, &name, w, delta, input, out),
             },
@@ -661,7 +702,11 @@ impl Kernel {
         }
         match self.isa {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2 (Kernel::new, best).
+            // SAFETY: a Kernel with Isa::Avx512 exists only when the CPU supports its features
+            // (Kernel::new, best).
+            Isa::Avx512 => unsafe { by_width!(width, avx512::shuffle, n, input, out) },
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            // SAFETY: as above, for AVX2.
             Isa::Avx2 => unsafe { by_width!(width, avx2::shuffle, n, input, out) },
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             // SAFETY: as above, for SSE2.
@@ -678,7 +723,10 @@ impl Kernel {
         }
         match self.isa {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2.
+            // SAFETY: a Kernel with Isa::Avx512 exists only when the CPU supports its features.
+            Isa::Avx512 => unsafe { by_width!(width, avx512::unshuffle, n, input, out) },
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            // SAFETY: as above, for AVX2.
             Isa::Avx2 => unsafe { by_width!(width, avx2::unshuffle, n, input, out) },
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             // SAFETY: as above, for SSE2.
@@ -698,7 +746,11 @@ impl Kernel {
             );
             match self.isa {
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-                // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2.
+                // SAFETY: a Kernel with Isa::Avx512 exists only when the CPU supports its
+                // features (AVX2 among them).
+                Isa::Avx512 => unsafe { by_width!(width, avx512::bitshuffle, m, src, dst) },
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                // SAFETY: as above, for AVX2.
                 Isa::Avx2 => unsafe { by_width!(width, avx2::bitshuffle, m, src, dst) },
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
                 // SAFETY: as above, for SSE2.
@@ -719,7 +771,11 @@ impl Kernel {
             );
             match self.isa {
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-                // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2.
+                // SAFETY: a Kernel with Isa::Avx512 exists only when the CPU supports its
+                // features (AVX2 among them).
+                Isa::Avx512 => unsafe { by_width!(width, avx512::bitunshuffle, m, src, dst) },
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                // SAFETY: as above, for AVX2.
                 Isa::Avx2 => unsafe { by_width!(width, avx2::bitunshuffle, m, src, dst) },
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
                 // SAFETY: as above, for SSE2.
@@ -731,8 +787,8 @@ impl Kernel {
 
     /// Bitunshuffles one block of `m` elements (a block of [`bitshuffle_blocks`]) into `out` from
     /// its planes wherever they lie (`planes[p]`, `m / 8` bytes or constant), without gathering
-    /// them into a block first, where this kernel can (AVX2, `m` a multiple of 256 elements).
-    /// Returns whether it did; if not, `out` is untouched.
+    /// them into a block first, where this kernel can (AVX2 or AVX-512, `m` a multiple of 256
+    /// elements). Returns whether it did; if not, `out` is untouched.
     pub(crate) fn bitunshuffle_planes(
         self,
         width: Width,
@@ -740,10 +796,24 @@ impl Kernel {
         planes: &[Plane<'_>],
         out: &mut [u8],
     ) -> bool {
+        let source = PlaneSource::Planes(planes);
         match self.isa {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Isa::Avx2 if m % avx2::WIDE == 0 => {
-                let (steps, source) = (m / avx2::WIDE, avx2::PlaneSource::Planes(planes));
+            Isa::Avx512 if m.is_multiple_of(avx2::WIDE) => {
+                // Steps of 512 elements, then one of 256 if the block ends with one.
+                let wide = m / avx512::WIDE;
+                let rest = wide * (avx512::WIDE / avx2::WIDE)..m / avx2::WIDE;
+                // SAFETY: a Kernel with Isa::Avx512 exists only when the CPU supports its
+                // features (AVX2 among them).
+                unsafe {
+                    by_width!(width, avx512::bitunshuffle_steps, 0..wide, source, out);
+                    by_width!(width, avx2::bitunshuffle_steps, rest, source, out);
+                }
+                true
+            }
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Isa::Avx2 if m.is_multiple_of(avx2::WIDE) => {
+                let steps = 0..m / avx2::WIDE;
                 // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2.
                 unsafe { by_width!(width, avx2::bitunshuffle_steps, steps, source, out) };
                 true
@@ -774,12 +844,13 @@ impl Kernel {
                 // A group or two: the scalar kernel, which needs no setup.
                 _ if groups.len() <= 2 => scalar_groups(width, m, groups, src, dst),
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-                Isa::Avx2 | Isa::Sse2 => {
+                Isa::Avx512 | Isa::Avx2 | Isa::Sse2 => {
                     for g in groups.clone().step_by(sse2::WIDE / 8) {
                         let n = sse2::WIDE.min((groups.end - g) * 8);
                         let dst = &mut dst[g * 8 * w..];
-                        // SAFETY: a Kernel with Isa::Avx2 or Isa::Sse2 exists only when the CPU
-                        // supports SSE2 (Kernel::new, best); the groups lie in the block.
+                        // SAFETY: a Kernel with Isa::Avx512, Isa::Avx2 or Isa::Sse2 exists only
+                        // when the CPU supports SSE2 (Kernel::new, best); the groups lie in the
+                        // block.
                         unsafe {
                             match width {
                                 Width::W1 => sse2::bitunshuffle_wide::<1>(src, m / 8, g, n, dst),

@@ -993,6 +993,7 @@ fn bitplanes_decode_blocks_of_every_shape_on_every_kernel() {
             256,
             264,
             512 + 8 * 13,
+            768,
             block,
             block + 256,
             2 * block + 8 * 45,
