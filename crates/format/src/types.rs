@@ -65,16 +65,19 @@ impl Scalar for bool {
     }
 
     fn decode(bytes: &[u8], out: &mut [Self]) -> Result<(), usize> {
-        // Checked a chunk at a time with an OR of the bits a bool never sets, which vectorises;
-        // the position of a bad byte is looked for only once one is known to be there.
+        // One pass a chunk at a time, which vectorises: each byte's low bit is stored and the bits
+        // a bool never sets are ORed together; the position of a bad byte is looked for only once
+        // one is known to be there.
         const CHUNK: usize = 4096;
         for (c, (dst, src)) in out.chunks_mut(CHUNK).zip(bytes.chunks(CHUNK)).enumerate() {
-            if src.iter().fold(0u8, |acc, &b| acc | (b & !1)) != 0 {
+            let mut stray = 0u8;
+            for (d, &s) in dst.iter_mut().zip(src) {
+                stray |= s & !1;
+                *d = s & 1 != 0;
+            }
+            if stray != 0 {
                 let bad = src.iter().position(|&b| b > 1).expect("a byte above 1");
                 return Err(c * CHUNK + bad);
-            }
-            for (d, &s) in dst.iter_mut().zip(src) {
-                *d = s != 0;
             }
         }
         Ok(())
@@ -113,4 +116,27 @@ pub(crate) fn decode_counts(t: ScalarType, bytes: &[u8], out: &mut Vec<u64>) -> 
     }
     debug_assert!(out.len() >= start);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bools_decode_from_zeros_and_ones_and_name_the_first_other_byte() {
+        let bytes: Vec<u8> = (0..10_000u32).map(|i| u8::from(i % 3 == 0)).collect();
+        let mut out = vec![false; bytes.len()];
+        assert_eq!(bool::decode(&bytes, &mut out), Ok(()));
+        assert!(out.iter().zip(&bytes).all(|(&b, &byte)| b == (byte == 1)));
+        // A bad byte in a later chunk, and one whose low bit is clear.
+        for (at, bad) in [(0, 2u8), (4095, 3), (4096, 0x80), (9_999, 0xFF)] {
+            let mut damaged = bytes.clone();
+            damaged[at] = bad;
+            assert_eq!(
+                bool::decode(&damaged, &mut out),
+                Err(at),
+                "byte {bad:#x} at {at}"
+            );
+        }
+    }
 }
