@@ -553,7 +553,9 @@ fn report(sets: &[Dataset], ratios: &BTreeMap<(String, String, String), f64>, si
         );
         let _ = writeln!(
             md,
-            "| operation | Scalar | Sse2 | Avx2 |\n|---|---|---|---|"
+            "| operation | {} |\n|---|{}",
+            Isa::ALL.map(|isa| format!("{isa:?}")).join(" | "),
+            "---|".repeat(Isa::ALL.len())
         );
         let mut ops: Vec<String> = kernels
             .keys()
@@ -561,19 +563,13 @@ fn report(sets: &[Dataset], ratios: &BTreeMap<(String, String, String), f64>, si
             .collect();
         ops.dedup();
         for op in ops {
-            let cell = |isa: &str| {
-                kernels.get(&format!("{op} - {isa}")).map_or_else(
+            let cell = |isa: Isa| {
+                kernels.get(&format!("{op} - {isa:?}")).map_or_else(
                     || "-".into(),
                     |&n| format!("{:.1}", KERNEL_BLOCK as f64 / n),
                 )
             };
-            let _ = writeln!(
-                md,
-                "| {op} | {} | {} | {} |",
-                cell("Scalar"),
-                cell("Sse2"),
-                cell("Avx2")
-            );
+            let _ = writeln!(md, "| {op} | {} |", Isa::ALL.map(cell).join(" | "));
         }
         let _ = writeln!(md);
     }
