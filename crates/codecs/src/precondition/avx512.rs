@@ -85,17 +85,9 @@ fn load_indices(idx: &[u8; 64]) -> __m512i {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn zip<const N: usize>(regs: &mut [__m512i; N]) {
-    let (lo, hi) = (load_indices(&ZIP_LO), load_indices(&ZIP_HI));
-    // Plain counted loops, which the compiler unrolls, keeping the registers in registers.
+    let tables = (load_indices(&ZIP_LO), load_indices(&ZIP_HI));
     for round in (0..N.trailing_zeros()).rev() {
-        let r = 1 << round;
-        for i in 0..N {
-            if i & r == 0 {
-                let (a, b) = (regs[i], regs[i | r]);
-                regs[i] = _mm512_permutex2var_epi8(a, lo, b);
-                regs[i | r] = _mm512_permutex2var_epi8(a, hi, b);
-            }
-        }
+        pair_round(regs, 1 << round, tables);
     }
 }
 
@@ -104,15 +96,23 @@ fn zip<const N: usize>(regs: &mut [__m512i; N]) {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn unzip<const N: usize>(regs: &mut [__m512i; N]) {
-    let (even, odd) = (load_indices(&UNZIP_EVEN), load_indices(&UNZIP_ODD));
+    let tables = (load_indices(&UNZIP_EVEN), load_indices(&UNZIP_ODD));
     for round in 0..N.trailing_zeros() {
-        let r = 1 << round;
-        for i in 0..N {
-            if i & r == 0 {
-                let (c, d) = (regs[i], regs[i | r]);
-                regs[i] = _mm512_permutex2var_epi8(c, even, d);
-                regs[i | r] = _mm512_permutex2var_epi8(c, odd, d);
-            }
+        pair_round(regs, 1 << round, tables);
+    }
+}
+
+/// One round of [`zip`] or [`unzip`]: each pair of registers `i` and `i | r` (`i & r == 0`)
+/// becomes the two-register permutations of `a` then `b` by the two index tables.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn pair_round<const N: usize>(regs: &mut [__m512i; N], r: usize, tables: (__m512i, __m512i)) {
+    // A plain counted loop, which the compiler unrolls, keeping the registers in registers.
+    for i in 0..N {
+        if i & r == 0 {
+            let (a, b) = (regs[i], regs[i | r]);
+            regs[i] = _mm512_permutex2var_epi8(a, tables.0, b);
+            regs[i | r] = _mm512_permutex2var_epi8(a, tables.1, b);
         }
     }
 }
