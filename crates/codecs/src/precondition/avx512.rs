@@ -192,30 +192,23 @@ pub(crate) unsafe fn bitshuffle<const W: usize>(m: usize, input: &[u8], out: &mu
     let steps = m / WIDE;
     let reverse = load_indices(&REVERSE_WORDS);
     let identity = _mm512_set1_epi64(IDENTITY as i64);
-    // Bytes `b` of one step's elements, 512 per byte, written before they are read.
-    let mut rows = std::mem::MaybeUninit::<[u8; 8 * WIDE]>::uninit();
-    let rows = rows.as_mut_ptr().cast::<u8>();
+    // Bytes `b` of one step's elements, 512 per byte (zeroed once a block: on the write side the
+    // codec, not this, sets the pace).
+    let mut rows = [0u8; 8 * WIDE];
     for c in 0..steps {
         let elements = &input[c * WIDE * W..(c + 1) * WIDE * W];
-        let rows = if W == 1 {
-            elements.as_ptr()
+        let rows: &[u8] = if W == 1 {
+            elements
         } else {
-            // SAFETY: rows holds 8 * 512 >= W * 512 bytes, all written here before being read;
-            // the caller guarantees AVX-512 F, BW and VBMI.
-            unsafe {
-                shuffle::<W>(
-                    WIDE,
-                    elements,
-                    std::slice::from_raw_parts_mut(rows, W * WIDE),
-                );
-            }
-            rows.cast_const()
+            // SAFETY: the caller guarantees AVX-512 F, BW and VBMI.
+            unsafe { shuffle::<W>(WIDE, elements, &mut rows[..W * WIDE]) };
+            &rows[..W * WIDE]
         };
         for b in 0..W {
             // SAFETY: byte row b spans rows[b * 512..(b + 1) * 512]; plane b * 8 + k spans
             // out[(b * 8 + k) * plane_len..][..plane_len] and c * 64 + 64 <= plane_len.
             unsafe {
-                let mut regs = load::<8>(rows.add(b * WIDE), 64);
+                let mut regs = load::<8>(rows.as_ptr().add(b * WIDE), 64);
                 for reg in &mut regs {
                     let reversed = _mm512_shuffle_epi8(*reg, reverse);
                     *reg = _mm512_gf2p8affine_epi64_epi8::<0>(identity, reversed);
