@@ -144,7 +144,7 @@ fn decode_inner<const W: usize>(
         if len <= BURST && room >= BURST {
             body[filled * W..(filled + BURST) * W].copy_from_slice([value; BURST].as_flattened());
         } else {
-            fill(&mut body[filled * W..(filled + len) * W], value);
+            super::repeat(&mut body[filled * W..(filled + len) * W], &value);
         }
         filled += len;
     }
@@ -165,21 +165,3 @@ fn decode_inner<const W: usize>(
 /// Values a short run's fill writes at once.
 const BURST: usize = 8;
 
-/// Repeats `value` over `out` (a whole number of values): a store per value for short runs,
-/// doubling copies for long ones.
-#[inline]
-fn fill<const W: usize>(out: &mut [u8], value: [u8; W]) {
-    if out.len() <= 16 * W {
-        for slot in out.chunks_exact_mut(W) {
-            slot.copy_from_slice(&value);
-        }
-        return;
-    }
-    out[..W].copy_from_slice(&value);
-    let mut filled = W;
-    while filled < out.len() {
-        let n = filled.min(out.len() - filled);
-        out.copy_within(..n, filled);
-        filled += n;
-    }
-}

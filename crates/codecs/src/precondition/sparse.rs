@@ -96,7 +96,7 @@ fn decode_inner(w: usize, input: &[u8], out: &mut [u8]) -> std::result::Result<(
     let base = input
         .get(..w)
         .ok_or_else(|| format!("{} bytes hold no {w}-byte base value", input.len()))?;
-    fill(&mut out[..n * w], base);
+    super::repeat(&mut out[..n * w], base);
     let mut at = w;
     let k = super::varint::read(input, &mut at)?;
     if k > n as u64 {
@@ -138,22 +138,6 @@ fn decode_inner(w: usize, input: &[u8], out: &mut [u8]) -> std::result::Result<(
     }
     out[n * w..].copy_from_slice(&rest[k * w..]);
     Ok(())
-}
-
-/// Repeats `base` over `out` (a whole number of values): byte fills, or copies that double
-/// what is filled (a copy per value would call `memcpy` per value).
-fn fill(out: &mut [u8], base: &[u8]) {
-    if let [byte] = base {
-        out.fill(*byte);
-        return;
-    }
-    let mut filled = base.len().min(out.len());
-    out[..filled].copy_from_slice(&base[..filled]);
-    while filled < out.len() {
-        let n = filled.min(out.len() - filled);
-        out.copy_within(..n, filled);
-        filled += n;
-    }
 }
 
 /// Writes each `W`-byte exception of `values` at the place its gap in `gaps[at..]` gives;

@@ -1070,3 +1070,17 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn repeat_writes_the_value_over_every_length() {
+    for w in [1, 2, 4, 8] {
+        for value in [vec![0u8; w], vec![0xAB; w], (1..=w as u8).collect()] {
+            // Past one 64-byte pattern and its remainders, from no value at all.
+            for n in 0..=70 {
+                let mut out = vec![0x55; n * w];
+                repeat(&mut out, &value);
+                assert_eq!(out, value.repeat(n), "width {w}, value {value:?}, {n} values");
+            }
+        }
+    }
+}
