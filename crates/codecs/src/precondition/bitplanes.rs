@@ -61,11 +61,11 @@ pub(crate) fn encode(kernel: Kernel, width: Width, input: &[u8], out: &mut Vec<u
 pub fn expand(width: Width, input: &[u8], image: &mut [u8]) -> Result<()> {
     let w = width.bytes();
     let n8 = image.len() / w / 8 * 8;
-    let mut at = 0;
+    let (mut at, mut planes) = (0, [Plane::Constant(0); 64]);
+    let planes = &mut planes[..8 * w];
     for (start, m) in bitshuffle_blocks(w, n8) {
-        let (planes, end) = block_planes(width, m, input, at)?;
-        at = end;
-        fill_block(&planes[..8 * w], &mut image[start * w..(start + m) * w]);
+        at = block_planes(width, m, input, at, planes)?;
+        fill_block(planes, &mut image[start * w..(start + m) * w]);
     }
     copy_tail(width, input, at, &mut image[n8 * w..])
 }
@@ -82,11 +82,11 @@ pub(crate) fn decode(kernel: Kernel, width: Width, input: &[u8], out: &mut [u8])
     }
     let w = width.bytes();
     let n8 = out.len() / w / 8 * 8;
-    let mut at = 0;
+    let (mut at, mut planes) = (0, [Plane::Constant(0); 64]);
+    let planes = &mut planes[..8 * w];
     for (start, m) in bitshuffle_blocks(w, n8) {
-        let (planes, end) = block_planes(width, m, input, at)?;
-        at = end;
-        let (planes, out) = (&planes[..8 * w], &mut out[start * w..(start + m) * w]);
+        at = block_planes(width, m, input, at, planes)?;
+        let out = &mut out[start * w..(start + m) * w];
         if !kernel.bitunshuffle_planes(width, m, planes, out) {
             IMAGE.with_borrow_mut(|image| {
                 let block = crate::scratch(image, m * w);
@@ -98,14 +98,15 @@ pub(crate) fn decode(kernel: Kernel, width: Width, input: &[u8], out: &mut [u8])
     copy_tail(width, input, at, &mut out[n8 * w..])
 }
 
-/// The planes of the block of `m` elements whose encoding starts at `input[at..]` (the first
-/// `8 * W` entries), checked, and where its encoding ends.
-fn block_planes(
+/// Reads the `8 * W` planes of the block of `m` elements whose encoding starts at `input[at..]`
+/// into `planes`, checked; returns where the block's encoding ends.
+fn block_planes<'a>(
     width: Width,
     m: usize,
-    input: &[u8],
+    input: &'a [u8],
     at: usize,
-) -> Result<([Plane<'_>; 64], usize)> {
+    planes: &mut [Plane<'a>],
+) -> Result<usize> {
     let w = width.bytes();
     let masks = input
         .get(at..at + 2 * w)
@@ -131,8 +132,7 @@ fn block_planes(
             ),
         ));
     }
-    let mut planes = [Plane::Constant(0); 64];
-    for (p, plane) in planes.iter_mut().enumerate().take(8 * w) {
+    for (p, plane) in planes.iter_mut().enumerate() {
         let bit = 1 << (p % 8);
         *plane = if zeros[p / 8] & bit != 0 {
             Plane::Constant(0)
@@ -143,7 +143,7 @@ fn block_planes(
             Plane::Bytes(&input[at - plane_len..at])
         };
     }
-    Ok((planes, at))
+    Ok(at)
 }
 
 /// Writes `planes` one after the other into `block` (as long as all of them).
