@@ -785,10 +785,11 @@ impl Kernel {
         }
     }
 
-    /// Bitunshuffles one block of `m` elements (a block of [`bitshuffle_blocks`]) into `out` from
-    /// its planes wherever they lie (`planes[p]`, `m / 8` bytes or constant), without gathering
-    /// them into a block first, where this kernel can (AVX2 or AVX-512, `m` a multiple of 256
-    /// elements). Returns whether it did; if not, `out` is untouched.
+    /// Bitunshuffles one block of `m` elements (a block of [`bitshuffle_blocks`], `m` a multiple
+    /// of 8) into `out` from its planes wherever they lie (`planes[p]`, `m / 8` bytes or
+    /// constant), without gathering them into a block first, where this kernel can (AVX2 or
+    /// AVX-512: its steps, then the groups after the last step one by one). Returns whether it
+    /// did; if not, `out` is untouched.
     pub(crate) fn bitunshuffle_planes(
         self,
         width: Width,
@@ -797,10 +798,10 @@ impl Kernel {
         out: &mut [u8],
     ) -> bool {
         let source = PlaneSource::Planes(planes);
-        match self.isa {
+        let stepped = match self.isa {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Isa::Avx512 if m.is_multiple_of(avx2::WIDE) => {
-                // Steps of 512 elements, then one of 256 if the block ends with one.
+            Isa::Avx512 => {
+                // Steps of 512 elements, then one of 256 if the block holds one more.
                 let wide = m / avx512::WIDE;
                 let rest = wide * (avx512::WIDE / avx2::WIDE)..m / avx2::WIDE;
                 // SAFETY: a Kernel with Isa::Avx512 exists only when the CPU supports its
@@ -809,17 +810,20 @@ impl Kernel {
                     by_width!(width, avx512::bitunshuffle_steps, 0..wide, source, out);
                     by_width!(width, avx2::bitunshuffle_steps, rest, source, out);
                 }
-                true
+                m / avx2::WIDE * avx2::WIDE
             }
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Isa::Avx2 if m.is_multiple_of(avx2::WIDE) => {
+            Isa::Avx2 => {
                 let steps = 0..m / avx2::WIDE;
                 // SAFETY: a Kernel with Isa::Avx2 exists only when the CPU supports AVX2.
                 unsafe { by_width!(width, avx2::bitunshuffle_steps, steps, source, out) };
-                true
+                m / avx2::WIDE * avx2::WIDE
             }
-            _ => false,
-        }
+            _ => return false,
+        };
+        let groups = stepped / 8..m / 8;
+        by_width!(width, scalar::bitunshuffle_groups_from_planes, groups, planes, out);
+        true
     }
 
     /// [`Kernel::bitunshuffle`] of `elements` only, rounded out to groups of 8 (the elements after

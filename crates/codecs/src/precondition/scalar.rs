@@ -3,6 +3,8 @@
 
 use std::ops::Range;
 
+use super::Plane;
+
 /// Byte shuffle of elements `first..n` of an `n`-element region: `out[b * n + e] = input[e * w + b]`.
 pub(crate) fn shuffle_range(w: usize, n: usize, first: usize, input: &[u8], out: &mut [u8]) {
     for b in 0..w {
@@ -68,6 +70,30 @@ pub(crate) fn bitunshuffle_groups<const W: usize>(
     out: &mut [u8],
 ) {
     let plane_len = m / 8;
+    groups_from::<W>(groups, |p, group| input[p * plane_len + group], out);
+}
+
+/// [`bitunshuffle_groups`] from a block's planes wherever they lie (`planes[p]`, constant or at
+/// least `groups.end` bytes).
+pub(crate) fn bitunshuffle_groups_from_planes<const W: usize>(
+    groups: Range<usize>,
+    planes: &[Plane<'_>],
+    out: &mut [u8],
+) {
+    let byte = |p: usize, group: usize| match planes[p] {
+        Plane::Bytes(bytes) => bytes[group],
+        Plane::Constant(value) => value,
+    };
+    groups_from::<W>(groups, byte, out);
+}
+
+/// The bitunshuffle of groups `groups` of a block whose plane `p` has byte `byte(p, group)`.
+#[inline(always)]
+fn groups_from<const W: usize>(
+    groups: Range<usize>,
+    byte: impl Fn(usize, usize) -> u8,
+    out: &mut [u8],
+) {
     for group in groups {
         // The group's byte of bit-planes b * 8 + 0..8, one per byte of a word; transposed (the
         // transpose is its own inverse), byte j is byte b of element j.
@@ -75,7 +101,7 @@ pub(crate) fn bitunshuffle_groups<const W: usize>(
         for (b, row) in rows.iter_mut().enumerate() {
             let mut planes = 0u64;
             for k in 0..8 {
-                planes |= u64::from(input[(b * 8 + k) * plane_len + group]) << (8 * k);
+                planes |= u64::from(byte(b * 8 + k, group)) << (8 * k);
             }
             *row = transpose_bits(planes);
         }

@@ -979,9 +979,11 @@ fn bitplanes_leave_out_constant_planes() {
 }
 
 /// Elements whose first byte is always 0x00 and whose last is always 0x41 (planes left out), the
-/// others random, in bitshuffle blocks whole and cut: blocks of whole steps of 256 elements,
-/// which the AVX2 kernel decodes from the planes where they lie, and blocks with a remainder,
-/// whose planes are gathered first, at every width and on every kernel.
+/// others random, in bitshuffle blocks whole and cut: blocks of whole steps (512 elements for
+/// AVX-512, 256 for AVX2), which the SIMD kernels decode from the planes where they lie, and
+/// blocks with a remainder, whose groups after the last step they decode one by one from the
+/// planes (the Scalar and SSE2 kernels gather the planes first), at every width and on every
+/// kernel.
 #[test]
 fn bitplanes_decode_blocks_of_every_shape_on_every_kernel() {
     let mut x = 0x2545_F491_4F6C_DD1Du64;
