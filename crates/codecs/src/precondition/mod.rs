@@ -822,7 +822,13 @@ impl Kernel {
             _ => return false,
         };
         let groups = stepped / 8..m / 8;
-        by_width!(width, scalar::bitunshuffle_groups_from_planes, groups, planes, out);
+        by_width!(
+            width,
+            scalar::bitunshuffle_groups_from_planes,
+            groups,
+            planes,
+            out
+        );
         true
     }
 

@@ -164,4 +164,3 @@ fn decode_inner<const W: usize>(
 
 /// Values a short run's fill writes at once.
 const BURST: usize = 8;
-

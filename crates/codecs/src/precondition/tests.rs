@@ -1081,7 +1081,11 @@ fn repeat_writes_the_value_over_every_length() {
             for n in 0..=70 {
                 let mut out = vec![0x55; n * w];
                 repeat(&mut out, &value);
-                assert_eq!(out, value.repeat(n), "width {w}, value {value:?}, {n} values");
+                assert_eq!(
+                    out,
+                    value.repeat(n),
+                    "width {w}, value {value:?}, {n} values"
+                );
             }
         }
     }
