@@ -21,7 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 use crate::errors;
-use crate::read::{Column, Reader};
+use crate::read::{Column, Offsets, Reader};
 
 /// What the Python layer knows of a column: `(name, kind, dtype, shape, sizes branches)`, kind
 /// one of `scalar`, `fixed`, `jagged`, `string`, `bytes`, and of those three with a nesting
@@ -143,13 +143,20 @@ fn to_array(t: &DataType, column: Column, sizes: Vec<Column>) -> Result<ArrayRef
     // values the lengths of the next inner level. ROOT: the reader gives every level.
     let levels = match sizes.last() {
         Some(outer) => {
-            let mut levels = vec![outer.levels.first().cloned().ok_or_else(missing)?];
+            let mut levels = vec![
+                outer
+                    .levels
+                    .first()
+                    .ok_or_else(missing)?
+                    .as_slice()
+                    .to_vec(),
+            ];
             for s in sizes.iter().rev() {
                 levels.push(sizes_to_offsets(&s.values)?);
             }
             levels
         }
-        None => levels,
+        None => levels.into_iter().map(Offsets::into_vec).collect(),
     };
     build(t, values, &mut levels.into_iter())
 }

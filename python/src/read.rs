@@ -10,7 +10,7 @@ use evtc_format::{
     ReadOptions, ScalarType, TreeReader,
 };
 use evtc_root::{ColumnKind, RootFile, Tree, Values, with_values};
-use numpy::PyArray1;
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyList, PyTuple};
 use rayon::prelude::*;
@@ -50,8 +50,56 @@ pub(crate) struct Column {
     /// entries' `entries + 1` offsets into `values` for lists and strings; for nested lists the
     /// entries' offsets into the first inner level, whose offsets index the next, the last
     /// indexing `values`.
-    pub(crate) levels: Vec<Vec<u64>>,
+    pub(crate) levels: Vec<Offsets>,
 }
+
+/// The offsets of one list level.
+pub(crate) enum Offsets {
+    /// Made for this column alone.
+    Owned(Vec<u64>),
+    /// Shared with other columns (the jagged branches of one counter) and with the reader's
+    /// cache of counter offsets: handed to NumPy without a copy, read-only.
+    Shared(Arc<[u64]>),
+}
+
+impl Offsets {
+    /// The offsets.
+    pub(crate) fn as_slice(&self) -> &[u64] {
+        match self {
+            Offsets::Owned(offsets) => offsets,
+            Offsets::Shared(offsets) => offsets,
+        }
+    }
+
+    /// The offsets as a vector of their own (a copy when shared).
+    pub(crate) fn into_vec(self) -> Vec<u64> {
+        match self {
+            Offsets::Owned(offsets) => offsets,
+            Offsets::Shared(offsets) => offsets.to_vec(),
+        }
+    }
+
+    /// A NumPy array of the offsets: shared offsets become a read-only view kept alive by a
+    /// handle on them.
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let offsets = match self {
+            Offsets::Owned(offsets) => return Ok(PyArray1::from_vec(py, offsets).into_any()),
+            Offsets::Shared(offsets) => Bound::new(py, SharedOffsets(offsets))?,
+        };
+        let view = numpy::ndarray::ArrayView1::from(&offsets.get().0[..]);
+        // SAFETY: the array views the slice behind the `Arc` that `offsets`, its base object,
+        // holds: the slice lives as long as the array and is never reallocated. It is made
+        // read-only before Python sees it, so nothing writes to the shared slice (NumPy refuses
+        // to make it writeable again: its base exposes no writeable buffer).
+        let array = unsafe { PyArray1::borrow_from_array(&view, offsets.clone().into_any()) };
+        array.readwrite().make_nonwriteable();
+        Ok(array.into_any())
+    }
+}
+
+/// The owner of shared offsets viewed by a NumPy array.
+#[pyclass(frozen, module = "evtc._lib")]
+struct SharedOffsets(Arc<[u64]>);
 
 impl Column {
     /// `(values, [offsets, ...])`: NumPy arrays, the list outermost first.
@@ -59,7 +107,7 @@ impl Column {
         let values = with_values!(self.values, v => PyArray1::from_vec(py, v).into_any());
         let levels = PyList::empty(py);
         for level in self.levels {
-            levels.append(PyArray1::from_vec(py, level))?;
+            levels.append(level.into_py(py)?)?;
         }
         PyTuple::new(py, [values, levels.into_any()])
     }
@@ -130,7 +178,7 @@ fn read_evtc(tree: &TreeReader<'_, Source>, name: &str, range: Range<u64>) -> Py
                     .map_err(errors::format)?;
                 Column {
                     values: Values::$variant(jagged.values),
-                    levels: vec![jagged.offsets.to_vec()],
+                    levels: vec![Offsets::Shared(jagged.offsets)],
                 }
             } else {
                 let values = if whole {
@@ -365,6 +413,7 @@ impl Reader {
                     let levels = std::iter::once(data.offsets)
                         .filter(|offsets| !offsets.is_empty())
                         .chain(data.levels.into_iter().rev())
+                        .map(Offsets::Owned)
                         .collect();
                     Ok::<_, PyErr>(Column {
                         values: data.values,

@@ -116,7 +116,26 @@ def test_awkward_arrays_are_views_of_the_decoded_buffers(nano):
     assert _owner(ak.to_layout(a["nMuon"]).data) == "PySliceContainer"
     pt = ak.to_layout(a["Muon_pt"])
     assert _owner(pt.content.data) == "PySliceContainer"
-    assert _owner(pt.offsets.data) == "PySliceContainer"
+    # evtc's offsets are shared with the reader (the jagged branches of one counter use one
+    # buffer), so NumPy gets a read-only view of them that cannot be made writeable again.
+    offsets = pt.offsets.data
+    assert _owner(offsets) == ("PySliceContainer" if nano.file.format == "root" else "SharedOffsets")
+    if _owner(offsets) == "SharedOffsets":
+        assert not offsets.flags.writeable
+        with pytest.raises(ValueError):
+            offsets.flags.writeable = True
+        with pytest.raises(ValueError):
+            offsets[0] = 1
+
+
+def test_jagged_branches_of_one_counter_have_the_same_offsets(nano):
+    a = nano.arrays(["Muon_pt", "Muon_eta"])
+    pt, eta = (ak.to_layout(a[name]).offsets.data for name in ("Muon_pt", "Muon_eta"))
+    assert np.array_equal(pt, eta) and pt[0] == 0 and len(pt) == 20_001
+    # A range of entries: offsets from 0 for each branch.
+    a = nano.arrays(["Muon_pt", "Muon_eta"], entry_start=5, entry_stop=500)
+    pt, eta = (ak.to_layout(a[name]).offsets.data for name in ("Muon_pt", "Muon_eta"))
+    assert np.array_equal(pt, eta) and pt[0] == 0 and len(pt) == 496
 
 
 def test_library_pd(nano, uproot_nano):

@@ -857,6 +857,48 @@ fn mapped_files_read_as_positional_reads_do() {
     }
 }
 
+/// Outputs of several MiB (which the reader asks Linux to back with huge pages) read back exactly,
+/// into fresh buffers and into reused ones, jagged and fixed.
+#[test]
+fn large_outputs_read_back_fresh_and_reused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("large.evtc");
+    let mut file = FileWriter::create(&path, WriteOptions::default()).unwrap();
+    let specs = vec![
+        BranchSpec::scalar("x", ScalarType::F64),
+        BranchSpec::jagged("v", ScalarType::U32),
+    ];
+    let mut tree = file.tree("T", specs).unwrap();
+    let entries = 1_500_000u32;
+    let x: Vec<f64> = (0..entries).map(|e| f64::from(e).sqrt()).collect();
+    let counts: Vec<u32> = (0..entries).map(|e| e % 3).collect();
+    let v: Vec<u32> = (0..counts.iter().sum::<u32>())
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    tree.fill_column(0, &x).unwrap();
+    tree.fill_jagged(1, &counts, &v).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+
+    let file = FileReader::open(&path).unwrap();
+    let tree = file.tree("T").unwrap();
+    let (xs, vs) = (tree.branch("x").unwrap(), tree.branch("v").unwrap());
+    assert!(xs.baskets().unwrap().baskets.len() > 1, "several baskets");
+    let mut reused: Vec<f64> = Vec::new();
+    let mut jagged = Jagged::default();
+    for _ in 0..2 {
+        assert_eq!(xs.read::<f64>().unwrap(), x);
+        xs.read_into(&mut reused).unwrap();
+        assert_eq!(reused, x);
+        let fresh = vs.read_jagged::<u32>().unwrap();
+        assert_eq!(fresh.values, v);
+        vs.read_jagged_into(&mut jagged).unwrap();
+        assert_eq!(jagged, fresh);
+    }
+    assert_eq!(jagged.entry(5), &v[4..6]);
+}
+
 /// Float branches left to the writer keep the preconditioner that makes the first basket smallest
 /// (of every candidate; in RAC units of the two shuffles, `bitplanes` and `runs`): within 1% of
 /// the best explicit choice, and their values read back.
