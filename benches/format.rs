@@ -425,7 +425,8 @@ fn main() {
     // Entry-boundary encodings.
     let _ = writeln!(
         md,
-        "## Entry-boundary encodings of the 24 variable-length branches (file MB)\n"
+        "## Entry-boundary encodings of the {} variable-length branches (file MB)\n",
+        columns.iter().filter(|c| c.counter.is_some()).count()
     );
     let _ = writeln!(
         md,
