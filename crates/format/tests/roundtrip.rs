@@ -857,6 +857,50 @@ fn mapped_files_read_as_positional_reads_do() {
     }
 }
 
+/// A file's bytes do not depend on the writer's threads: the preconditioner trials of the first
+/// baskets run on the pool, the layout decisions and records in order. The branches make every
+/// kind of decision: trials of values and of counts, a RAC branch (with its dictionary records)
+/// and a branch with no trials.
+#[test]
+fn file_bytes_do_not_depend_on_the_writers_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let counts: Vec<u32> = (0..30_000u32).map(|e| (e * 7) % 5).collect();
+    let n: u32 = counts.iter().sum();
+    let write = |threads: usize| {
+        let path = dir.path().join(format!("t{threads}.evtc"));
+        let options = WriteOptions::default()
+            .basket_size(16 << 10)
+            .cluster_size(ClusterSize::Entries(10_000))
+            .threads(threads);
+        let mut file = FileWriter::create(&path, options).unwrap();
+        let specs = vec![
+            BranchSpec::scalar("id", ScalarType::I32),
+            BranchSpec::scalar("x", ScalarType::F32),
+            BranchSpec::jagged("v", ScalarType::F32).boundaries(Boundaries::Counts),
+            BranchSpec::jagged("w", ScalarType::U16).rac(RacMode::On),
+            BranchSpec::scalar("raw", ScalarType::F64).precondition(Precondition::None),
+        ];
+        let mut tree = file.tree("T", specs).unwrap();
+        let id: Vec<i32> = (0..30_000).map(|e| e / 3 % 17).collect();
+        let x: Vec<f32> = (0..30_000).map(|e| (e as f32 * 0.37).sin()).collect();
+        let v: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+        let w: Vec<u16> = (0..n).map(|i| (i % 300) as u16).collect();
+        let raw: Vec<f64> = (0..30_000).map(|e| f64::from(e) / 7.0).collect();
+        tree.fill_column(0, &id).unwrap();
+        tree.fill_column(1, &x).unwrap();
+        tree.fill_jagged(2, &counts, &v).unwrap();
+        tree.fill_jagged(3, &counts, &w).unwrap();
+        tree.fill_column(4, &raw).unwrap();
+        tree.commit().unwrap();
+        tree.finish().unwrap();
+        file.finish().unwrap();
+        std::fs::read(&path).unwrap()
+    };
+    let one = write(1);
+    assert_eq!(write(2), one, "2 threads");
+    assert_eq!(write(4), one, "4 threads");
+}
+
 /// Outputs of several MiB (which the reader asks Linux to back with huge pages) read back exactly,
 /// into fresh buffers and into reused ones, jagged and fixed.
 #[test]

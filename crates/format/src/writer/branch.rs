@@ -16,6 +16,16 @@ use crate::meta::{
 };
 use crate::schema::{BranchSpec, COUNT_PRECONDITION, RacMode, WriteOptions, auto_precondition};
 
+/// The preconditioners chosen by [`BranchState::choose_preconditioners`]; `None` leaves one as
+/// it is.
+#[derive(Debug, Default)]
+pub(super) struct Choice {
+    /// The values' preconditioner.
+    pub(super) values: Option<Precondition>,
+    /// The counts' preconditioner (boundaries `counts`).
+    pub(super) counts: Option<Precondition>,
+}
+
 /// Per-branch writer state.
 pub(super) struct BranchState {
     pub(super) meta: BranchMeta,
@@ -249,6 +259,42 @@ impl BranchState {
 
     pub(super) fn value_size(&self) -> usize {
         self.meta.dtype.scalar().size()
+    }
+
+    /// Whether the branch is written with RAC, given its first basket (`raw` bytes of values and
+    /// counts, `entries` entries) and the basket size of its codec.
+    pub(super) fn rac_applies(&self, raw: usize, entries: u64, basket_size: usize) -> bool {
+        let entry_bytes = raw as f64 / entries.max(1) as f64;
+        self.rac_mode
+            .applies(entry_bytes, raw, basket_size, self.rac_unit_bytes)
+    }
+
+    /// The preconditioners of a branch written without RAC, from trials on its first basket's
+    /// `values` and `counts`. Which preconditioner pays depends on the values and the codec
+    /// (bitshuffle for small integers and b-tag scores, delta-varint or delta-for for sorted
+    /// integers, for for small ids, delta or none for floats in runs of equal values, shuffle
+    /// for most floats): a sample of the first basket is encoded with each candidate and the
+    /// smallest kept; the counts of a `counts` branch likewise. Reads the branch only, so the
+    /// trials of several branches can run at once.
+    pub(super) fn choose_preconditioners(&self, values: &[u8], counts: &[u32]) -> Choice {
+        let mut choice = Choice::default();
+        if self.codec.algorithm() == Algorithm::None {
+            return choice;
+        }
+        if self.auto_precondition {
+            let size = self.value_size();
+            let sample = &values[..values.len().min(CHOICE_SAMPLE) / size * size];
+            let candidates = Precondition::candidates(self.precondition.width());
+            choice.values = Some(smallest(self.codec, self.precondition, candidates, sample));
+        }
+        if self.meta.boundaries == Boundaries::Counts {
+            let counts = &counts[..counts.len().min(CHOICE_SAMPLE / 4)];
+            let sample: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
+            let default = self.count_precondition;
+            let candidates = Precondition::candidates(default.width());
+            choice.counts = Some(smallest(self.codec, default, candidates, &sample));
+        }
+        choice
     }
 
     /// Replaces the values' preconditioner (same width), in the footer too.

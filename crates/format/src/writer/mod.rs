@@ -15,9 +15,7 @@ mod branch;
 mod encode;
 mod fill;
 
-use branch::{
-    BranchState, CHOICE_SAMPLE, WriterDictionary, build_branches, sample_units, smallest,
-};
+use branch::{BranchState, Choice, WriterDictionary, build_branches, sample_units};
 use encode::{Encoding, encode_basket, entry_ends, rac_options, schema_record};
 
 use crate::error::{Error, Result};
@@ -732,10 +730,38 @@ impl<'f> TreeWriter<'f> {
             // so the file's bytes, do not depend on the number of threads.
             self.drain()?;
         }
-        for sealed in &pending {
-            if self.branches[sealed.branch].rac_on.is_none() {
-                self.decide_layout(sealed)?;
+        // The first basket of each branch not yet decided decides its layout. The trials that
+        // pick a preconditioner are the costly part and depend on nothing else: they run on the
+        // pool, the decisions (which may write records) then in order.
+        let mut first = vec![false; self.branches.len()];
+        let undecided: Vec<&Sealed> = pending
+            .iter()
+            .filter(|s| {
+                self.branches[s.branch].rac_on.is_none()
+                    && !std::mem::replace(&mut first[s.branch], true)
+            })
+            .collect();
+        let choose = |sealed: &&Sealed| {
+            let state = &self.branches[sealed.branch];
+            let basket_size = self.file.options.basket_size_for(state.codec);
+            if state.rac_applies(
+                sealed.values.len() + 4 * sealed.counts.len(),
+                sealed.entries,
+                basket_size,
+            ) {
+                Choice::default()
+            } else {
+                state.choose_preconditioners(&sealed.values, &sealed.counts)
             }
+        };
+        let choices: Vec<Choice> = match &self.file.pool {
+            Some(pool) if undecided.len() > 1 => {
+                pool.install(|| undecided.par_iter().map(choose).collect())
+            }
+            _ => undecided.iter().map(choose).collect(),
+        };
+        for (sealed, choice) in undecided.into_iter().zip(choices) {
+            self.decide_layout(sealed, choice)?;
         }
         if !self.settled && self.branches.iter().all(|b| b.rac_on.is_some()) {
             // Every branch's layout is decided: what recovery needs to read the baskets.
@@ -832,7 +858,7 @@ impl<'f> TreeWriter<'f> {
     /// Decides, from the first basket of branch `sealed.branch`, whether it uses RAC, and what the
     /// writer was left to choose: boundaries, the preconditioner of floats, a RAC dictionary (trained
     /// and written here).
-    fn decide_layout(&mut self, sealed: &Sealed) -> Result<()> {
+    fn decide_layout(&mut self, sealed: &Sealed, choice: Choice) -> Result<()> {
         let train = self.file.options.rac_dictionary;
         let tree_no = self.tree_no;
         let tree = &self.name;
@@ -844,40 +870,19 @@ impl<'f> TreeWriter<'f> {
             branch: branch.clone(),
             source: Box::new(source),
         };
-        let raw = sealed.values.len() + 4 * sealed.counts.len();
-        let entry_bytes = raw as f64 / sealed.entries.max(1) as f64;
-        let on = state
-            .rac_mode
-            .applies(entry_bytes, raw, basket_size, state.rac_unit_bytes);
+        let on = state.rac_applies(
+            sealed.values.len() + 4 * sealed.counts.len(),
+            sealed.entries,
+            basket_size,
+        );
         state.rac_on = Some(on);
         state.meta.rac = on;
         if !on {
-            if state.codec.algorithm() != Algorithm::None {
-                // Which preconditioner pays depends on the values and the codec (bitshuffle for
-                // small integers and b-tag scores, delta-varint or delta-for for sorted integers,
-                // for for small ids, delta or none for floats in runs of equal values, shuffle for
-                // most floats): encode a sample of the first basket with each candidate and keep
-                // the smallest; the counts of a `counts` branch likewise.
-                if state.auto_precondition {
-                    let size = state.value_size();
-                    let sample =
-                        &sealed.values[..sealed.values.len().min(CHOICE_SAMPLE) / size * size];
-                    let default = state.precondition;
-                    let candidates = Precondition::candidates(default.width());
-                    state.set_precondition(smallest(state.codec, default, candidates, sample));
-                }
-                if state.meta.boundaries == Boundaries::Counts {
-                    let counts = &sealed.counts[..sealed.counts.len().min(CHOICE_SAMPLE / 4)];
-                    let sample: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
-                    let default = state.count_precondition;
-                    let candidates = Precondition::candidates(default.width());
-                    state.set_count_precondition(smallest(
-                        state.codec,
-                        default,
-                        candidates,
-                        &sample,
-                    ));
-                }
+            if let Some(precondition) = choice.values {
+                state.set_precondition(precondition);
+            }
+            if let Some(precondition) = choice.counts {
+                state.set_count_precondition(precondition);
             }
             return Ok(());
         }
