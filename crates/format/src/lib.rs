@@ -68,8 +68,8 @@ pub use meta::{
     TreeMeta, TreeSchema,
 };
 pub use reader::{
-    BranchCursor, BranchReader, FileReader, Jagged, ReadOptions, RowReader, TreeReader, Value,
-    ValueRef,
+    BranchCursor, BranchReader, DEFAULT_BASKET_CACHE_BYTES, FileReader, Jagged, ReadOptions,
+    RowReader, TreeReader, Value, ValueRef,
 };
 pub use recover::{RecoveredTree, Recovery, Scan, recover, recover_into, scan_records};
 pub use schema::{

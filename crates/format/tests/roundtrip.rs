@@ -901,6 +901,122 @@ fn file_bytes_do_not_depend_on_the_writers_threads() {
     assert_eq!(write(4), one, "4 threads");
 }
 
+/// Consecutive range reads (as `iterate` makes them) read what one whole read does, with and
+/// without the cache of baskets used in part; the cache is what the second step reads: after the
+/// first step, the basket it ended inside is overwritten on disk, and only a reader that kept it
+/// reads on.
+#[test]
+fn consecutive_range_reads_reuse_the_basket_they_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("steps.evtc");
+    let options = WriteOptions::default()
+        .basket_size(8 << 10)
+        .cluster_size(ClusterSize::Entries(100_000));
+    let mut file = FileWriter::create(&path, options).unwrap();
+    let specs = vec![
+        BranchSpec::scalar("n", ScalarType::U32),
+        BranchSpec::jagged("v", ScalarType::F32).counter("n"),
+        BranchSpec::jagged("c", ScalarType::I16).boundaries(Boundaries::Counts),
+    ];
+    let mut tree = file.tree("T", specs).unwrap();
+    let counts: Vec<u32> = (0..20_000u32).map(|e| e % 4).collect();
+    let total: u32 = counts.iter().sum();
+    let v: Vec<f32> = (0..total).map(|i| i as f32 * 0.5).collect();
+    let c: Vec<i16> = (0..total).map(|i| (i % 1000) as i16 - 500).collect();
+    tree.fill_column(0, &counts).unwrap();
+    tree.fill_jagged(1, &counts, &v).unwrap();
+    tree.fill_jagged(2, &counts, &c).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+
+    let step = 1_234u64;
+    let read_steps = |reader: &FileReader| -> (Vec<u32>, Jagged<f32>, Jagged<i16>) {
+        let tree = reader.tree("T").unwrap();
+        let (mut n, mut v, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut vo, mut co) = (vec![0u64], vec![0u64]);
+        for at in (0..20_000).step_by(step as usize) {
+            let range = at..(at + step).min(20_000);
+            n.extend(
+                tree.branch("n")
+                    .unwrap()
+                    .read_range::<u32>(range.clone())
+                    .unwrap(),
+            );
+            let part = tree
+                .branch("v")
+                .unwrap()
+                .read_jagged_range::<f32>(range.clone());
+            let part = part.unwrap();
+            let base = *vo.last().unwrap();
+            vo.extend(part.offsets[1..].iter().map(|o| o + base));
+            v.extend(part.values);
+            let part = tree
+                .branch("c")
+                .unwrap()
+                .read_jagged_range::<i16>(range)
+                .unwrap();
+            let base = *co.last().unwrap();
+            co.extend(part.offsets[1..].iter().map(|o| o + base));
+            c.extend(part.values);
+        }
+        let v = Jagged {
+            offsets: vo.into(),
+            values: v,
+        };
+        let c = Jagged {
+            offsets: co.into(),
+            values: c,
+        };
+        (n, v, c)
+    };
+    for cache in [0, evtc_format::DEFAULT_BASKET_CACHE_BYTES] {
+        let reader = FileReader::open_with(&path, ReadOptions::default().basket_cache_bytes(cache));
+        let reader = reader.unwrap();
+        let tree = reader.tree("T").unwrap();
+        let (n, vj, cj) = read_steps(&reader);
+        assert_eq!(n, counts, "cache {cache}");
+        assert_eq!(vj, tree.branch("v").unwrap().read_jagged::<f32>().unwrap());
+        assert_eq!(cj, tree.branch("c").unwrap().read_jagged::<i16>().unwrap());
+        assert_eq!(&vj.values, &v);
+    }
+
+    // The first step ends inside basket `i` of `v`; overwrite that basket's bytes on disk.
+    for cache in [0, evtc_format::DEFAULT_BASKET_CACHE_BYTES] {
+        let copy = dir.path().join(format!("steps-{cache}.evtc"));
+        std::fs::copy(&path, &copy).unwrap();
+        let reader = FileReader::open_with(&copy, ReadOptions::default().basket_cache_bytes(cache));
+        let reader = reader.unwrap();
+        let branch = reader.tree("T").unwrap().branch("v").unwrap();
+        let index = branch.baskets().unwrap();
+        let split = *index
+            .baskets
+            .iter()
+            .find(|b| b.first_entry < step && step < b.first_entry + b.entries)
+            .expect("a basket split by the first step");
+        let first = branch.read_jagged_range::<f32>(0..step).unwrap();
+        let mut bytes = std::fs::read(&copy).unwrap();
+        // The record's body: past its header, short of its end (whatever the trailer holds).
+        let body = split.offset as usize + evtc_format::layout::RECORD_HEADER_LEN
+            ..(split.offset + split.record_len) as usize - 8;
+        for b in &mut bytes[body] {
+            *b ^= 0x5a;
+        }
+        std::fs::write(&copy, &bytes).unwrap();
+        let second = branch.read_jagged_range::<f32>(step..2 * step);
+        if cache == 0 {
+            assert!(
+                second.is_err(),
+                "without the cache the overwritten basket is read"
+            );
+        } else {
+            let second = second.unwrap();
+            let n0 = first.values.len();
+            assert_eq!(&second.values[..], &v[n0..n0 + second.values.len()]);
+        }
+    }
+}
+
 /// Outputs of several MiB (which the reader asks Linux to back with huge pages) read back exactly,
 /// into fresh buffers and into reused ones, jagged and fixed.
 #[test]

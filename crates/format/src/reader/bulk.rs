@@ -7,7 +7,7 @@ use std::sync::Arc;
 use evtc_codecs::{Algorithm, BlockHeader};
 
 use super::{
-    BasketKind, BranchReader, Counts, RECORD_BUFFER, ReaderDictionary, decode_body,
+    BasketKind, BranchReader, Counts, DecodedBasket, RECORD_BUFFER, ReaderDictionary, decode_body,
     fill_count_sums, push_running_sums,
 };
 use crate::error::{Error, Location, Result};
@@ -284,11 +284,21 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         }
         let jobs: Vec<_> = slices.into_iter().zip(selected).collect();
         let counts = self.file().map_indexed(jobs, |j, (slice, loc)| {
-            // Baskets only partly inside the range decode only the RAC units they need.
+            // Baskets only partly inside the range decode only the RAC units they need; other
+            // baskets used in part are kept for the next range read (the next step of a loop
+            // over consecutive ranges starts in the basket this one ends in).
             let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries) as usize;
             let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries) as usize;
             let wanted = (lo > 0 || hi < loc.entries as usize).then_some(lo..hi);
-            self.decode_basket(first + j, loc, slice, raw, wanted)
+            let keep = wanted.is_some() && !self.meta().rac;
+            if keep && let Some(counts) = self.cached_basket(first + j, slice) {
+                return Ok(counts);
+            }
+            let counts = self.decode_basket(first + j, loc, slice, raw, wanted)?;
+            if keep {
+                self.keep_basket(first + j, slice, &counts);
+            }
+            Ok(counts)
         });
         let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
         let start = selected.first().map_or(range.start, |b| b.first_entry);
@@ -296,6 +306,33 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             .last()
             .map_or(range.start, |b| b.first_entry + b.entries);
         Ok((counts, start, end))
+    }
+
+    /// Copies basket `i`, kept by an earlier range read, into `values` (exactly its length) and
+    /// returns its counts; `None` if it is not kept, or if `T`'s memory is not its
+    /// little-endian bytes (then it is decoded as usual).
+    fn cached_basket<T: Scalar>(&self, i: usize, values: &mut [T]) -> Option<Counts> {
+        let kept = self.file().baskets.get((self.tree.tree, self.branch, i))?;
+        let out = T::as_bytes_mut(values)?;
+        (out.len() == kept.values.len()).then(|| {
+            out.copy_from_slice(&kept.values);
+            kept.counts.clone()
+        })
+    }
+
+    /// Keeps decoded basket `i` (`values` and its `counts`) for the next range read.
+    fn keep_basket<T: Scalar>(&self, i: usize, values: &mut [T], counts: &Counts) {
+        let Some(bytes) = T::as_bytes_mut(values) else {
+            return;
+        };
+        let size = bytes.len() + counts.as_ref().map_or(0, |c| 4 * c.len());
+        let kept = DecodedBasket {
+            values: bytes.to_vec(),
+            counts: counts.clone(),
+        };
+        self.file()
+            .baskets
+            .put((self.tree.tree, self.branch, i), Arc::new(kept), size);
     }
 
     /// Reads every value of a scalar or fixed-size branch (fixed arrays flattened, entry-major).

@@ -66,6 +66,7 @@ pub struct ReadOptions {
     threads: usize,
     max_basket_bytes: u64,
     memory_map: bool,
+    basket_cache_bytes: usize,
 }
 
 impl Default for ReadOptions {
@@ -75,6 +76,7 @@ impl Default for ReadOptions {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_basket_bytes: DEFAULT_MAX_BASKET_BYTES,
             memory_map: false,
+            basket_cache_bytes: DEFAULT_BASKET_CACHE_BYTES,
         }
     }
 }
@@ -98,6 +100,17 @@ impl ReadOptions {
     /// index or a decompression bomb cannot take more memory than this per basket.
     pub fn max_basket_bytes(mut self, bytes: u64) -> ReadOptions {
         self.max_basket_bytes = bytes.max(1);
+        self
+    }
+
+    /// The most bytes of decoded baskets that range reads keep for each other (default
+    /// [`DEFAULT_BASKET_CACHE_BYTES`], 128 MiB; 0 keeps none). A range read that uses a basket
+    /// only in part (as each step of a loop over consecutive ranges does with the basket it ends
+    /// inside) keeps its decoded values, and the next read starting in that basket copies them
+    /// instead of decoding the basket again; the oldest are dropped first. Reads of whole
+    /// baskets, and RAC baskets (which decode only the units a range needs), keep none.
+    pub fn basket_cache_bytes(mut self, bytes: usize) -> ReadOptions {
+        self.basket_cache_bytes = bytes;
         self
     }
 
@@ -148,7 +161,19 @@ pub struct FileReader<R: ReadAt = LocalFile> {
     /// a cursor made for one entry (by a task or a thread of its own) finds its basket's table
     /// without reading and parsing it again.
     tables: SharedCache<TableKey, BasketTable>,
+    /// Baskets that range reads decoded and used in part ([`ReadOptions::basket_cache_bytes`]).
+    baskets: SharedCache<BasketKey, DecodedBasket>,
 }
+
+/// A basket's decoded values (their little-endian bytes) and per-entry counts, as a range read
+/// that used it in part left it for the next.
+pub(super) struct DecodedBasket {
+    pub(super) values: Vec<u8>,
+    pub(super) counts: Counts,
+}
+
+/// The default of [`ReadOptions::basket_cache_bytes`]: 128 MiB.
+pub const DEFAULT_BASKET_CACHE_BYTES: usize = 128 << 20;
 
 /// Appends to `offsets` the running sums of `counts`, continuing from its last value (0 when
 /// empty). Returns false, having pushed only part, if a sum overflows (counter values read from
@@ -201,6 +226,9 @@ const MAX_COUNTER_BYTES: usize = 128 << 20;
 
 /// Which RAC basket a table cache entry is the seek table of: tree, branch, basket.
 type TableKey = (usize, usize, usize);
+
+/// Which basket a basket cache entry holds: tree, branch, basket.
+type BasketKey = (usize, usize, usize);
 
 /// The most bytes of parsed seek tables a file keeps (about 9,000 baskets of 128 units).
 const MAX_TABLE_BYTES: usize = 64 << 20;
@@ -307,6 +335,7 @@ impl<R: ReadAt> FileReader<R> {
         } else {
             None
         };
+        let baskets = SharedCache::new(options.basket_cache_bytes);
         let mut reader = FileReader {
             source,
             meta: FileMeta {
@@ -323,6 +352,7 @@ impl<R: ReadAt> FileReader<R> {
             pool,
             counter_cache: SharedCache::new(MAX_COUNTER_BYTES),
             tables: SharedCache::new(MAX_TABLE_BYTES),
+            baskets,
         };
         let (_, body) = reader.read_record(
             trailer.footer_offset,
