@@ -27,7 +27,7 @@ pub fn decode_block(data: &[u8]) {
     }
 }
 
-/// Opens `data` as an evtc file and reads every branch of every tree, by bulk and entry reads,
+/// Opens `data` as an evtc file and reads every branch of every tree, by bulk reads, range reads in consecutive thirds and entry reads,
 /// with checksums off so that the decoders see the mutated bytes.
 pub fn open_file(data: &[u8]) {
     for verify in [true, false] {
@@ -72,16 +72,27 @@ fn read_branch<R: evtc_format::ReadAt>(
 }
 
 fn read_typed<T: Scalar, R: evtc_format::ReadAt>(b: &evtc_format::BranchReader<'_, R>) {
-    if b.meta().dtype.is_variable() {
+    let entries = b.tree().entries();
+    let variable = b.meta().dtype.is_variable();
+    if variable {
         let _ = b.read_jagged::<T>();
         let _ = b.read_strings();
     } else {
         let _ = b.read::<T>();
     }
+    // Consecutive thirds, as a loop over steps reads them: baskets used in part (kept for the
+    // next step), a counter's offsets of each range.
+    let cuts = [0, entries / 3, 2 * entries / 3, entries];
+    for range in cuts.windows(2).map(|w| w[0]..w[1]) {
+        if variable {
+            let _ = b.read_jagged_range::<T>(range);
+        } else {
+            let _ = b.read_range::<T>(range);
+        }
+    }
     if let Ok(mut cursor) = b.cursor::<T>() {
         // Entries apart (a RAC unit each: its first read readies that entry only), each with
         // the next one (the second read in a unit readies the rest).
-        let entries = b.tree().entries();
         for e in (0..entries).step_by(((entries / 16) as usize).max(1)) {
             if cursor.get(e).is_err() || e + 1 < entries && cursor.get(e + 1).is_err() {
                 break;
