@@ -27,8 +27,9 @@ pub fn decode_block(data: &[u8]) {
     }
 }
 
-/// Opens `data` as an evtc file and reads every branch of every tree, by bulk reads, range reads in consecutive thirds and entry reads,
-/// with checksums off so that the decoders see the mutated bytes.
+/// Opens `data` as an evtc file and reads every branch of every tree, by bulk reads, range reads
+/// of consecutive thirds and entry reads, with checksums on and then off (so that the decoders
+/// see the mutated bytes).
 pub fn open_file(data: &[u8]) {
     for verify in [true, false] {
         let Ok(file) = FileReader::from_source(
