@@ -16,10 +16,13 @@ use crate::meta::{
 };
 use crate::schema::{BranchSpec, COUNT_PRECONDITION, RacMode, WriteOptions, auto_precondition};
 
-/// The preconditioners chosen by [`BranchState::choose_preconditioners`]; `None` leaves one as
-/// it is.
+/// What the first basket of a branch decided before its layout is settled: RAC or not, and
+/// without RAC the preconditioners chosen by [`BranchState::choose_preconditioners`] (`None`
+/// leaves one as it is).
 #[derive(Debug, Default)]
 pub(super) struct Choice {
+    /// Whether the branch uses RAC.
+    pub(super) rac: bool,
     /// The values' preconditioner.
     pub(super) values: Option<Precondition>,
     /// The counts' preconditioner (boundaries `counts`).
