@@ -37,6 +37,7 @@ def open(  # noqa: A001 - uproot's name
     threads: int | None = None,
     storage_options: dict[str, Any] | None = None,
     mmap: bool = False,
+    basket_cache: int | str = "128 MiB",
 ) -> File:
     """Opens an evtc file, or a ROOT file through evtc's own ROOT reader.
 
@@ -50,6 +51,10 @@ def open(  # noqa: A001 - uproot's name
             reads of random-access (RAC) branches then skip a system call each. Only for files
             that nothing truncates or rewrites while they are open: a file truncated under the
             map ends the Python process (``SIGBUS``). Local paths only.
+        basket_cache: the most bytes (an int, or a memory size such as ``"64 MB"``; 0 keeps
+            none) of decoded baskets that reads of entry ranges keep for each other: a step of
+            :meth:`Tree.iterate` that ends inside a basket leaves it decoded for the next step,
+            which then does not decode it again. Evtc files only.
 
     Returns:
         A :class:`File`; ``file["Events"]`` is a :class:`Tree`.
@@ -59,6 +64,7 @@ def open(  # noqa: A001 - uproot's name
         evtc.errors.CorruptFileError: it is neither an evtc nor a ROOT file, or it is damaged.
     """
     threads = _threads(threads)
+    cache = _basket_cache(basket_cache)
     if not isinstance(mmap, bool):
         raise TypeError(f"mmap must be a bool, not {type(mmap).__name__}")
     not_local = ValueError("mmap=True needs a local path, not a URL or a file-like object")
@@ -70,15 +76,19 @@ def open(  # noqa: A001 - uproot's name
             if mmap:
                 raise not_local
             source: Any = FsspecSource(name, storage_options)
-            return File(_lib.Reader(source=source, threads=threads), name, source)
+            return File(_lib.Reader(source=source, threads=threads, basket_cache=cache), name, source)
         if name.startswith("file://"):
             name = name[len("file://") :]
-        return File(_lib.Reader(path=name, threads=threads, mmap=mmap), name, None)
+        return File(
+            _lib.Reader(path=name, threads=threads, mmap=mmap, basket_cache=cache), name, None
+        )
     if hasattr(path, "read") and hasattr(path, "seek"):
         if mmap:
             raise not_local
         source = FileLikeSource(path)
-        return File(_lib.Reader(source=source, threads=threads), repr(path), source)
+        return File(
+            _lib.Reader(source=source, threads=threads, basket_cache=cache), repr(path), source
+        )
     raise TypeError(
         f"path must be a path, a URL or a binary file-like object, not {type(path).__name__}"
     )
@@ -585,14 +595,26 @@ _UNITS = {
 }  # fmt: skip
 
 
-def _memory_size(text: str) -> int:
+def _memory_size(text: str, what: str = "step_size") -> int:
     m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([kKmMgGtT]i?[bB]|[bB])\s*", text)
     if m is None:
-        raise ValueError(f"step_size {text!r} is not a memory size such as '100 MB' or '1 GiB'")
+        raise ValueError(f"{what} {text!r} is not a memory size such as '100 MB' or '1 GiB'")
     size = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
     if size < 1:
-        raise ValueError(f"step_size {text!r} is less than one byte")
+        raise ValueError(f"{what} {text!r} is less than one byte")
     return size
+
+
+def _basket_cache(value: Any) -> int:
+    if isinstance(value, str):
+        return _memory_size(value, "basket_cache")
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"basket_cache must be a number of bytes or a memory size such as '64 MB', not {type(value).__name__}"
+        )
+    if value < 0:
+        raise ValueError(f"basket_cache must be at least 0 bytes, not {value}")
+    return int(value)
 
 
 def _build(lib: str, infos: list[BranchInfo], columns: list[Any], length: int) -> Any:

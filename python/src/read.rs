@@ -490,14 +490,17 @@ fn open_source(
 impl Reader {
     /// Opens a local file (`path`, memory-mapped with `mmap`) or a Python source (`source`, with
     /// `size` and `read_at(offset, length)`). ROOT files are recognised by their first bytes.
+    /// `basket_cache` bounds the bytes of baskets that range reads of an evtc file keep for the
+    /// next (`ReadOptions::basket_cache_bytes`).
     #[new]
-    #[pyo3(signature = (path=None, source=None, threads=1, mmap=false))]
+    #[pyo3(signature = (path=None, source=None, threads=1, mmap=false, basket_cache=evtc_format::DEFAULT_BASKET_CACHE_BYTES))]
     fn new(
         py: Python<'_>,
         path: Option<&str>,
         source: Option<&Bound<'_, PyAny>>,
         threads: usize,
         mmap: bool,
+        basket_cache: usize,
     ) -> PyResult<Reader> {
         let (source, remote) = open_source(path, source, mmap)?;
         let threads = threads.max(1);
@@ -514,7 +517,9 @@ impl Reader {
                     trees: Mutex::new(HashMap::new()),
                 }
             } else {
-                let options = ReadOptions::default().threads(threads);
+                let options = ReadOptions::default()
+                    .threads(threads)
+                    .basket_cache_bytes(basket_cache);
                 let file = FileReader::from_source(source, options).map_err(errors::format)?;
                 Backend::Evtc(EvtcFile::new(file, |_| Mutex::new(HashMap::new())))
             };

@@ -395,3 +395,16 @@ def test_iterate_and_concatenate_over_files(nano_evtc, nano_lz4_offsets):
     assert np.array_equal(np_whole["nMuon"], ak.to_numpy(whole.nMuon))
     assert len(evtc.concatenate(files, "nMuon", library="pd")) == 40_000
 
+
+
+def test_basket_cache_keeps_steps_equal_and_refuses_bad_sizes(nano_lz4_offsets):
+    names = ["nMuon", "Muon_pt", "Jet_eta", "event"]
+    plain = evtc.open(nano_lz4_offsets, threads=1, basket_cache=0)["Events"]
+    cached = evtc.open(nano_lz4_offsets, threads=1, basket_cache="16 MiB")["Events"]
+    steps = [list(t.iterate(names, step_size=777)) for t in (plain, cached)]
+    assert len(steps[0]) == len(steps[1]) == 26
+    assert all(ak.array_equal(x, y) for x, y in zip(*steps))
+    assert ak.array_equal(ak.concatenate(steps[1]), cached.arrays(names))
+    for bad, error in ((-1, ValueError), ("lots", ValueError), (True, TypeError), (1.5, TypeError)):
+        with pytest.raises(error, match="basket_cache"):
+            evtc.open(nano_lz4_offsets, basket_cache=bad)
