@@ -868,9 +868,10 @@ fn file_bytes_do_not_depend_on_the_writers_threads() {
     let n: u32 = counts.iter().sum();
     let write = |threads: usize| {
         let path = dir.path().join(format!("t{threads}.evtc"));
+        // Clusters of a size in bytes, found while batches of baskets compress.
         let options = WriteOptions::default()
-            .basket_size(16 << 10)
-            .cluster_size(ClusterSize::Entries(10_000))
+            .basket_size(4 << 10)
+            .cluster_size(ClusterSize::Bytes(300 << 10))
             .threads(threads);
         let mut file = FileWriter::create(&path, options).unwrap();
         let specs = vec![
@@ -886,19 +887,30 @@ fn file_bytes_do_not_depend_on_the_writers_threads() {
         let v: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
         let w: Vec<u16> = (0..n).map(|i| (i % 300) as u16).collect();
         let raw: Vec<f64> = (0..30_000).map(|e| f64::from(e) / 7.0).collect();
-        tree.fill_column(0, &id).unwrap();
-        tree.fill_column(1, &x).unwrap();
-        tree.fill_jagged(2, &counts, &v).unwrap();
-        tree.fill_jagged(3, &counts, &w).unwrap();
-        tree.fill_column(4, &raw).unwrap();
-        tree.commit().unwrap();
+        // Commits of 1,000 entries, as a conversion makes them.
+        let mut at = 0;
+        for e in (0..30_000).step_by(1_000) {
+            let n: usize = counts[e..e + 1_000].iter().map(|&c| c as usize).sum();
+            tree.fill_column(0, &id[e..e + 1_000]).unwrap();
+            tree.fill_column(1, &x[e..e + 1_000]).unwrap();
+            tree.fill_jagged(2, &counts[e..e + 1_000], &v[at..at + n])
+                .unwrap();
+            tree.fill_jagged(3, &counts[e..e + 1_000], &w[at..at + n])
+                .unwrap();
+            tree.fill_column(4, &raw[e..e + 1_000]).unwrap();
+            tree.commit().unwrap();
+            at += n;
+        }
         tree.finish().unwrap();
         file.finish().unwrap();
         std::fs::read(&path).unwrap()
     };
     let one = write(1);
-    assert_eq!(write(2), one, "2 threads");
-    assert_eq!(write(4), one, "4 threads");
+    let reader = FileReader::from_source(one.clone(), ReadOptions::default()).unwrap();
+    let clusters = reader.trees()[0].cluster_ends.len();
+    assert!(clusters > 2, "{clusters} clusters");
+    assert!(write(2) == one, "2 threads");
+    assert!(write(4) == one, "4 threads");
 }
 
 /// Consecutive range reads (as `iterate` makes them) read what one whole read does, with and

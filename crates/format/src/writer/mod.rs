@@ -566,8 +566,17 @@ impl<'f> TreeWriter<'f> {
                 if let Some(n) = self.cluster_entries {
                     return Some(self.cluster_start + n);
                 }
-                // First cluster: find the first entry at which the uncompressed bytes reach the target.
+                // First cluster: find the first entry at which the uncompressed bytes reach the
+                // target. The bytes so far: written, compressing (batches in flight, which only a
+                // writer with threads has: left out, the cut would depend on the thread count),
+                // sealed, buffered.
                 let mut total: u64 = self.branches.iter().map(|b| b.meta.raw_bytes).sum::<u64>()
+                    + self
+                        .in_flight
+                        .iter()
+                        .flat_map(|batch| &batch.baskets)
+                        .map(|s| s.raw_bytes)
+                        .sum::<u64>()
                     + self
                         .pending
                         .iter()
