@@ -32,7 +32,8 @@ impl TreeWriter<'_> {
         let choose = |sealed: &&Sealed| {
             let state = &self.branches[sealed.branch];
             let basket_size = self.file.options.basket_size_for(state.codec);
-            let raw = sealed.values.len() + 4 * sealed.counts.len();
+            // (The bytes of a basket in memory: a usize.)
+            let raw = sealed.raw_bytes() as usize;
             if state.rac_applies(raw, sealed.entries, basket_size) {
                 Choice {
                     rac: true,
@@ -111,7 +112,7 @@ impl TreeWriter<'_> {
         let options = rac_options(&encoding);
         // A first basket under half the basket size was cut by a cluster boundary or the end of
         // the tree: the branch may have no other basket to spread a dictionary's cost over.
-        let charge = sealed.values.len() + 4 * sealed.counts.len() < basket_size / 2;
+        let charge = sealed.raw_bytes() < basket_size as u64 / 2;
         let mut best =
             sample_units(&options, train, charge, sample, &ends[..cut]).map_err(rac_error)?;
         let float = state.meta.dtype.scalar().is_float();

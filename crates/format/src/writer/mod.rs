@@ -279,6 +279,13 @@ struct Sealed {
     counts: Vec<u32>,
 }
 
+impl Sealed {
+    /// The basket's uncompressed bytes: its values and its per-entry counts (4 bytes each).
+    fn raw_bytes(&self) -> u64 {
+        (self.values.len() + 4 * self.counts.len()) as u64
+    }
+}
+
 /// Writes one tree. Fill each branch with the same number of entries, then [`TreeWriter::commit`];
 /// finally [`TreeWriter::finish`].
 ///
@@ -577,11 +584,7 @@ impl<'f> TreeWriter<'f> {
                         .flat_map(|batch| &batch.baskets)
                         .map(|s| s.raw_bytes)
                         .sum::<u64>()
-                    + self
-                        .pending
-                        .iter()
-                        .map(|s| (s.values.len() + 4 * s.counts.len()) as u64)
-                        .sum::<u64>()
+                    + self.pending.iter().map(Sealed::raw_bytes).sum::<u64>()
                     + self
                         .branches
                         .iter()
@@ -706,11 +709,7 @@ impl<'f> TreeWriter<'f> {
             return Ok(());
         }
         let limit = self.file.options.max_basket_bytes;
-        if let Some(big) = self
-            .pending
-            .iter()
-            .find(|s| (s.values.len() + 4 * s.counts.len()) as u64 > limit)
-        {
+        if let Some(big) = self.pending.iter().find(|s| s.raw_bytes() > limit) {
             return Err(Error::BasketTooLarge {
                 what: format!(
                     "tree {:?}, branch {:?}, entries {}..{}",
@@ -719,7 +718,7 @@ impl<'f> TreeWriter<'f> {
                     big.first_entry,
                     big.first_entry + big.entries
                 ),
-                bytes: (big.values.len() + 4 * big.counts.len()) as u64,
+                bytes: big.raw_bytes(),
                 limit,
                 hint: "readers refuse larger baskets by default; use smaller clusters, or raise \
                        WriteOptions::max_basket_bytes to write it anyway",
@@ -750,7 +749,7 @@ impl<'f> TreeWriter<'f> {
                 first_entry: s.first_entry,
                 entries: s.entries,
                 elements: s.elements,
-                raw_bytes: (s.values.len() + 4 * s.counts.len()) as u64,
+                raw_bytes: s.raw_bytes(),
             })
             .collect();
         let jobs: Vec<(Encoding, Sealed)> = pending
