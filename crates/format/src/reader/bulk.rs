@@ -569,21 +569,33 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     /// range and kept in the file's small cache, so that the jagged branches sharing a counter
     /// (NanoAOD's `Jet_pt`, `Jet_eta`, ... over `nJet`) do not each decode it again.
     pub(super) fn counter_offsets(&self, range: Range<u64>) -> Result<Arc<[u64]>> {
+        self.counter_offsets_or(range.clone(), || {
+            let counts = self.read_as_counts(range)?;
+            let mut offsets = Vec::with_capacity(counts.len() + 1);
+            offsets.push(0);
+            if !push_running_sums(&mut offsets, counts) {
+                return Err(Error::corrupt(
+                    self.location(None, 0),
+                    "counter values overflow",
+                ));
+            }
+            Ok(Arc::from(offsets))
+        })
+    }
+
+    /// This counter's offsets of entries `range` from the file's cache, or made by `make` and
+    /// kept there.
+    fn counter_offsets_or(
+        &self,
+        range: Range<u64>,
+        make: impl FnOnce() -> Result<Arc<[u64]>>,
+    ) -> Result<Arc<[u64]>> {
         let key = (self.tree.tree, self.branch, range.start, range.end);
         if let Some(offsets) = self.file().counter_cache.get(key) {
             return Ok(offsets);
         }
-        let counts = self.read_as_counts(range)?;
-        let mut offsets = Vec::with_capacity(counts.len() + 1);
-        offsets.push(0);
-        if !push_running_sums(&mut offsets, counts) {
-            return Err(Error::corrupt(
-                self.location(None, 0),
-                "counter values overflow",
-            ));
-        }
+        let offsets = make()?;
         let bytes = std::mem::size_of_val(&offsets[..]);
-        let offsets: Arc<[u64]> = Arc::from(offsets);
         self.file().counter_cache.put(key, offsets.clone(), bytes);
         Ok(offsets)
     }
@@ -609,13 +621,17 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         out.offsets = if window.len() == offsets.len() {
             offsets
         } else if self.meta().boundaries == Boundaries::None {
-            // The offsets of exactly these entries, as the counter gives them: decoded once per
-            // range and shared by the jagged branches of the counter, instead of rebuilt from
-            // the window for each (a tenth of a range read of the NanoAOD-like branches).
+            // The counter's offsets of exactly these entries (the window, from 0), kept with the
+            // counter's other offsets and shared by its jagged branches, instead of made again
+            // for each (a tenth of a range read of the NanoAOD-like branches).
             let from = range.start.max(start);
             let exact = self
                 .counter()
-                .and_then(|counter| counter.counter_offsets(from..from + take as u64))
+                .and_then(|counter| {
+                    counter.counter_offsets_or(from..from + take as u64, || {
+                        Ok(window.iter().map(|&o| o - first_value).collect())
+                    })
+                })
                 .inspect_err(|_| out.values.clear())?;
             if exact.len() != take + 1 || exact[take] != last_value - first_value {
                 out.values.clear();
