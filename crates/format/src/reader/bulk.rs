@@ -326,6 +326,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             return;
         };
         let size = bytes.len() + counts.as_ref().map_or(0, |c| 4 * c.len());
+        if !self.file().baskets.fits(size) {
+            return;
+        }
         let kept = DecodedBasket {
             values: bytes.to_vec(),
             counts: counts.clone(),

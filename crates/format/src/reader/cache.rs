@@ -44,10 +44,16 @@ impl<K: Copy + Eq + Hash, V: ?Sized> SharedCache<K, V> {
         self.lock().values.get(&key).map(|(value, _)| value.clone())
     }
 
+    /// Whether a value of `bytes` can be kept at all (not larger than the whole bound), so that
+    /// a caller can skip making one that would not be.
+    pub(super) fn fits(&self, bytes: usize) -> bool {
+        bytes <= self.max_bytes
+    }
+
     /// Keeps `value`, which holds `bytes`, under `key` (unless a value is already kept there),
     /// evicting the oldest values as needed to stay within the bound.
     pub(super) fn put(&self, key: K, value: Arc<V>, bytes: usize) {
-        if bytes > self.max_bytes {
+        if !self.fits(bytes) {
             return;
         }
         let mut held = self.lock();
@@ -102,6 +108,7 @@ mod tests {
         cache.put(1, Arc::from(vec![9u8; 6]), 6);
         assert_eq!(cache.get(1).as_deref(), Some(&[1u8; 4][..]));
         assert_eq!(cache.bytes(), 4);
+        assert!(cache.fits(10) && !cache.fits(11));
         cache.put(2, Arc::from(vec![2u8; 11]), 11);
         assert!(cache.get(2).is_none());
         assert_eq!(cache.bytes(), 4);
