@@ -161,6 +161,12 @@ impl Trial {
         Ok(self.blocks.len())
     }
 
+    /// The blocks the last [`Trial::size_values`] wrote: the encoding a writer would store for
+    /// that sample under that setting (empty before the first call; unspecified after an error).
+    pub fn blocks(&self) -> &[u8] {
+        &self.blocks
+    }
+
     /// Encodes `sample` in blocks of `block_bytes` (rounded down to the preconditioner's width,
     /// at least one value) under `setting`, times it, then decodes the blocks back, checks that
     /// they give the sample again and times the decoding.

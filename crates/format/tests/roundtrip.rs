@@ -1547,3 +1547,70 @@ fn fixed_arrays_record_their_shape() {
         assert!(e.to_string().contains(needle), "{e}");
     }
 }
+
+/// A branch's first basket is stored as the preconditioner trial that chose the preconditioner
+/// encoded it (the writer does not compress it again): every basket record of a file written
+/// with automatic preconditioners equals the one a writer told the chosen preconditioners makes.
+#[test]
+fn first_baskets_store_the_blocks_of_their_trial() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 20_000;
+    let id: Vec<i32> = (0..n).map(|e| e / 3 % 17).collect();
+    let x: Vec<f32> = (0..n).map(|e| (e as f32 * 0.37).sin()).collect();
+    let big: Vec<u64> = (0..n as u64).map(|e| e * 1_000_003).collect();
+    let names = ["id", "x", "big"];
+    let write = |file: &str, chosen: Option<&[Precondition]>| {
+        let path = dir.path().join(file);
+        // Baskets of 32 KiB: each first basket is a whole trial sample.
+        let options = WriteOptions::default().basket_size(32 << 10);
+        let mut out = FileWriter::create(&path, options).unwrap();
+        let types = [ScalarType::I32, ScalarType::F32, ScalarType::U64];
+        let specs = names
+            .iter()
+            .zip(types)
+            .enumerate()
+            .map(|(b, (name, t))| match chosen {
+                Some(chosen) => BranchSpec::scalar(*name, t).precondition(chosen[b]),
+                None => BranchSpec::scalar(*name, t),
+            })
+            .collect();
+        let mut tree = out.tree("T", specs).unwrap();
+        tree.fill_column(0, &id).unwrap();
+        tree.fill_column(1, &x).unwrap();
+        tree.fill_column(2, &big).unwrap();
+        tree.commit().unwrap();
+        tree.finish().unwrap();
+        out.finish().unwrap();
+        path
+    };
+    let baskets = |path: &std::path::Path| -> Vec<Vec<u8>> {
+        let bytes = std::fs::read(path).unwrap();
+        let file = FileReader::open(path).unwrap();
+        let tree = file.tree("T").unwrap();
+        let mut records = Vec::new();
+        for name in names {
+            for loc in &tree.branch(name).unwrap().baskets().unwrap().baskets {
+                let at = loc.offset as usize;
+                records.push(bytes[at..at + loc.record_len as usize].to_vec());
+            }
+        }
+        records
+    };
+    let auto = write("auto.evtc", None);
+    let file = FileReader::open(&auto).unwrap();
+    let chosen: Vec<Precondition> = file.trees()[0]
+        .branches
+        .iter()
+        .map(|m| Precondition::from_parts(m.precondition, m.width).unwrap())
+        .collect();
+    // The trials chose something other than the defaults, or this would test nothing.
+    let defaults: Vec<Precondition> = [ScalarType::I32, ScalarType::F32, ScalarType::U64]
+        .into_iter()
+        .map(evtc_format::auto_precondition)
+        .collect();
+    assert_ne!(chosen, defaults);
+    let told = write("told.evtc", Some(&chosen));
+    let (auto, told) = (baskets(&auto), baskets(&told));
+    assert!(auto.len() > names.len(), "{} baskets", auto.len());
+    assert!(auto == told, "basket records differ");
+}

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use evtc_codecs::{
-    Algorithm, Codec, EncoderDictionary, Precondition, Quantization, Setting, Trial,
+    Algorithm, Codec, EncoderDictionary, Precondition, Quantization, Setting, Trial, Width,
     round_mantissa_f32, round_mantissa_f64,
 };
 use evtc_rac::RacOptions;
@@ -27,6 +27,18 @@ pub(super) struct Choice {
     pub(super) values: Option<Precondition>,
     /// The counts' preconditioner (boundaries `counts`).
     pub(super) counts: Option<Precondition>,
+    /// The first basket's blocks, where a trial encoded them whole with the preconditioners
+    /// chosen: what compressing the basket would give, so its encoding reuses them.
+    pub(super) blocks: TrialBlocks,
+}
+
+/// Blocks of a basket that a preconditioner trial encoded whole (see [`Choice::blocks`]).
+#[derive(Debug, Default)]
+pub(super) struct TrialBlocks {
+    /// The values' block (boundaries `none` or `counts`).
+    pub(super) values: Option<Vec<u8>>,
+    /// The counts' block (boundaries `counts`).
+    pub(super) counts: Option<Vec<u8>>,
 }
 
 /// Per-branch writer state.
@@ -111,15 +123,18 @@ const SCREEN_ZSTD_UP_TO: i32 = 5;
 /// `Jet_puId`, which level 7 stores 7% smaller with `sparse`); zstd levels 4 and 5 screen at
 /// level [`SCREEN_ZSTD`]. Packing candidates that do not shorten the
 /// sample's first [`PACK_CHECK_BYTES`] are not tried (they would be stored unpacked).
+///
+/// Returns the preconditioner and the sample's blocks under it (values `default.width()` bytes
+/// wide), `None` if the codec failed on every candidate.
 pub(super) fn smallest(
     codec: Codec,
     default: Precondition,
     mut candidates: Vec<Precondition>,
     sample: &[u8],
-) -> Precondition {
+) -> (Precondition, Option<Vec<u8>>) {
     let mut trial = Trial::new();
     let value_width = default.width();
-    let mut size_with = |codec: Codec, precondition: Precondition, data: &[u8]| {
+    let size_with = |trial: &mut Trial, codec: Codec, precondition: Precondition, data: &[u8]| {
         trial
             .size_values(Setting::new(codec, precondition), value_width, data)
             .unwrap_or(usize::MAX)
@@ -149,7 +164,7 @@ pub(super) fn smallest(
         let screen = &sample[..SCREEN_BYTES / value_width.bytes() * value_width.bytes()];
         let mut screened: Vec<(usize, Precondition)> = candidates
             .iter()
-            .map(|&c| (size_with(screen_codec, c, screen), c))
+            .map(|&c| (size_with(&mut trial, screen_codec, c, screen), c))
             .collect();
         screened.sort_by_key(|&(size, _)| size);
         candidates = screened
@@ -158,15 +173,17 @@ pub(super) fn smallest(
             .map(|(_, c)| c)
             .collect();
     }
-    let mut sized = vec![(size_with(codec, default, sample), default)];
-    sized.extend(
-        candidates
-            .into_iter()
-            .map(|c| (size_with(codec, c, sample), c)),
-    );
+    // Each candidate measured on the whole sample, with its blocks (kept for the winner's).
+    let mut sized: Vec<(usize, Precondition, Vec<u8>)> = std::iter::once(default)
+        .chain(candidates)
+        .map(|c| {
+            let size = size_with(&mut trial, codec, c, sample);
+            (size, c, trial.blocks().to_vec())
+        })
+        .collect();
     // Near-ties, within 1% of the smallest: the candidate that leaves the codec the fewest bytes
     // to decode (a packing preconditioner's output), else the default, else the smallest.
-    let smallest = sized.iter().map(|&(size, _)| size).min().unwrap_or(0);
+    let smallest = sized.iter().map(|&(size, ..)| size).min().unwrap_or(0);
     let near = smallest.saturating_add(smallest / 100);
     let mut codec_input = |c: Precondition| {
         if c.keeps_length() {
@@ -176,11 +193,20 @@ pub(super) fn smallest(
         c.encode(sample, &mut packed);
         packed.len().min(sample.len())
     };
-    sized
-        .into_iter()
-        .filter(|&(size, _)| size <= near)
-        .min_by_key(|&(size, c)| (codec_input(c), c != default, size))
-        .map_or(default, |(_, c)| c)
+    let best = sized
+        .iter()
+        .enumerate()
+        .filter(|&(_, &(size, ..))| size <= near)
+        .min_by_key(|&(_, &(size, c, _))| (codec_input(c), c != default, size))
+        .map(|(i, _)| i);
+    match best {
+        Some(i) if sized[i].0 != usize::MAX => {
+            let (_, c, blocks) = sized.swap_remove(i);
+            (c, Some(blocks))
+        }
+        Some(i) => (sized[i].1, None),
+        None => (default, None),
+    }
 }
 
 /// What [`evtc_rac::trial_units`] found best for a sample of a RAC branch, with the dictionary
@@ -300,14 +326,24 @@ impl BranchState {
             let size = self.value_size();
             let sample = &values[..values.len().min(CHOICE_SAMPLE) / size * size];
             let candidates = Precondition::candidates(self.precondition.width());
-            choice.values = Some(smallest(self.codec, self.precondition, candidates, sample));
+            let (chosen, blocks) = smallest(self.codec, self.precondition, candidates, sample);
+            choice.values = Some(chosen);
+            // The basket's values block is the trial's when the sample was all of it, encoded
+            // as the basket's values are (their own width; no offsets after them).
+            let whole = sample.len() == values.len()
+                && self.meta.boundaries != Boundaries::Offsets
+                && Width::new(size as u8).ok() == Some(self.precondition.width());
+            choice.blocks.values = blocks.filter(|_| whole);
         }
         if self.meta.boundaries == Boundaries::Counts {
-            let counts = &counts[..counts.len().min(CHOICE_SAMPLE / 4)];
-            let sample: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
+            let sampled = &counts[..counts.len().min(CHOICE_SAMPLE / 4)];
+            let sample: Vec<u8> = sampled.iter().flat_map(|c| c.to_le_bytes()).collect();
             let default = self.count_precondition;
             let candidates = Precondition::candidates(default.width());
-            choice.counts = Some(smallest(self.codec, default, candidates, &sample));
+            let (chosen, blocks) = smallest(self.codec, default, candidates, &sample);
+            choice.counts = Some(chosen);
+            choice.blocks.counts =
+                blocks.filter(|_| sampled.len() == counts.len() && default.width() == Width::W4);
         }
         choice
     }

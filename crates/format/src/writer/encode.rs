@@ -151,27 +151,37 @@ pub(super) fn encode_basket(
             } else {
                 &sealed.values[..]
             };
-            encoder
-                .encode_values(
-                    state.codec,
-                    state.precondition,
-                    state.value_width(),
-                    values,
-                    &mut body,
-                )
-                .map_err(compress_error)?;
+            let mut encode = |precondition, width, data: &[u8], trial: &Option<Vec<u8>>| {
+                let at = body.len();
+                match trial {
+                    Some(blocks) => body.extend_from_slice(blocks),
+                    None => {
+                        encoder
+                            .encode_values(state.codec, precondition, width, data, &mut body)
+                            .map_err(compress_error)?;
+                    }
+                }
+                // The trial's blocks are what encoding the data gives (tests check it).
+                if cfg!(debug_assertions) && trial.is_some() {
+                    let mut again = Vec::new();
+                    encoder
+                        .encode_values(state.codec, precondition, width, data, &mut again)
+                        .map_err(compress_error)?;
+                    assert!(body[at..] == again[..], "trial blocks of {}", state.name);
+                }
+                Ok(())
+            };
+            let blocks = &sealed.trial_blocks;
+            encode(
+                state.precondition,
+                state.value_width(),
+                values,
+                &blocks.values,
+            )?;
             // With counts, a second block of the entries' u32 counts.
             if matches!(state.boundaries, Boundaries::Counts) {
                 let counts: Vec<u8> = sealed.counts.iter().flat_map(|c| c.to_le_bytes()).collect();
-                encoder
-                    .encode_values(
-                        state.codec,
-                        state.count_precondition,
-                        Width::W4,
-                        &counts,
-                        &mut body,
-                    )
-                    .map_err(compress_error)?;
+                encode(state.count_precondition, Width::W4, &counts, &blocks.counts)?;
             }
         }
         let header = RecordHeader {

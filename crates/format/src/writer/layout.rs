@@ -19,17 +19,18 @@ impl TreeWriter<'_> {
     /// baskets there). The trials that pick a non-RAC branch's preconditioners are the costly
     /// part and read nothing but the branch and its basket: they run on the pool, and the
     /// decisions (which may write records) then follow in order, so that the file's bytes do not
-    /// depend on the number of threads.
-    pub(super) fn decide_layouts(&mut self, pending: &[Sealed]) -> Result<()> {
+    /// depend on the number of threads. A first basket that a trial encoded whole keeps the
+    /// trial's blocks, which its encoding then reuses.
+    pub(super) fn decide_layouts(&mut self, pending: &mut [Sealed]) -> Result<()> {
         let mut seen = vec![false; self.branches.len()];
-        let undecided: Vec<&Sealed> = pending
-            .iter()
-            .filter(|s| {
-                self.branches[s.branch].rac_on.is_none()
-                    && !std::mem::replace(&mut seen[s.branch], true)
+        let undecided: Vec<usize> = (0..pending.len())
+            .filter(|&i| {
+                let b = pending[i].branch;
+                self.branches[b].rac_on.is_none() && !std::mem::replace(&mut seen[b], true)
             })
             .collect();
-        let choose = |sealed: &&Sealed| {
+        let choose = |&i: &usize| {
+            let sealed = &pending[i];
             let state = &self.branches[sealed.branch];
             let basket_size = self.file.options.basket_size_for(state.codec);
             // (The bytes of a basket in memory: a usize.)
@@ -49,8 +50,10 @@ impl TreeWriter<'_> {
             }
             _ => undecided.iter().map(choose).collect(),
         };
-        for (sealed, choice) in undecided.into_iter().zip(choices) {
-            self.decide_layout(sealed, choice)?;
+        for (i, mut choice) in undecided.into_iter().zip(choices) {
+            let blocks = std::mem::take(&mut choice.blocks);
+            self.decide_layout(&pending[i], choice)?;
+            pending[i].trial_blocks = blocks;
         }
         Ok(())
     }

@@ -15,7 +15,7 @@ mod encode;
 mod fill;
 mod layout;
 
-use branch::{BranchState, build_branches};
+use branch::{BranchState, TrialBlocks, build_branches};
 use encode::{Encoding, encode_basket, schema_record};
 
 use crate::error::{Error, Result};
@@ -277,6 +277,9 @@ struct Sealed {
     elements: u64,
     values: Vec<u8>,
     counts: Vec<u32>,
+    /// Its blocks as the preconditioner trials of a branch's first basket encoded them, which
+    /// its encoding reuses instead of compressing the basket again.
+    trial_blocks: TrialBlocks,
 }
 
 impl Sealed {
@@ -300,8 +303,8 @@ impl Sealed {
 ///
 /// # Memory
 /// Each branch buffers at most one basket (`basket_size` plus one entry) of uncompressed data, and
-/// sealed baskets wait for compression until they add up to `threads x 4 x basket_size`; with
-/// threads, up to two such batches compress on the pool while filling continues. In
+/// sealed baskets wait for compression until they add up to 16 baskets' bytes (at most 64 MiB);
+/// with threads, one such batch compresses on the pool while the next fills. In
 /// flush-at-cluster mode each branch buffers its whole cluster instead; clusters are cut early when
 /// the tree's buffered data reaches `max_cluster_bytes`, so memory stays below about twice that
 /// (plus one committed batch).
@@ -698,6 +701,7 @@ impl<'f> TreeWriter<'f> {
             elements: elements as u64,
             values,
             counts,
+            trial_blocks: TrialBlocks::default(),
         });
     }
 
@@ -724,7 +728,7 @@ impl<'f> TreeWriter<'f> {
                        WriteOptions::max_basket_bytes to write it anyway",
             });
         }
-        let pending = std::mem::take(&mut self.pending);
+        let mut pending = std::mem::take(&mut self.pending);
         self.pending_raw = 0;
         if pending
             .iter()
@@ -735,7 +739,7 @@ impl<'f> TreeWriter<'f> {
             // so the file's bytes, do not depend on the number of threads.
             self.drain()?;
         }
-        self.decide_layouts(&pending)?;
+        self.decide_layouts(&mut pending)?;
         if !self.settled && self.branches.iter().all(|b| b.rac_on.is_some()) {
             // Every branch's layout is decided: what recovery needs to read the baskets.
             let record = schema_record(self.tree_no, &self.name, &self.branches, true);
