@@ -3,8 +3,8 @@
 
 use evtc_codecs::{Codec, Precondition, Width};
 use evtc_format::{
-    Boundaries, BranchSpec, ClusterSize, DataType, FileReader, FileWriter, Jagged, LocalFile,
-    RacMode, ReadAt, ReadOptions, Scalar, ScalarType, TreeWriter, Value, WriteOptions,
+    Boundaries, BranchReader, BranchSpec, ClusterSize, DataType, FileReader, FileWriter, Jagged,
+    LocalFile, RacMode, ReadAt, ReadOptions, Scalar, ScalarType, TreeWriter, Value, WriteOptions,
 };
 use proptest::prelude::*;
 
@@ -929,15 +929,18 @@ fn consecutive_range_reads_reuse_the_basket_they_split() {
         BranchSpec::scalar("n", ScalarType::U32),
         BranchSpec::jagged("v", ScalarType::F32).counter("n"),
         BranchSpec::jagged("c", ScalarType::I16).boundaries(Boundaries::Counts),
+        BranchSpec::scalar("flag", ScalarType::Bool),
     ];
     let mut tree = file.tree("T", specs).unwrap();
     let counts: Vec<u32> = (0..20_000u32).map(|e| e % 4).collect();
     let total: u32 = counts.iter().sum();
     let v: Vec<f32> = (0..total).map(|i| i as f32 * 0.5).collect();
     let c: Vec<i16> = (0..total).map(|i| (i % 1000) as i16 - 500).collect();
+    let flag: Vec<bool> = (0..20_000u32).map(|e| e % 3 == 0).collect();
     tree.fill_column(0, &counts).unwrap();
     tree.fill_jagged(1, &counts, &v).unwrap();
     tree.fill_jagged(2, &counts, &c).unwrap();
+    tree.fill_column(3, &flag).unwrap();
     tree.commit().unwrap();
     tree.finish().unwrap();
     file.finish().unwrap();
@@ -993,20 +996,42 @@ fn consecutive_range_reads_reuse_the_basket_they_split() {
         assert_eq!(&vj.values, &v);
     }
 
-    // The first step ends inside basket `i` of `v`; overwrite that basket's bytes on disk.
+    // The first step ends inside a basket of each branch; overwrite that basket on disk.
+    let n0 = counts[..step as usize].iter().sum::<u32>() as usize;
+    let n1 = counts[..2 * step as usize].iter().sum::<u32>() as usize;
+    let (from, to) = (step as usize, 2 * step as usize);
+    let read_v = |b: &BranchReader<'_, LocalFile>, r| Ok(b.read_jagged_range::<f32>(r)?.values);
+    read_past_an_overwritten_split(&path, "v", step, read_v, &v[n0..n1]);
+    let read_n = |b: &BranchReader<'_, LocalFile>, r| b.read_range::<u32>(r);
+    read_past_an_overwritten_split(&path, "n", step, read_n, &counts[from..to]);
+    let read_flag = |b: &BranchReader<'_, LocalFile>, r| b.read_range::<bool>(r);
+    read_past_an_overwritten_split(&path, "flag", step, read_flag, &flag[from..to]);
+}
+
+/// Reads entries `0..step` of branch `name` from a copy of the file at `path`, overwrites the
+/// basket that the step ends inside, and reads `step..2 * step` with `read`: with the basket
+/// cache the basket kept by the first step gives `expected`; without it the read fails.
+fn read_past_an_overwritten_split<X: PartialEq + std::fmt::Debug>(
+    path: &std::path::Path,
+    name: &str,
+    step: u64,
+    read: impl Fn(&BranchReader<'_, LocalFile>, std::ops::Range<u64>) -> evtc_format::Result<Vec<X>>,
+    expected: &[X],
+) {
     for cache in [0, evtc_format::DEFAULT_BASKET_CACHE_BYTES] {
-        let copy = dir.path().join(format!("steps-{cache}.evtc"));
-        std::fs::copy(&path, &copy).unwrap();
+        let copy = path.with_file_name(format!("{name}-{cache}.evtc"));
+        std::fs::copy(path, &copy).unwrap();
         let reader = FileReader::open_with(&copy, ReadOptions::default().basket_cache_bytes(cache));
         let reader = reader.unwrap();
-        let branch = reader.tree("T").unwrap().branch("v").unwrap();
+        let tree = reader.tree("T").unwrap();
+        let branch = tree.branch(name).unwrap();
         let index = branch.baskets().unwrap();
         let split = *index
             .baskets
             .iter()
             .find(|b| b.first_entry < step && step < b.first_entry + b.entries)
             .expect("a basket split by the first step");
-        let first = branch.read_jagged_range::<f32>(0..step).unwrap();
+        read(&branch, 0..step).unwrap();
         let mut bytes = std::fs::read(&copy).unwrap();
         // The record's body: past its header, short of its end (whatever the trailer holds).
         let body = split.offset as usize + evtc_format::layout::RECORD_HEADER_LEN
@@ -1015,16 +1040,14 @@ fn consecutive_range_reads_reuse_the_basket_they_split() {
             *b ^= 0x5a;
         }
         std::fs::write(&copy, &bytes).unwrap();
-        let second = branch.read_jagged_range::<f32>(step..2 * step);
+        let second = read(&branch, step..2 * step);
         if cache == 0 {
             assert!(
                 second.is_err(),
-                "without the cache the overwritten basket is read"
+                "{name}: without the cache the overwritten basket is read"
             );
         } else {
-            let second = second.unwrap();
-            let n0 = first.values.len();
-            assert_eq!(&second.values[..], &v[n0..n0 + second.values.len()]);
+            assert_eq!(&second.unwrap()[..], expected, "{name}");
         }
     }
 }

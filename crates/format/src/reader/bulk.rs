@@ -228,6 +228,10 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     }
 
     /// As [`BranchReader::decode_range`], into `values` (its allocation reused when large enough).
+    ///
+    /// A fixed-size branch's output holds the entries of `range` only (its baskets used in part
+    /// are decoded aside, or copied from the basket cache, and only their part of the range is
+    /// copied out); the returned first and end entries say which entries the output holds.
     pub(super) fn decode_range_into<T: Scalar>(
         &self,
         range: &Range<u64>,
@@ -248,7 +252,28 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             baskets.partition_point(|b| b.first_entry < range.end)
         };
         let selected = &baskets[first..last];
-        let total: u64 = selected.iter().map(|b| b.elements * unit).sum();
+        // The entries of each basket the output takes (basket-local): a fixed-size branch takes
+        // those inside `range`, a variable-length one its whole baskets (their entries' values
+        // are found from counts only known once decoded).
+        let per_entry = self.meta().dtype.fixed_len().map(|len| len as u64 * unit);
+        let taken = |loc: &BasketLoc| match per_entry {
+            Some(_) => {
+                let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries);
+                let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries);
+                lo..hi
+            }
+            None => 0..loc.entries,
+        };
+        // The output's length (of `T`s) for basket `loc`: validated indexes hold `entries x len`
+        // values in a basket of a fixed-size branch.
+        let slot = |loc: &BasketLoc| match per_entry {
+            Some(per_entry) => {
+                let taken = taken(loc);
+                (taken.end - taken.start) * per_entry
+            }
+            None => loc.elements * unit,
+        };
+        let total: u64 = selected.iter().map(slot).sum();
         let total = usize::try_from(total)
             .map_err(|_| Error::corrupt(self.location(None, 0), "branch too large for memory"))?;
         // Probe that the allocation can succeed (a corrupt index must give an error, not an
@@ -278,15 +303,24 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         let mut slices = Vec::with_capacity(selected.len());
         let mut rest = values.as_mut_slice();
         for b in selected {
-            let (head, tail) = rest.split_at_mut((b.elements * unit) as usize);
+            let (head, tail) = rest.split_at_mut(slot(b) as usize);
             slices.push(head);
             rest = tail;
         }
         let jobs: Vec<_> = slices.into_iter().zip(selected).collect();
         let counts = self.file().map_indexed(jobs, |j, (slice, loc)| {
-            // Baskets only partly inside the range decode only the RAC units they need; other
-            // baskets used in part are kept for the next range read (the next step of a loop
-            // over consecutive ranges starts in the basket this one ends in).
+            let part = taken(loc);
+            if let Some(per_entry) = per_entry
+                && part != (0..loc.entries)
+            {
+                let part = part.start as usize..part.end as usize;
+                self.decode_basket_part(first + j, loc, (slice, raw), part, per_entry as usize)?;
+                return Ok(None);
+            }
+            // Whole baskets, and a variable-length branch's baskets only partly inside the range:
+            // those decode only the RAC units they need, or without RAC are kept for the next
+            // range read (the next step of a loop over consecutive ranges starts in the basket
+            // this one ends in).
             let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries) as usize;
             let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries) as usize;
             let wanted = (lo > 0 || hi < loc.entries as usize).then_some(lo..hi);
@@ -301,11 +335,78 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             Ok(counts)
         });
         let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
-        let start = selected.first().map_or(range.start, |b| b.first_entry);
+        let start = selected
+            .first()
+            .map_or(range.start, |b| b.first_entry + taken(b).start);
         let end = selected
             .last()
-            .map_or(range.start, |b| b.first_entry + b.entries);
+            .map_or(range.start, |b| b.first_entry + taken(b).end);
         Ok((counts, start, end))
+    }
+
+    /// Writes into `slot` the values of entries `part` (basket-local) of basket `i` of a
+    /// fixed-size branch, `per_entry` values (of `T`) an entry: from the basket kept in the
+    /// cache, or from the basket's bytes decoded aside (in a RAC basket only the units holding
+    /// `part`), which without RAC are then kept for the next range read as they are.
+    fn decode_basket_part<T: Scalar>(
+        &self,
+        i: usize,
+        loc: &BasketLoc,
+        (slot, raw): (&mut [T], bool),
+        part: Range<usize>,
+        per_entry: usize,
+    ) -> Result<()> {
+        let entry_bytes = per_entry
+            * if raw {
+                1
+            } else {
+                self.meta().dtype.scalar().size()
+            };
+        let whole_len = loc.entries as usize * entry_bytes;
+        let location = || self.location(Some(i), loc.offset);
+        // The part's values from the little-endian bytes of the whole basket (bools checked).
+        let mut put = |whole: &[u8]| -> Result<()> {
+            let bytes = &whole[part.start * entry_bytes..part.end * entry_bytes];
+            match T::as_bytes_mut(slot) {
+                Some(out) => out.copy_from_slice(bytes),
+                None => T::decode(bytes, slot).map_err(|at| {
+                    Error::corrupt(
+                        location(),
+                        format!(
+                            "value {} of the basket is not a valid {}",
+                            part.start * per_entry + at,
+                            self.meta().dtype.scalar()
+                        ),
+                    )
+                })?,
+            }
+            Ok(())
+        };
+        let rac = self.meta().rac;
+        let key = (self.tree.tree, self.branch, i);
+        if !rac
+            && let Some(kept) = self.file().baskets.get(key)
+            && kept.values.len() == whole_len
+        {
+            return put(&kept.values);
+        }
+        // (A validated index bounds the basket's values by `max_basket_bytes`.)
+        let mut whole = Vec::new();
+        whole.try_reserve_exact(whole_len).map_err(|_| {
+            Error::corrupt(location(), format!("cannot allocate {whole_len} bytes"))
+        })?;
+        whole.resize(whole_len, 0u8);
+        let counts = self.decode_basket::<u8>(i, loc, &mut whole, true, Some(part.clone()))?;
+        put(&whole)?;
+        let size = whole.len();
+        if !rac && self.file().baskets.fits(size) {
+            let kept = DecodedBasket {
+                values: whole,
+                counts,
+            };
+            self.file().baskets.put(key, Arc::new(kept), size);
+        }
+        Ok(())
     }
 
     /// Copies basket `i`, kept by an earlier range read, into `values` (exactly its length) and
