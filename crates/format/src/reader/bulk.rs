@@ -46,6 +46,19 @@ impl<T> Jagged<T> {
     }
 }
 
+/// What [`BranchReader::decode_range_into`] decoded besides the values.
+pub(super) struct RangeParts {
+    /// Each basket's per-entry counts, where it stores them.
+    pub(super) counts: Vec<Counts>,
+    /// The first entry the values hold.
+    pub(super) start: u64,
+    /// The entry after the last one the values hold.
+    pub(super) end: u64,
+    /// A counter-bounded branch's counter offsets over its baskets' entries, from the entry given
+    /// with them (the first basket's first entry).
+    pub(super) counter_offsets: Option<(u64, Arc<[u64]>)>,
+}
+
 impl<'a, R: ReadAt> BranchReader<'a, R> {
     /// Decodes basket `i` into `values` (exactly `loc.elements` long) and returns its per-entry
     /// counts when the basket stores them.
@@ -223,21 +236,25 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         raw: bool,
     ) -> Result<(Vec<T>, Vec<Counts>, u64, u64)> {
         let mut values = Vec::new();
-        let (counts, start, end) = self.decode_range_into(range, raw, &mut values)?;
-        Ok((values, counts, start, end))
+        let parts = self.decode_range_into(range, raw, &mut values)?;
+        Ok((values, parts.counts, parts.start, parts.end))
     }
 
     /// As [`BranchReader::decode_range`], into `values` (its allocation reused when large enough).
     ///
-    /// A fixed-size branch's output holds the entries of `range` only (its baskets used in part
-    /// are decoded aside, or copied from the basket cache, and only their part of the range is
-    /// copied out); the returned first and end entries say which entries the output holds.
+    /// The output of a fixed-size branch, or of a variable-length one bounded by a counter
+    /// (boundaries `none`), holds the entries of `range` only: the baskets used in part are
+    /// decoded aside (or copied from the basket cache) and only their part is copied out. Other
+    /// variable-length branches take their baskets whole (their entries' values are found from
+    /// counts known once decoded). Returns each basket's counts (if stored), the first and end
+    /// entry the output holds, and for a counter-bounded branch the counter's offsets over its
+    /// baskets' entries (from the first basket's first entry).
     pub(super) fn decode_range_into<T: Scalar>(
         &self,
         range: &Range<u64>,
         raw: bool,
         values: &mut Vec<T>,
-    ) -> Result<(Vec<Counts>, u64, u64)> {
+    ) -> Result<RangeParts> {
         let unit = if raw {
             self.meta().dtype.scalar().size() as u64
         } else {
@@ -252,28 +269,67 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             baskets.partition_point(|b| b.first_entry < range.end)
         };
         let selected = &baskets[first..last];
-        // The entries of each basket the output takes (basket-local): a fixed-size branch takes
-        // those inside `range`, a variable-length one its whole baskets (their entries' values
-        // are found from counts only known once decoded).
-        let per_entry = self.meta().dtype.fixed_len().map(|len| len as u64 * unit);
-        let taken = |loc: &BasketLoc| match per_entry {
-            Some(_) => {
+        let counted = self.meta().dtype.is_variable() && self.meta().boundaries == Boundaries::None;
+        let exact = !self.meta().dtype.is_variable() || counted;
+        // The entries of each basket the output takes (basket-local).
+        let taken = |loc: &BasketLoc| {
+            if exact {
                 let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries);
                 let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries);
                 lo..hi
+            } else {
+                0..loc.entries
             }
-            None => 0..loc.entries,
         };
-        // The output's length (of `T`s) for basket `loc`: validated indexes hold `entries x len`
-        // values in a basket of a fixed-size branch.
-        let slot = |loc: &BasketLoc| match per_entry {
-            Some(per_entry) => {
-                let taken = taken(loc);
-                (taken.end - taken.start) * per_entry
+        let span_start = selected.first().map_or(range.start, |b| b.first_entry);
+        let span_end = selected
+            .last()
+            .map_or(range.start, |b| b.first_entry + b.entries);
+        // A counter-bounded branch's values of each entry, from the counter.
+        let offsets = if counted {
+            let offsets = self.counter()?.counter_offsets(span_start..span_end)?;
+            if offsets.len() as u64 != span_end - span_start + 1 {
+                return Err(Error::corrupt(
+                    self.location(None, 0),
+                    format!(
+                        "{} counter values for entries {span_start}..{span_end}",
+                        offsets.len().saturating_sub(1)
+                    ),
+                ));
             }
-            None => loc.elements * unit,
+            Some(offsets)
+        } else {
+            None
         };
-        let total: u64 = selected.iter().map(slot).sum();
+        // The values (of `T`) of each basket the output takes, basket-local.
+        let mut parts = Vec::with_capacity(selected.len());
+        for loc in selected {
+            let taken = taken(loc);
+            let part = match (&offsets, self.meta().dtype.fixed_len()) {
+                (Some(offsets), _) => {
+                    let at = |e: u64| offsets[(loc.first_entry + e - span_start) as usize];
+                    let base = at(0);
+                    if at(loc.entries) - base != loc.elements {
+                        return Err(Error::corrupt(
+                            self.location(None, 0),
+                            format!(
+                                "counter {:?} gives {} values to entries {}..+{}, the basket holds {}",
+                                self.meta().counter.as_deref().unwrap_or(""),
+                                at(loc.entries) - base,
+                                loc.first_entry,
+                                loc.entries,
+                                loc.elements
+                            ),
+                        ));
+                    }
+                    (at(taken.start) - base) * unit..(at(taken.end) - base) * unit
+                }
+                (None, Some(len)) => taken.start * len as u64 * unit..taken.end * len as u64 * unit,
+                (None, None) => 0..loc.elements * unit,
+            };
+            parts.push((taken, part));
+        }
+        let total: u64 = parts.iter().map(|(_, part)| part.end - part.start).sum();
         let total = usize::try_from(total)
             .map_err(|_| Error::corrupt(self.location(None, 0), "branch too large for memory"))?;
         // Probe that the allocation can succeed (a corrupt index must give an error, not an
@@ -302,38 +358,39 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         }
         let mut slices = Vec::with_capacity(selected.len());
         let mut rest = values.as_mut_slice();
-        for b in selected {
-            let (head, tail) = rest.split_at_mut(slot(b) as usize);
+        for (_, part) in &parts {
+            let (head, tail) = rest.split_at_mut((part.end - part.start) as usize);
             slices.push(head);
             rest = tail;
         }
-        let jobs: Vec<_> = slices.into_iter().zip(selected).collect();
-        let counts = self.file().map_indexed(jobs, |j, (slice, loc)| {
-            let part = taken(loc);
-            if let Some(per_entry) = per_entry
-                && part != (0..loc.entries)
-            {
-                let part = part.start as usize..part.end as usize;
-                self.decode_basket_part(first + j, loc, (slice, raw), part, per_entry as usize)?;
-                return Ok(None);
-            }
-            // Whole baskets, and a variable-length branch's baskets only partly inside the range:
-            // those decode only the RAC units they need, or without RAC are kept for the next
-            // range read (the next step of a loop over consecutive ranges starts in the basket
-            // this one ends in).
-            let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries) as usize;
-            let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries) as usize;
-            let wanted = (lo > 0 || hi < loc.entries as usize).then_some(lo..hi);
-            let keep = wanted.is_some() && !self.meta().rac;
-            if keep && let Some(counts) = self.cached_basket(first + j, slice) {
-                return Ok(counts);
-            }
-            let counts = self.decode_basket(first + j, loc, slice, raw, wanted)?;
-            if keep {
-                self.keep_basket(first + j, slice, &counts);
-            }
-            Ok(counts)
-        });
+        let jobs: Vec<_> = slices.into_iter().zip(selected).zip(parts.iter()).collect();
+        let counts = self
+            .file()
+            .map_indexed(jobs, |j, ((slice, loc), (taken, part))| {
+                let whole = part.end - part.start == loc.elements * unit;
+                if exact && !whole {
+                    let entries = taken.start as usize..taken.end as usize;
+                    let part = part.start as usize..part.end as usize;
+                    self.decode_basket_part(first + j, loc, (slice, raw), entries, part)?;
+                    return Ok(None);
+                }
+                // Whole baskets, and a variable-length branch's baskets only partly inside the
+                // range: those decode only the RAC units they need, or without RAC are kept for
+                // the next range read (the next step of a loop over consecutive ranges starts
+                // in the basket this one ends in).
+                let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries) as usize;
+                let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries) as usize;
+                let wanted = (lo > 0 || hi < loc.entries as usize).then_some(lo..hi);
+                let keep = wanted.is_some() && !self.meta().rac;
+                if keep && let Some(counts) = self.cached_basket(first + j, slice) {
+                    return Ok(counts);
+                }
+                let counts = self.decode_basket(first + j, loc, slice, raw, wanted)?;
+                if keep {
+                    self.keep_basket(first + j, slice, &counts);
+                }
+                Ok(counts)
+            });
         let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
         let start = selected
             .first()
@@ -341,32 +398,34 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         let end = selected
             .last()
             .map_or(range.start, |b| b.first_entry + taken(b).end);
-        Ok((counts, start, end))
+        Ok(RangeParts {
+            counts,
+            start,
+            end,
+            counter_offsets: offsets.map(|o| (span_start, o)),
+        })
     }
 
-    /// Writes into `slot` the values of entries `part` (basket-local) of basket `i` of a
-    /// fixed-size branch, `per_entry` values (of `T`) an entry: from the basket kept in the
-    /// cache, or from the basket's bytes decoded aside (in a RAC basket only the units holding
-    /// `part`), which without RAC are then kept for the next range read as they are.
+    /// Writes into `slot` values `part` (of `T`, basket-local), those of entries `entries`, of
+    /// basket `i`: from the basket kept in the cache, or from the basket's bytes decoded aside
+    /// (in a RAC basket only the units holding `entries`), which without RAC are then kept for
+    /// the next range read as they are.
     fn decode_basket_part<T: Scalar>(
         &self,
         i: usize,
         loc: &BasketLoc,
         (slot, raw): (&mut [T], bool),
+        entries: Range<usize>,
         part: Range<usize>,
-        per_entry: usize,
     ) -> Result<()> {
-        let entry_bytes = per_entry
-            * if raw {
-                1
-            } else {
-                self.meta().dtype.scalar().size()
-            };
-        let whole_len = loc.entries as usize * entry_bytes;
+        let size = self.meta().dtype.scalar().size();
+        // Bytes of one `T`: raw reads count the values' bytes.
+        let t_bytes = if raw { 1 } else { size };
+        let whole_len = loc.elements as usize * size;
         let location = || self.location(Some(i), loc.offset);
         // The part's values from the little-endian bytes of the whole basket (bools checked).
         let mut put = |whole: &[u8]| -> Result<()> {
-            let bytes = &whole[part.start * entry_bytes..part.end * entry_bytes];
+            let bytes = &whole[part.start * t_bytes..part.end * t_bytes];
             match T::as_bytes_mut(slot) {
                 Some(out) => out.copy_from_slice(bytes),
                 None => T::decode(bytes, slot).map_err(|at| {
@@ -374,7 +433,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                         location(),
                         format!(
                             "value {} of the basket is not a valid {}",
-                            part.start * per_entry + at,
+                            part.start + at,
                             self.meta().dtype.scalar()
                         ),
                     )
@@ -396,7 +455,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             Error::corrupt(location(), format!("cannot allocate {whole_len} bytes"))
         })?;
         whole.resize(whole_len, 0u8);
-        let counts = self.decode_basket::<u8>(i, loc, &mut whole, true, Some(part.clone()))?;
+        let counts = self.decode_basket::<u8>(i, loc, &mut whole, true, Some(entries))?;
         put(&whole)?;
         let size = whole.len();
         if !rac && self.file().baskets.fits(size) {
@@ -493,7 +552,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             self.meta().dtype.fixed_len().is_some(),
         )?;
         let range = 0..self.tree.entries();
-        let (_, start, end) = self.decode_range_into::<T>(&range, false, out)?;
+        let RangeParts { start, end, .. } = self.decode_range_into::<T>(&range, false, out)?;
         if (start, end) != (range.start, range.end) {
             return Err(Error::corrupt(
                 self.location(None, 0),
@@ -633,14 +692,36 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         values: &mut Vec<T>,
         reuse: Arc<[u64]>,
     ) -> Result<(Arc<[u64]>, u64, u64)> {
-        let (counts, start, end) = self.decode_range_into::<T>(range, raw, values)?;
+        let parts = self.decode_range_into::<T>(range, raw, values)?;
+        let (start, end) = (parts.start, parts.end);
         let n_values = if raw {
             values.len() / self.meta().dtype.scalar().size()
         } else {
             values.len()
         };
-        let offsets = if self.meta().boundaries == Boundaries::None {
-            let offsets = self.counter()?.counter_offsets(start..end)?;
+        let offsets = if let Some((span_start, span)) = parts.counter_offsets {
+            // The values are those of entries `start..end` exactly: their offsets are the window
+            // of the counter's offsets over the baskets, from 0, kept with the counter's other
+            // offsets and shared by its jagged branches.
+            let window = &span[(start - span_start) as usize..=(end - span_start) as usize];
+            let base = window[0];
+            let offsets = if window.len() == span.len() {
+                span.clone()
+            } else {
+                self.counter()?.counter_offsets_or(start..end, || {
+                    Ok(window.iter().map(|&o| o - base).collect())
+                })?
+            };
+            if offsets.len() != window.len()
+                || offsets.last() != window.last().map(|&o| o - base).as_ref()
+            {
+                return Err(Error::corrupt(
+                    self.location(None, 0),
+                    format!(
+                        "the counter's offsets of entries {start}.. disagree with its baskets'"
+                    ),
+                ));
+            }
             let sum = offsets.last().copied().unwrap_or(0);
             if sum != n_values as u64 {
                 return Err(Error::corrupt(
@@ -654,7 +735,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             }
             offsets
         } else {
-            counts_to_offsets(&counts, reuse)
+            counts_to_offsets(&parts.counts, reuse)
                 .ok_or_else(|| Error::corrupt(self.location(None, 0), "entry counts overflow"))?
         };
         if offsets.len() as u64 != end - start + 1 {
@@ -722,29 +803,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         let take = (range.end.min(end).max(range.start) - range.start.max(start)) as usize;
         let window = &offsets[skip..=skip + take];
         let (first_value, last_value) = (window[0], window[take]);
+        // (A counter-bounded branch's parts are the range already.)
         out.offsets = if window.len() == offsets.len() {
             offsets
-        } else if self.meta().boundaries == Boundaries::None {
-            // The counter's offsets of exactly these entries (the window, from 0), kept with the
-            // counter's other offsets and shared by its jagged branches, instead of made again
-            // for each (a tenth of a range read of the NanoAOD-like branches).
-            let from = range.start.max(start);
-            let exact = self
-                .counter()
-                .and_then(|counter| {
-                    counter.counter_offsets_or(from..from + take as u64, || {
-                        Ok(window.iter().map(|&o| o - first_value).collect())
-                    })
-                })
-                .inspect_err(|_| out.values.clear())?;
-            if exact.len() != take + 1 || exact[take] != last_value - first_value {
-                out.values.clear();
-                return Err(Error::corrupt(
-                    self.location(None, 0),
-                    format!("the counter's offsets of entries {from}.. disagree with its baskets'"),
-                ));
-            }
-            exact
         } else {
             window.iter().map(|&o| o - first_value).collect()
         };
