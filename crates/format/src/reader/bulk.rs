@@ -271,16 +271,13 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         let selected = &baskets[first..last];
         let counted = self.meta().dtype.is_variable() && self.meta().boundaries == Boundaries::None;
         let exact = !self.meta().dtype.is_variable() || counted;
-        // The entries of each basket the output takes (basket-local).
-        let taken = |loc: &BasketLoc| {
-            if exact {
-                let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries);
-                let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries);
-                lo..hi
-            } else {
-                0..loc.entries
-            }
+        // The entries of a basket inside `range` (basket-local), and those the output takes.
+        let within = |loc: &BasketLoc| {
+            let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries);
+            let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries);
+            lo..hi
         };
+        let taken = |loc: &BasketLoc| if exact { within(loc) } else { 0..loc.entries };
         let span_start = selected.first().map_or(range.start, |b| b.first_entry);
         let span_end = selected
             .last()
@@ -378,9 +375,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 // range: those decode only the RAC units they need, or without RAC are kept for
                 // the next range read (the next step of a loop over consecutive ranges starts
                 // in the basket this one ends in).
-                let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries) as usize;
-                let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries) as usize;
-                let wanted = (lo > 0 || hi < loc.entries as usize).then_some(lo..hi);
+                let inside = within(loc);
+                let wanted = (inside != (0..loc.entries))
+                    .then_some(inside.start as usize..inside.end as usize);
                 let keep = wanted.is_some() && !self.meta().rac;
                 if keep && let Some(counts) = self.cached_basket(first + j, slice) {
                     return Ok(counts);
@@ -442,11 +439,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             Ok(())
         };
         let rac = self.meta().rac;
-        let key = (self.tree.tree, self.branch, i);
-        if !rac
-            && let Some(kept) = self.file().baskets.get(key)
-            && kept.values.len() == whole_len
-        {
+        if !rac && let Some(kept) = self.kept_basket(i, whole_len) {
             return put(&kept.values);
         }
         // (A validated index bounds the basket's values by `max_basket_bytes`.)
@@ -457,27 +450,45 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         whole.resize(whole_len, 0u8);
         let counts = self.decode_basket::<u8>(i, loc, &mut whole, true, Some(entries))?;
         put(&whole)?;
-        let size = whole.len();
-        if !rac && self.file().baskets.fits(size) {
-            let kept = DecodedBasket {
-                values: whole,
-                counts,
-            };
-            self.file().baskets.put(key, Arc::new(kept), size);
+        if !rac {
+            self.keep(
+                i,
+                DecodedBasket {
+                    values: whole,
+                    counts,
+                },
+            );
         }
         Ok(())
+    }
+
+    /// Basket `i` as an earlier range read kept it, if its values are `bytes` long.
+    fn kept_basket(&self, i: usize, bytes: usize) -> Option<Arc<DecodedBasket>> {
+        let kept = self.file().baskets.get((self.tree.tree, self.branch, i))?;
+        (kept.values.len() == bytes).then_some(kept)
+    }
+
+    /// The bytes a kept basket holds in the cache.
+    fn kept_size(values: usize, counts: &Counts) -> usize {
+        values + counts.as_ref().map_or(0, |c| 4 * c.len())
+    }
+
+    /// Keeps decoded basket `i` for the next range read (unless the cache cannot hold it).
+    fn keep(&self, i: usize, kept: DecodedBasket) {
+        let size = Self::kept_size(kept.values.len(), &kept.counts);
+        self.file()
+            .baskets
+            .put((self.tree.tree, self.branch, i), Arc::new(kept), size);
     }
 
     /// Copies basket `i`, kept by an earlier range read, into `values` (exactly its length) and
     /// returns its counts; `None` if it is not kept, or if `T`'s memory is not its
     /// little-endian bytes (then it is decoded as usual).
     fn cached_basket<T: Scalar>(&self, i: usize, values: &mut [T]) -> Option<Counts> {
-        let kept = self.file().baskets.get((self.tree.tree, self.branch, i))?;
         let out = T::as_bytes_mut(values)?;
-        (out.len() == kept.values.len()).then(|| {
-            out.copy_from_slice(&kept.values);
-            kept.counts.clone()
-        })
+        let kept = self.kept_basket(i, out.len())?;
+        out.copy_from_slice(&kept.values);
+        Some(kept.counts.clone())
     }
 
     /// Keeps decoded basket `i` (`values` and its `counts`) for the next range read.
@@ -485,17 +496,20 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         let Some(bytes) = T::as_bytes_mut(values) else {
             return;
         };
-        let size = bytes.len() + counts.as_ref().map_or(0, |c| 4 * c.len());
-        if !self.file().baskets.fits(size) {
-            return;
-        }
-        let kept = DecodedBasket {
-            values: bytes.to_vec(),
-            counts: counts.clone(),
-        };
-        self.file()
+        // (Not copied when the cache could not hold it.)
+        if self
+            .file()
             .baskets
-            .put((self.tree.tree, self.branch, i), Arc::new(kept), size);
+            .fits(Self::kept_size(bytes.len(), counts))
+        {
+            self.keep(
+                i,
+                DecodedBasket {
+                    values: bytes.to_vec(),
+                    counts: counts.clone(),
+                },
+            );
+        }
     }
 
     /// Reads every value of a scalar or fixed-size branch (fixed arrays flattened, entry-major).
