@@ -805,8 +805,8 @@ fn rac_range_reads_match_full_reads() {
     }
 }
 
-/// A memory-mapped file reads RAC entries from the map itself ([`ReadAt::bytes_at`]) and equals
-/// the positional reads; an empty or cut file mapped is refused as the unmapped one is.
+/// A memory-mapped file reads RAC entries and whole baskets from the map itself
+/// ([`ReadAt::bytes_at`]) and equals the positional reads, corrupt bytes included; an empty or cut file mapped is refused as the unmapped one is.
 #[test]
 fn mapped_files_read_as_positional_reads_do() {
     let dir = tempfile::tempdir().unwrap();
@@ -844,6 +844,36 @@ fn mapped_files_read_as_positional_reads_do() {
     let mut cursor = branch.cursor::<f32>().unwrap();
     for e in (0..2000).rev().step_by(7).chain(0..2000) {
         assert_eq!(cursor.get(e as u64).unwrap(), all.entry(e), "entry {e}");
+    }
+
+    // Baskets of blocks (no RAC) are checked and decoded where the map holds them; a flipped
+    // byte in one is the same checksum error either way.
+    let blocks = dir.path().join("blocks.evtc");
+    let mut file = FileWriter::create(&blocks, WriteOptions::default()).unwrap();
+    let mut tree = file
+        .tree("T", vec![BranchSpec::scalar("x", ScalarType::I32)])
+        .unwrap();
+    let xs: Vec<i32> = (0..50_000).map(|i| (i * 37) % 1001).collect();
+    tree.fill_column(0, &xs).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+    let read = |path: &std::path::Path, options: &ReadOptions| {
+        let file = FileReader::open_with(path, options.clone()).unwrap();
+        let branch = file.tree("T").unwrap().branch("x").unwrap();
+        let loc = branch.baskets().unwrap().baskets[0];
+        let mut out = Vec::new();
+        (branch.read_into::<i32>(&mut out).map(|()| out), loc)
+    };
+    let (values, loc) = read(&blocks, &options);
+    assert_eq!(values.unwrap(), xs);
+    let mut bytes = std::fs::read(&blocks).unwrap();
+    bytes[(loc.offset + loc.record_len / 2) as usize] ^= 0x10;
+    let flipped = dir.path().join("flipped.evtc");
+    std::fs::write(&flipped, &bytes).unwrap();
+    for options in [ReadOptions::default(), options.clone()] {
+        let err = read(&flipped, &options).0.unwrap_err().to_string();
+        assert!(err.contains("checksum") && err.contains("basket 0"), "{err}");
     }
 
     for len in [0, 20] {

@@ -421,11 +421,13 @@ impl<R: ReadAt> FileReader<R> {
         kind: RecordKind,
         location: &Location,
         end: u64,
-    ) -> Result<(RecordHeader, Body)> {
+    ) -> Result<(RecordHeader, Body<'_>)> {
         self.read_record_into(offset, len, kind, location, end, Vec::new())
     }
 
-    /// As [`FileReader::read_record`], reading into `buffer` (reused: only growth is zero-filled).
+    /// As [`FileReader::read_record`], reading into `buffer` (reused: only growth is zero-filled),
+    /// or borrowing the record from the source when it holds the bytes in memory (a mapped file,
+    /// a buffer): the record is then checked where it lies, without a copy.
     fn read_record_into(
         &self,
         offset: u64,
@@ -434,7 +436,7 @@ impl<R: ReadAt> FileReader<R> {
         location: &Location,
         end: u64,
         buffer: Vec<u8>,
-    ) -> Result<(RecordHeader, Body)> {
+    ) -> Result<(RecordHeader, Body<'_>)> {
         if len < RECORD_HEADER_LEN as u64 || offset.checked_add(len).is_none_or(|e| e > end) {
             return Err(Error::Truncated {
                 what: "record",
@@ -446,18 +448,25 @@ impl<R: ReadAt> FileReader<R> {
         let len_usize = usize::try_from(len)
             .map_err(|_| Error::corrupt(location.clone(), "record too large for memory"))?;
         let mut buffer = buffer;
-        if let Some(more) = len_usize.checked_sub(buffer.len()) {
-            buffer.try_reserve_exact(more).map_err(|_| {
-                Error::corrupt(
-                    location.clone(),
-                    format!("cannot allocate {len} bytes for a record"),
-                )
-            })?;
-        }
-        let bytes = evtc_codecs::scratch(&mut buffer, len_usize);
-        self.source
-            .read_exact_at(offset, bytes)
-            .map_err(|e| Error::io(self.source.path(), e))?;
+        let borrowed = self.source.bytes_at(offset, len_usize);
+        let bytes = match borrowed {
+            Some(bytes) => bytes,
+            None => {
+                if let Some(more) = len_usize.checked_sub(buffer.len()) {
+                    buffer.try_reserve_exact(more).map_err(|_| {
+                        Error::corrupt(
+                            location.clone(),
+                            format!("cannot allocate {len} bytes for a record"),
+                        )
+                    })?;
+                }
+                let bytes = evtc_codecs::scratch(&mut buffer, len_usize);
+                self.source
+                    .read_exact_at(offset, bytes)
+                    .map_err(|e| Error::io(self.source.path(), e))?;
+                bytes
+            }
+        };
         let head: &[u8; RECORD_HEADER_LEN] = bytes[..RECORD_HEADER_LEN]
             .try_into()
             .expect("length checked");
@@ -480,6 +489,7 @@ impl<R: ReadAt> FileReader<R> {
         }
         let bytes = Body {
             buffer,
+            borrowed,
             len: len_usize,
         };
         if self.options.verify_checksums {
@@ -531,26 +541,30 @@ pub(crate) enum BasketKind<'d> {
     Rac(Option<&'d DecodeDictionary<'d>>, Option<Range<usize>>),
 }
 
-/// A record read whole; derefs to its body.
-struct Body {
-    /// The record's bytes, then whatever the reused buffer held beyond them.
+/// A record read whole, copied into a reused buffer or borrowed from the source; derefs to its
+/// body.
+struct Body<'s> {
+    /// The record's bytes when copied, then whatever the reused buffer held beyond them.
     buffer: Vec<u8>,
+    /// The record's bytes when the source holds them in memory (then `buffer` is only kept).
+    borrowed: Option<&'s [u8]>,
     /// The record's length.
     len: usize,
 }
 
-impl Body {
+impl Body<'_> {
     /// The buffer, for the next record to reuse.
     fn into_buffer(self) -> Vec<u8> {
         self.buffer
     }
 }
 
-impl std::ops::Deref for Body {
+impl std::ops::Deref for Body<'_> {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        &self.buffer[RECORD_HEADER_LEN..self.len]
+        let record = self.borrowed.unwrap_or_else(|| &self.buffer[..self.len]);
+        &record[RECORD_HEADER_LEN..]
     }
 }
 

@@ -213,7 +213,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         offset: u64,
         len: u64,
         kind: RecordKind,
-    ) -> Result<(Location, Body)> {
+    ) -> Result<(Location, Body<'a>)> {
         let file = self.file();
         let location = self.location(None, offset);
         let (header, body) = file.read_record(offset, len, kind, &location, file.records_end)?;
