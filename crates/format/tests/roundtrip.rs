@@ -873,7 +873,10 @@ fn mapped_files_read_as_positional_reads_do() {
     std::fs::write(&flipped, &bytes).unwrap();
     for options in [ReadOptions::default(), options.clone()] {
         let err = read(&flipped, &options).0.unwrap_err().to_string();
-        assert!(err.contains("checksum") && err.contains("basket 0"), "{err}");
+        assert!(
+            err.contains("checksum") && err.contains("basket 0"),
+            "{err}"
+        );
     }
 
     for len in [0, 20] {
@@ -1032,6 +1035,8 @@ fn consecutive_range_reads_reuse_the_basket_they_split() {
     let (from, to) = (step as usize, 2 * step as usize);
     let read_v = |b: &BranchReader<'_, LocalFile>, r| Ok(b.read_jagged_range::<f32>(r)?.values);
     read_past_an_overwritten_split(&path, "v", step, read_v, &v[n0..n1]);
+    let read_c = |b: &BranchReader<'_, LocalFile>, r| Ok(b.read_jagged_range::<i16>(r)?.values);
+    read_past_an_overwritten_split(&path, "c", step, read_c, &c[n0..n1]);
     let read_n = |b: &BranchReader<'_, LocalFile>, r| b.read_range::<u32>(r);
     read_past_an_overwritten_split(&path, "n", step, read_n, &counts[from..to]);
     let read_flag = |b: &BranchReader<'_, LocalFile>, r| b.read_range::<bool>(r);

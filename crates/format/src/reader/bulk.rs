@@ -48,7 +48,7 @@ impl<T> Jagged<T> {
 
 /// What [`BranchReader::decode_range_into`] decoded besides the values.
 pub(super) struct RangeParts {
-    /// Each basket's per-entry counts, where it stores them.
+    /// Each basket's per-entry counts of the entries the values hold, where it stores them.
     pub(super) counts: Vec<Counts>,
     /// The first entry the values hold.
     pub(super) start: u64,
@@ -242,13 +242,14 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
 
     /// As [`BranchReader::decode_range`], into `values` (its allocation reused when large enough).
     ///
-    /// The output of a fixed-size branch, or of a variable-length one bounded by a counter
-    /// (boundaries `none`), holds the entries of `range` only: the baskets used in part are
-    /// decoded aside (or copied from the basket cache) and only their part is copied out. Other
-    /// variable-length branches take their baskets whole (their entries' values are found from
-    /// counts known once decoded). Returns each basket's counts (if stored), the first and end
-    /// entry the output holds, and for a counter-bounded branch the counter's offsets over its
-    /// baskets' entries (from the first basket's first entry).
+    /// The output holds the values of the entries of `range` only: the baskets used in part are
+    /// decoded aside (or copied from the basket cache) and only their part is copied out. The
+    /// bounds of a part come from the entries' counts: for a fixed-size branch the array length,
+    /// for a branch bounded by a counter the counter's offsets over its baskets, else the counts
+    /// the basket stores (so those baskets are decoded before the output is sized). Returns each
+    /// basket's counts of the entries taken (where it stores counts), the first and end entry the
+    /// output holds, and for a counter-bounded branch the counter's offsets over its baskets'
+    /// entries (from the first basket's first entry).
     pub(super) fn decode_range_into<T: Scalar>(
         &self,
         range: &Range<u64>,
@@ -270,14 +271,12 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         };
         let selected = &baskets[first..last];
         let counted = self.meta().dtype.is_variable() && self.meta().boundaries == Boundaries::None;
-        let exact = !self.meta().dtype.is_variable() || counted;
-        // The entries of a basket inside `range` (basket-local), and those the output takes.
+        // The entries of a basket inside `range` (basket-local).
         let within = |loc: &BasketLoc| {
             let lo = range.start.saturating_sub(loc.first_entry).min(loc.entries);
             let hi = (range.end - loc.first_entry.min(range.end)).min(loc.entries);
             lo..hi
         };
-        let taken = |loc: &BasketLoc| if exact { within(loc) } else { 0..loc.entries };
         let span_start = selected.first().map_or(range.start, |b| b.first_entry);
         let span_end = selected
             .last()
@@ -298,10 +297,12 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         } else {
             None
         };
-        // The values (of `T`) of each basket the output takes, basket-local.
+        // Each basket's entries inside the range and their values (of `T`, basket-local), with
+        // the basket itself when it had to be decoded to find them.
         let mut parts = Vec::with_capacity(selected.len());
-        for loc in selected {
-            let taken = taken(loc);
+        for (j, loc) in selected.iter().enumerate() {
+            let inside = within(loc);
+            let mut aside = None;
             let part = match (&offsets, self.meta().dtype.fixed_len()) {
                 (Some(offsets), _) => {
                     let at = |e: u64| offsets[(loc.first_entry + e - span_start) as usize];
@@ -319,14 +320,22 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                             ),
                         ));
                     }
-                    (at(taken.start) - base) * unit..(at(taken.end) - base) * unit
+                    (at(inside.start) - base) * unit..(at(inside.end) - base) * unit
                 }
-                (None, Some(len)) => taken.start * len as u64 * unit..taken.end * len as u64 * unit,
-                (None, None) => 0..loc.elements * unit,
+                (None, Some(len)) => {
+                    inside.start * len as u64 * unit..inside.end * len as u64 * unit
+                }
+                (None, None) if inside == (0..loc.entries) => 0..loc.elements * unit,
+                (None, None) => {
+                    let basket = self.basket_aside(first + j, loc, &inside)?;
+                    let sums = self.count_sums(first + j, loc, &basket.counts, &inside)?;
+                    aside = Some(basket);
+                    sums.start * unit..sums.end * unit
+                }
             };
-            parts.push((taken, part));
+            parts.push((inside, part, aside));
         }
-        let total: u64 = parts.iter().map(|(_, part)| part.end - part.start).sum();
+        let total: u64 = parts.iter().map(|(_, part, _)| part.end - part.start).sum();
         let total = usize::try_from(total)
             .map_err(|_| Error::corrupt(self.location(None, 0), "branch too large for memory"))?;
         // Probe that the allocation can succeed (a corrupt index must give an error, not an
@@ -339,8 +348,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         // page faults (measured in session 21: over 21 fresh reads of the lz4 NanoAOD-like file,
         // 89,768 page faults with the probe, 382,679 without, and 1.9x the speed).
         if values.capacity() >= total {
-            // Every value is overwritten below (or, in RAC baskets read in part, dropped by the
-            // caller), so only a growth needs initialising.
+            // Every value is overwritten below, so only a growth needs initialising.
             values.truncate(total);
             values.resize(total, T::default());
         } else {
@@ -355,46 +363,45 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         }
         let mut slices = Vec::with_capacity(selected.len());
         let mut rest = values.as_mut_slice();
-        for (_, part) in &parts {
+        for (_, part, _) in &parts {
             let (head, tail) = rest.split_at_mut((part.end - part.start) as usize);
             slices.push(head);
             rest = tail;
         }
-        let jobs: Vec<_> = slices.into_iter().zip(selected).zip(parts.iter()).collect();
-        let counts = self
-            .file()
-            .map_indexed(jobs, |j, ((slice, loc), (taken, part))| {
-                let whole = part.end - part.start == loc.elements * unit;
-                if exact && !whole {
-                    let entries = taken.start as usize..taken.end as usize;
-                    let part = part.start as usize..part.end as usize;
-                    self.decode_basket_part(first + j, loc, (slice, raw), entries, part)?;
-                    return Ok(None);
-                }
-                // Whole baskets, and a variable-length branch's baskets only partly inside the
-                // range: those decode only the RAC units they need, or without RAC are kept for
-                // the next range read (the next step of a loop over consecutive ranges starts
-                // in the basket this one ends in).
-                let inside = within(loc);
-                let wanted = (inside != (0..loc.entries))
-                    .then_some(inside.start as usize..inside.end as usize);
-                let keep = wanted.is_some() && !self.meta().rac;
-                if keep && let Some(counts) = self.cached_basket(first + j, slice) {
-                    return Ok(counts);
-                }
-                let counts = self.decode_basket(first + j, loc, slice, raw, wanted)?;
-                if keep {
-                    self.keep_basket(first + j, slice, &counts);
-                }
-                Ok(counts)
-            });
-        let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
         let start = selected
             .first()
-            .map_or(range.start, |b| b.first_entry + taken(b).start);
-        let end = selected
-            .last()
-            .map_or(range.start, |b| b.first_entry + taken(b).end);
+            .map_or(range.start, |b| b.first_entry + parts[0].0.start);
+        let end = selected.last().map_or(range.start, |b| {
+            b.first_entry + parts[parts.len() - 1].0.end
+        });
+        let jobs: Vec<_> = slices.into_iter().zip(selected).zip(parts).collect();
+        let counts = self
+            .file()
+            .map_indexed(jobs, |j, ((slice, loc), (inside, part, aside))| {
+                let i = first + j;
+                if inside == (0..loc.entries) {
+                    return self.decode_basket(i, loc, slice, raw, None);
+                }
+                // A basket used in part, decoded aside (in a RAC basket only the units holding
+                // the part), kept without RAC for the next range read (the next step of a loop
+                // over consecutive ranges starts in the basket this one ends in).
+                let basket = match aside {
+                    Some(basket) => basket,
+                    None => self.basket_aside(i, loc, &inside)?,
+                };
+                self.put_part(i, loc, (slice, raw), &basket.values, &part)?;
+                let taken = inside.start as usize..inside.end as usize;
+                match &basket.counts {
+                    None => Ok(None),
+                    Some(counts) => counts.get(taken).map(|c| Some(c.to_vec())).ok_or_else(|| {
+                        Error::corrupt(
+                            self.location(Some(i), loc.offset),
+                            "the basket does not store a count for each entry",
+                        )
+                    }),
+                }
+            });
+        let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
         Ok(RangeParts {
             counts,
             start,
@@ -403,61 +410,100 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         })
     }
 
-    /// Writes into `slot` values `part` (of `T`, basket-local), those of entries `entries`, of
-    /// basket `i`: from the basket kept in the cache, or from the basket's bytes decoded aside
-    /// (in a RAC basket only the units holding `entries`), which without RAC are then kept for
-    /// the next range read as they are.
-    fn decode_basket_part<T: Scalar>(
+    /// Basket `i` decoded into the little-endian bytes of its values (in a RAC basket only the
+    /// units holding `entries`, the other values zero): from the basket cache, or decoded and,
+    /// without RAC, kept there for the next range read.
+    fn basket_aside(
+        &self,
+        i: usize,
+        loc: &BasketLoc,
+        entries: &Range<u64>,
+    ) -> Result<Arc<DecodedBasket>> {
+        // (A validated index bounds the basket's values by `max_basket_bytes`.)
+        let len = loc.elements as usize * self.meta().dtype.scalar().size();
+        let rac = self.meta().rac;
+        if !rac && let Some(kept) = self.kept_basket(i, len) {
+            return Ok(kept);
+        }
+        let mut values = Vec::new();
+        values.try_reserve_exact(len).map_err(|_| {
+            Error::corrupt(
+                self.location(Some(i), loc.offset),
+                format!("cannot allocate {len} bytes"),
+            )
+        })?;
+        values.resize(len, 0u8);
+        let wanted = entries.start as usize..entries.end as usize;
+        let counts = self.decode_basket::<u8>(i, loc, &mut values, true, Some(wanted))?;
+        let basket = Arc::new(DecodedBasket { values, counts });
+        if !rac {
+            let size = basket.values.len() + basket.counts.as_ref().map_or(0, |c| 4 * c.len());
+            self.file()
+                .baskets
+                .put((self.tree.tree, self.branch, i), basket.clone(), size);
+        }
+        Ok(basket)
+    }
+
+    /// The values before entry `entries.start` and before `entries.end` of basket `i`, from the
+    /// per-entry `counts` it stores (one per entry).
+    fn count_sums(
+        &self,
+        i: usize,
+        loc: &BasketLoc,
+        counts: &Counts,
+        entries: &Range<u64>,
+    ) -> Result<Range<u64>> {
+        let counts = counts
+            .as_deref()
+            .filter(|counts| counts.len() as u64 == loc.entries)
+            .ok_or_else(|| {
+                Error::corrupt(
+                    self.location(Some(i), loc.offset),
+                    "the basket does not store a count for each entry",
+                )
+            })?;
+        let sum = |n: u64| -> u64 { counts[..n as usize].iter().map(|&c| u64::from(c)).sum() };
+        Ok(sum(entries.start)..sum(entries.end))
+    }
+
+    /// Writes values `part` (of `T`, basket-local) of basket `i`, decoded aside into the bytes
+    /// `whole`, into `slot` (bools checked).
+    fn put_part<T: Scalar>(
         &self,
         i: usize,
         loc: &BasketLoc,
         (slot, raw): (&mut [T], bool),
-        entries: Range<usize>,
-        part: Range<usize>,
+        whole: &[u8],
+        part: &Range<u64>,
     ) -> Result<()> {
-        let size = self.meta().dtype.scalar().size();
         // Bytes of one `T`: raw reads count the values' bytes.
-        let t_bytes = if raw { 1 } else { size };
-        let whole_len = loc.elements as usize * size;
-        let location = || self.location(Some(i), loc.offset);
-        // The part's values from the little-endian bytes of the whole basket (bools checked).
-        let mut put = |whole: &[u8]| -> Result<()> {
-            let bytes = &whole[part.start * t_bytes..part.end * t_bytes];
-            match T::as_bytes_mut(slot) {
-                Some(out) => out.copy_from_slice(bytes),
-                None => T::decode(bytes, slot).map_err(|at| {
-                    Error::corrupt(
-                        location(),
-                        format!(
-                            "value {} of the basket is not a valid {}",
-                            part.start + at,
-                            self.meta().dtype.scalar()
-                        ),
-                    )
-                })?,
-            }
-            Ok(())
+        let t_bytes = if raw {
+            1
+        } else {
+            self.meta().dtype.scalar().size()
         };
-        let rac = self.meta().rac;
-        if !rac && let Some(kept) = self.kept_basket(i, whole_len) {
-            return put(&kept.values);
-        }
-        // (A validated index bounds the basket's values by `max_basket_bytes`.)
-        let mut whole = Vec::new();
-        whole.try_reserve_exact(whole_len).map_err(|_| {
-            Error::corrupt(location(), format!("cannot allocate {whole_len} bytes"))
-        })?;
-        whole.resize(whole_len, 0u8);
-        let counts = self.decode_basket::<u8>(i, loc, &mut whole, true, Some(entries))?;
-        put(&whole)?;
-        if !rac {
-            self.keep(
-                i,
-                DecodedBasket {
-                    values: whole,
-                    counts,
-                },
-            );
+        let location = || self.location(Some(i), loc.offset);
+        let bytes = whole
+            .get(part.start as usize * t_bytes..part.end as usize * t_bytes)
+            .ok_or_else(|| {
+                Error::corrupt(
+                    location(),
+                    format!("values {part:?} lie past the basket's values"),
+                )
+            })?;
+        match T::as_bytes_mut(slot) {
+            Some(out) => out.copy_from_slice(bytes),
+            None => T::decode(bytes, slot).map_err(|at| {
+                Error::corrupt(
+                    location(),
+                    format!(
+                        "value {} of the basket is not a valid {}",
+                        part.start + at as u64,
+                        self.meta().dtype.scalar()
+                    ),
+                )
+            })?,
         }
         Ok(())
     }
@@ -466,50 +512,6 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     fn kept_basket(&self, i: usize, bytes: usize) -> Option<Arc<DecodedBasket>> {
         let kept = self.file().baskets.get((self.tree.tree, self.branch, i))?;
         (kept.values.len() == bytes).then_some(kept)
-    }
-
-    /// The bytes a kept basket holds in the cache.
-    fn kept_size(values: usize, counts: &Counts) -> usize {
-        values + counts.as_ref().map_or(0, |c| 4 * c.len())
-    }
-
-    /// Keeps decoded basket `i` for the next range read (unless the cache cannot hold it).
-    fn keep(&self, i: usize, kept: DecodedBasket) {
-        let size = Self::kept_size(kept.values.len(), &kept.counts);
-        self.file()
-            .baskets
-            .put((self.tree.tree, self.branch, i), Arc::new(kept), size);
-    }
-
-    /// Copies basket `i`, kept by an earlier range read, into `values` (exactly its length) and
-    /// returns its counts; `None` if it is not kept, or if `T`'s memory is not its
-    /// little-endian bytes (then it is decoded as usual).
-    fn cached_basket<T: Scalar>(&self, i: usize, values: &mut [T]) -> Option<Counts> {
-        let out = T::as_bytes_mut(values)?;
-        let kept = self.kept_basket(i, out.len())?;
-        out.copy_from_slice(&kept.values);
-        Some(kept.counts.clone())
-    }
-
-    /// Keeps decoded basket `i` (`values` and its `counts`) for the next range read.
-    fn keep_basket<T: Scalar>(&self, i: usize, values: &mut [T], counts: &Counts) {
-        let Some(bytes) = T::as_bytes_mut(values) else {
-            return;
-        };
-        // (Not copied when the cache could not hold it.)
-        if self
-            .file()
-            .baskets
-            .fits(Self::kept_size(bytes.len(), counts))
-        {
-            self.keep(
-                i,
-                DecodedBasket {
-                    values: bytes.to_vec(),
-                    counts: counts.clone(),
-                },
-            );
-        }
     }
 
     /// Reads every value of a scalar or fixed-size branch (fixed arrays flattened, entry-major).
