@@ -1,6 +1,7 @@
 //! Bulk reads: whole branches and entry ranges, decoded basket by basket (in parallel on the
 //! file's pool), into [`Jagged`] arrays and plain vectors.
 
+use std::cell::RefCell;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -44,6 +45,14 @@ impl<T> Jagged<T> {
     pub fn entry(&self, i: usize) -> &[T] {
         &self.values[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
+}
+
+thread_local! {
+    /// The bytes of the last RAC baskets range reads used in part (a range uses at most two in
+    /// part, its first and its last), for the next ones: RAC baskets are not kept in the basket
+    /// cache (reading one again decodes only the units it needs), and allocating their bytes
+    /// afresh each time costs page faults of their own.
+    static RAC_ASIDE: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// What [`BranchReader::decode_range_into`] decoded besides the values.
@@ -391,15 +400,19 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 };
                 self.put_part(i, loc, (slice, raw), &basket.values, &part)?;
                 let taken = inside.start as usize..inside.end as usize;
-                match &basket.counts {
-                    None => Ok(None),
-                    Some(counts) => counts.get(taken).map(|c| Some(c.to_vec())).ok_or_else(|| {
-                        Error::corrupt(
-                            self.location(Some(i), loc.offset),
-                            "the basket does not store a count for each entry",
-                        )
-                    }),
-                }
+                let counts = match &basket.counts {
+                    None => None,
+                    Some(counts) => {
+                        Some(counts.get(taken).map(<[u32]>::to_vec).ok_or_else(|| {
+                            Error::corrupt(
+                                self.location(Some(i), loc.offset),
+                                "the basket does not store a count for each entry",
+                            )
+                        })?)
+                    }
+                };
+                self.recycle(basket);
+                Ok(counts)
             });
         let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
         Ok(RangeParts {
@@ -425,13 +438,22 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         if !rac && let Some(kept) = self.kept_basket(i, len) {
             return Ok(kept);
         }
-        let mut values = Vec::new();
-        values.try_reserve_exact(len).map_err(|_| {
-            Error::corrupt(
-                self.location(Some(i), loc.offset),
-                format!("cannot allocate {len} bytes"),
-            )
-        })?;
+        // A RAC basket's bytes go back to the thread's buffer once used (see `recycle`): only
+        // the wanted units are written, and only values inside them are read.
+        let mut values = if rac {
+            RAC_ASIDE.with(|b| b.borrow_mut().pop()).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        if let Some(more) = len.checked_sub(values.len()) {
+            values.try_reserve_exact(more).map_err(|_| {
+                Error::corrupt(
+                    self.location(Some(i), loc.offset),
+                    format!("cannot allocate {len} bytes"),
+                )
+            })?;
+        }
+        values.truncate(len);
         values.resize(len, 0u8);
         let wanted = entries.start as usize..entries.end as usize;
         let counts = self.decode_basket::<u8>(i, loc, &mut values, true, Some(wanted))?;
@@ -443,6 +465,20 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 .put((self.tree.tree, self.branch, i), basket.clone(), size);
         }
         Ok(basket)
+    }
+
+    /// Gives the bytes of a RAC basket decoded aside back to the thread's buffer, for the next.
+    fn recycle(&self, basket: Arc<DecodedBasket>) {
+        if self.meta().rac
+            && let Ok(basket) = Arc::try_unwrap(basket)
+        {
+            RAC_ASIDE.with(|b| {
+                let mut kept = b.borrow_mut();
+                if kept.len() < 2 {
+                    kept.push(basket.values);
+                }
+            });
+        }
     }
 
     /// The values before entry `entries.start` and before `entries.end` of basket `i`, from the
