@@ -48,7 +48,8 @@ def open(  # noqa: A001 - uproot's name
             calling thread). The GIL is released while decoding.
         storage_options: passed to fsspec for URLs.
         mmap: memory-map a local file instead of reading it with positional reads: single-entry
-            reads of random-access (RAC) branches then skip a system call each. Only for files
+            reads of random-access (RAC) branches then skip a system call each, and whole reads
+            decode each basket where the map holds it instead of copying it first. Only for files
             that nothing truncates or rewrites while they are open: a file truncated under the
             map ends the Python process (``SIGBUS``). Local paths only.
         basket_cache: the most bytes (an int, or a memory size such as ``"64 MB"``; 0 keeps

@@ -118,7 +118,9 @@ impl ReadOptions {
     ///
     /// A mapped file is read without a system call or a copy per read: random single-entry reads
     /// of RAC branches, whose cost is otherwise a third in the system call, gain most; bulk reads
-    /// gain little. Other sources ([`FileReader::from_source`]) ignore it.
+    /// check and decode each basket where the map holds it, instead of copying it out of the page
+    /// cache first (most of what a bulk read of a fast codec's file spends beyond decoding). Other
+    /// sources ([`FileReader::from_source`]) ignore it.
     ///
     /// # Safety
     /// As for [`LocalFile::open_mapped`]: the file must not be truncated or written to while the
