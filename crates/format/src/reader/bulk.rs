@@ -59,10 +59,6 @@ thread_local! {
 pub(super) struct RangeParts {
     /// Each basket's per-entry counts of the entries the values hold, where it stores them.
     pub(super) counts: Vec<Counts>,
-    /// The first entry the values hold.
-    pub(super) start: u64,
-    /// The entry after the last one the values hold.
-    pub(super) end: u64,
     /// A counter-bounded branch's counter offsets over its baskets' entries, from the entry given
     /// with them (the first basket's first entry).
     pub(super) counter_offsets: Option<(u64, Arc<[u64]>)>,
@@ -236,17 +232,11 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         )
     }
 
-    /// Decodes the baskets covering `range` into one buffer. Returns the values from the first
-    /// basket's first entry, each basket's counts (if stored), and the first basket's first entry.
-    /// With `raw`, `T` is `u8` and the buffer holds the values' bytes.
-    pub(super) fn decode_range<T: Scalar>(
-        &self,
-        range: &Range<u64>,
-        raw: bool,
-    ) -> Result<(Vec<T>, Vec<Counts>, u64, u64)> {
+    /// The values of entries `range` (with `raw`, `T` is `u8` and they are the values' bytes).
+    pub(super) fn decode_range<T: Scalar>(&self, range: &Range<u64>, raw: bool) -> Result<Vec<T>> {
         let mut values = Vec::new();
-        let parts = self.decode_range_into(range, raw, &mut values)?;
-        Ok((values, parts.counts, parts.start, parts.end))
+        self.decode_range_into(range, raw, &mut values)?;
+        Ok(values)
     }
 
     /// As [`BranchReader::decode_range`], into `values` (its allocation reused when large enough).
@@ -256,9 +246,10 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     /// bounds of a part come from the entries' counts: for a fixed-size branch the array length,
     /// for a branch bounded by a counter the counter's offsets over its baskets, else the counts
     /// the basket stores (so those baskets are decoded before the output is sized). Returns each
-    /// basket's counts of the entries taken (where it stores counts), the first and end entry the
-    /// output holds, and for a counter-bounded branch the counter's offsets over its baskets'
-    /// entries (from the first basket's first entry).
+    /// basket's counts of the entries taken (where it stores counts) and for a counter-bounded
+    /// branch the counter's offsets over its baskets' entries (from the first basket's first
+    /// entry). (A validated index covers every entry with baskets, back to back: the parts make
+    /// up `range` exactly.)
     pub(super) fn decode_range_into<T: Scalar>(
         &self,
         range: &Range<u64>,
@@ -377,12 +368,6 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             slices.push(head);
             rest = tail;
         }
-        let start = selected
-            .first()
-            .map_or(range.start, |b| b.first_entry + parts[0].0.start);
-        let end = selected.last().map_or(range.start, |b| {
-            b.first_entry + parts[parts.len() - 1].0.end
-        });
         let jobs: Vec<_> = slices.into_iter().zip(selected).zip(parts).collect();
         let counts = self
             .file()
@@ -417,8 +402,6 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
         Ok(RangeParts {
             counts,
-            start,
-            end,
             counter_offsets: offsets.map(|o| (span_start, o)),
         })
     }
@@ -603,17 +586,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             || T::TYPE.to_string(),
             self.meta().dtype.fixed_len().is_some(),
         )?;
-        let range = 0..self.tree.entries();
-        let RangeParts { start, end, .. } = self.decode_range_into::<T>(&range, false, out)?;
-        if (start, end) != (range.start, range.end) {
-            return Err(Error::corrupt(
-                self.location(None, 0),
-                format!(
-                    "baskets cover entries {start}..{end}, the tree has {}",
-                    range.end
-                ),
-            ));
-        }
+        self.decode_range_into::<T>(&(0..self.tree.entries()), false, out)?;
         Ok(())
     }
 
@@ -627,11 +600,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         let len = self.meta().dtype.fixed_len();
         self.type_check::<T>(|| T::TYPE.to_string(), len.is_some())?;
         self.tree.check_range(&range)?;
-        let len = len.expect("checked") as u64;
-        let (mut values, _, start, end) = self.decode_range::<T>(&range, false)?;
-        values.truncate(((range.end.min(end) - start) * len) as usize);
-        values.drain(..((range.start - start.min(range.start)) * len) as usize);
-        Ok(values)
+        self.decode_range::<T>(&range, false)
     }
 
     /// Per-entry value counts of entries `range` of a variable-length branch.
@@ -652,14 +621,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         if meta.boundaries == Boundaries::None {
             return self.counter()?.read_as_counts(range);
         }
-        let (offsets, start, end) =
-            self.jagged_parts::<u8>(&range, true, &mut Vec::new(), Arc::from([]))?;
-        let skip = (range.start.max(start) - start) as usize;
-        let take = (range.end.min(end).max(range.start) - range.start.max(start)) as usize;
-        Ok(offsets[skip..=skip + take]
-            .windows(2)
-            .map(|w| w[1] - w[0])
-            .collect())
+        let offsets = self.jagged_parts::<u8>(&range, true, &mut Vec::new(), Arc::from([]))?;
+        Ok(offsets.windows(2).map(|w| w[1] - w[0]).collect())
     }
 
     pub(super) fn counter(&self) -> Result<BranchReader<'a, R>> {
@@ -674,12 +637,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     /// Reads an integer scalar branch as counts.
     pub(super) fn read_as_counts(&self, range: Range<u64>) -> Result<Vec<u64>> {
         let t = self.meta().dtype.scalar();
-        let (bytes, _, start, end) = self.decode_range::<u8>(&range, true)?;
-        let size = t.size();
-        let from = ((range.start - start.min(range.start)) as usize) * size;
-        let to = ((range.end.min(end) - start) as usize) * size;
-        let mut counts = Vec::with_capacity(to.saturating_sub(from) / size);
-        decode_counts(t, &bytes[from..to], &mut counts).map_err(|at| {
+        let bytes = self.decode_range::<u8>(&range, true)?;
+        let mut counts = Vec::with_capacity(bytes.len() / t.size());
+        decode_counts(t, &bytes, &mut counts).map_err(|at| {
             Error::corrupt(
                 self.location(None, 0),
                 format!("counter value {} is negative", range.start + at as u64),
@@ -733,28 +693,27 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         self.read_jagged_range_typed(range, out)
     }
 
-    /// Decodes the baskets covering `range` into `values` and returns the entry offsets of all
-    /// their entries (`end - start + 1`, from 0) with the first and end entry decoded. Offsets
-    /// built from counts are written into `reuse` when no one else holds it and it has their
-    /// length (a caller reading into the same [`Jagged`] again), else into a new slice.
+    /// Decodes the values of entries `range` into `values` and returns their entry offsets
+    /// (`range` + 1 of them, from 0). Offsets built from counts are written into `reuse` when no
+    /// one else holds it and it has their length (a caller reading into the same [`Jagged`]
+    /// again), else into a new slice.
     pub(super) fn jagged_parts<T: Scalar>(
         &self,
         range: &Range<u64>,
         raw: bool,
         values: &mut Vec<T>,
         reuse: Arc<[u64]>,
-    ) -> Result<(Arc<[u64]>, u64, u64)> {
+    ) -> Result<Arc<[u64]>> {
         let parts = self.decode_range_into::<T>(range, raw, values)?;
-        let (start, end) = (parts.start, parts.end);
+        let (start, end) = (range.start, range.end);
         let n_values = if raw {
             values.len() / self.meta().dtype.scalar().size()
         } else {
             values.len()
         };
         let offsets = if let Some((span_start, span)) = parts.counter_offsets {
-            // The values are those of entries `start..end` exactly: their offsets are the window
-            // of the counter's offsets over the baskets, from 0, kept with the counter's other
-            // offsets and shared by its jagged branches.
+            // Their offsets are the window of the counter's offsets over the baskets, from 0,
+            // kept with the counter's other offsets and shared by its jagged branches.
             let window = &span[(start - span_start) as usize..=(end - span_start) as usize];
             let base = window[0];
             let offsets = if window.len() == span.len() {
@@ -774,17 +733,6 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                     ),
                 ));
             }
-            let sum = offsets.last().copied().unwrap_or(0);
-            if sum != n_values as u64 {
-                return Err(Error::corrupt(
-                    self.location(None, 0),
-                    format!(
-                        "counter {:?} adds up to {sum} values for entries {start}..{end}, the baskets hold {}",
-                        self.meta().counter.as_deref().unwrap_or(""),
-                        n_values
-                    ),
-                ));
-            }
             offsets
         } else {
             counts_to_offsets(&parts.counts, reuse)
@@ -799,7 +747,21 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 ),
             ));
         }
-        Ok((offsets, start, end))
+        let sum = offsets.last().copied().unwrap_or(0);
+        if sum != n_values as u64 {
+            return Err(Error::corrupt(
+                self.location(None, 0),
+                match self.meta().counter.as_deref() {
+                    Some(counter) => format!(
+                        "counter {counter:?} adds up to {sum} values for entries {start}..{end}, the baskets hold {n_values}"
+                    ),
+                    None => format!(
+                        "counts add up to {sum} values for entries {start}..{end}, the baskets hold {n_values}"
+                    ),
+                },
+            ));
+        }
+        Ok(offsets)
     }
 
     /// The entry offsets (from 0) that this counter branch gives entries `range`, decoded once per
@@ -850,19 +812,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             &mut out.values,
             std::mem::replace(&mut out.offsets, Arc::from([])),
         );
-        let (offsets, start, end) = parts.inspect_err(|_| out.values.clear())?;
-        let skip = (range.start.max(start) - start) as usize;
-        let take = (range.end.min(end).max(range.start) - range.start.max(start)) as usize;
-        let window = &offsets[skip..=skip + take];
-        let (first_value, last_value) = (window[0], window[take]);
-        // (A counter-bounded branch's parts are the range already.)
-        out.offsets = if window.len() == offsets.len() {
-            offsets
-        } else {
-            window.iter().map(|&o| o - first_value).collect()
-        };
-        out.values.truncate(last_value as usize);
-        out.values.drain(..first_value as usize);
+        out.offsets = parts.inspect_err(|_| out.values.clear())?;
         Ok(())
     }
 
