@@ -407,8 +407,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     }
 
     /// Basket `i` decoded into the little-endian bytes of its values (in a RAC basket only the
-    /// units holding `entries`, the other values zero): from the basket cache, or decoded and,
-    /// without RAC, kept there for the next range read.
+    /// units holding `entries`; the other bytes are left from earlier use): from the basket
+    /// cache, or decoded and, without RAC, kept there for the next range read.
     fn basket_aside(
         &self,
         i: usize,
