@@ -806,7 +806,8 @@ fn rac_range_reads_match_full_reads() {
 }
 
 /// A memory-mapped file reads RAC entries and whole baskets from the map itself
-/// ([`ReadAt::bytes_at`]) and equals the positional reads, corrupt bytes included; an empty or cut file mapped is refused as the unmapped one is.
+/// ([`ReadAt::bytes_at`]) and equals the positional reads, corrupt bytes included; an empty or cut
+/// file mapped is refused as the unmapped one is.
 #[test]
 fn mapped_files_read_as_positional_reads_do() {
     let dir = tempfile::tempdir().unwrap();

@@ -385,17 +385,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 };
                 self.put_part(i, loc, (slice, raw), &basket.values, &part)?;
                 let taken = inside.start as usize..inside.end as usize;
-                let counts = match &basket.counts {
-                    None => None,
-                    Some(counts) => {
-                        Some(counts.get(taken).map(<[u32]>::to_vec).ok_or_else(|| {
-                            Error::corrupt(
-                                self.location(Some(i), loc.offset),
-                                "the basket does not store a count for each entry",
-                            )
-                        })?)
-                    }
-                };
+                let counts = self
+                    .stored_counts(i, loc, &basket.counts)?
+                    .map(|counts| counts[taken].to_vec());
                 self.recycle(basket);
                 Ok(counts)
             });
@@ -464,8 +456,24 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         }
     }
 
+    /// The per-entry `counts` basket `i` stores, if any, checked to hold one count per entry.
+    fn stored_counts<'c>(
+        &self,
+        i: usize,
+        loc: &BasketLoc,
+        counts: &'c Counts,
+    ) -> Result<Option<&'c [u32]>> {
+        match counts.as_deref() {
+            Some(counts) if counts.len() as u64 != loc.entries => Err(Error::corrupt(
+                self.location(Some(i), loc.offset),
+                "the basket does not store a count for each entry",
+            )),
+            counts => Ok(counts),
+        }
+    }
+
     /// The values before entry `entries.start` and before `entries.end` of basket `i`, from the
-    /// per-entry `counts` it stores (one per entry).
+    /// per-entry `counts` it stores.
     fn count_sums(
         &self,
         i: usize,
@@ -473,15 +481,12 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         counts: &Counts,
         entries: &Range<u64>,
     ) -> Result<Range<u64>> {
-        let counts = counts
-            .as_deref()
-            .filter(|counts| counts.len() as u64 == loc.entries)
-            .ok_or_else(|| {
-                Error::corrupt(
-                    self.location(Some(i), loc.offset),
-                    "the basket does not store a count for each entry",
-                )
-            })?;
+        let counts = self.stored_counts(i, loc, counts)?.ok_or_else(|| {
+            Error::corrupt(
+                self.location(Some(i), loc.offset),
+                "the basket of a variable-length branch stores no entry counts",
+            )
+        })?;
         let sum = |n: u64| -> u64 { counts[..n as usize].iter().map(|&c| u64::from(c)).sum() };
         Ok(sum(entries.start)..sum(entries.end))
     }
