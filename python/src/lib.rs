@@ -1,10 +1,11 @@
 //! `evtc._lib`: the native module under the `evtc` Python package.
 //!
-//! A thin layer over the library crates: [`Reader`] over `evtc-format`'s `FileReader` and
-//! `evtc-root`'s `RootFile`, [`Writer`] over `evtc-format`'s `FileWriter`, and `convert` and
-//! `advise` over `evtc-convert`. Decoded buffers become NumPy arrays without a copy (`PyArray1::from_vec` keeps
-//! the Rust allocation); the GIL is released while baskets are read and decoded. The friendly
-//! API, argument checking and docstrings are in the pure-Python package (`python/evtc/`).
+//! A thin layer over the library crates: `Reader` (`read.rs`) over `evtc-format`'s `FileReader` and
+//! `evtc-root`'s `RootFile`, `Writer` (`write.rs`) over `evtc-format`'s `FileWriter`, and `convert`
+//! and `advise` over `evtc-convert`. Decoded buffers become NumPy arrays without a copy
+//! (`PyArray1::from_vec` keeps the Rust allocation); the GIL is released while baskets are read and
+//! decoded. The friendly API, argument checking and docstrings are in the pure-Python package
+//! (`python/evtc/`).
 #![allow(clippy::useless_conversion)] // pyo3's generated code for `PyResult` returns
 
 mod advise;

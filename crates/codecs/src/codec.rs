@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 
 /// A compression algorithm, without its level.
 ///
-/// The numeric value is the algorithm's id in evtc's on-disk envelope (see [`crate::Block`]); it is
+/// The numeric value is the algorithm's id in evtc's on-disk envelope (see [`BlockHeader`](crate::BlockHeader)); it is
 /// part of the file format and never changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]

@@ -49,8 +49,8 @@ impl Compressor {
 
     /// Compresses `input` with `codec`, appending the compressed bytes to `out`, and returns how many
     /// bytes were appended. The output is the backend's plain format (zlib stream, xz stream, LZ4
-    /// block, zstd frame, or the input itself for `none`), without evtc framing; [`crate::Block`]
-    /// adds the envelope.
+    /// block, zstd frame, or the input itself for `none`), without evtc framing;
+    /// [`BlockEncoder`](crate::BlockEncoder) adds the envelope.
     ///
     /// # Errors
     /// [`Error::Compress`] if the backend fails (for LZ4HC: inputs over 2 GiB).

@@ -11,12 +11,12 @@
 //!   multiple of 8 elements). In a block of `m` elements, bit-plane `p = b * 8 + k` is `m / 8` bytes
 //!   long and its bit `e` (bits numbered LSB first within each byte) is bit `k` of byte `b` of element
 //!   `e`. Planes are stored in order of `p`. The last `n % 8` elements are copied unchanged.
-//! - **Delta** (delta + zigzag, see [`delta`]) for offsets, counts and sorted integers.
+//! - **Delta** (delta + zigzag) for offsets, counts and sorted integers.
 //! - **Delta-shuffle**: delta + zigzag, then the byte shuffle: sorted integers whose differences
 //!   are small, for codecs with entropy coding (zstd, zlib, lzma) that then code each byte plane
 //!   of the differences on its own.
 //! - **Zigzag-shuffle** (`zigzag-shuffle:W`): zigzag of each value (`(x << 1) ^ (x >> (bits - 1))`,
-//!   as in [`delta`] but of the value, not of a difference), then the byte shuffle: small signed
+//!   as in delta but of the value, not of a difference), then the byte shuffle: small signed
 //!   integers (parton flavours, `-1`-or-index references), whose negative values would otherwise
 //!   fill the high byte planes with `0xFF`. RNTuple's `SplitInt` columns are this encoding.
 //!
