@@ -4,7 +4,8 @@
 //!
 //! - [`codecs`] (`evtc-codecs`): every codec ROOT uses behind one [`codecs::Codec`] type,
 //!   shuffle/bitshuffle/delta preconditioners with SIMD kernels, CRC32 and the block envelope.
-//! - [`format`](mod@format) (`evtc-format`): the file format; [`format::FileWriter`] and [`format::FileReader`].
+//! - [`format`](mod@format) (`evtc-format`): the file format; [`format::FileWriter`] and
+//!   [`format::FileReader`].
 //! - [`rac`] (`evtc-rac`): random-access compression: units, seek tables, dictionaries.
 //! - [`convert`] (`evtc-convert`): ROOT or evtc files into evtc files with new settings.
 //! - [`root`] (`evtc-root`): a reader of ROOT TTree files into columns, for importing them.

@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 
 /// A compression algorithm, without its level.
 ///
-/// The numeric value is the algorithm's id in evtc's on-disk envelope (see [`BlockHeader`](crate::BlockHeader)); it is
-/// part of the file format and never changes.
+/// The numeric value is the algorithm's id in evtc's on-disk envelope (see
+/// [`BlockHeader`](crate::BlockHeader)); it is part of the file format and never changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum Algorithm {
