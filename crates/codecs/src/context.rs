@@ -9,7 +9,7 @@ use zstd::zstd_safe::{self, CCtx, CParameter, DCtx, InBuffer, OutBuffer, ResetDi
 
 use crate::codec::{Algorithm, Codec};
 use crate::dict::{DecoderDictionary, EncoderDictionary, PrefixDictionary};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, check_end};
 use crate::{lz4c, lzma};
 
 /// A compression context: holds the backends' state (a zstd `CCtx`, a zlib stream) between calls so
@@ -64,24 +64,24 @@ impl Compressor {
                     self.lz4.resize(bound, 0);
                 }
                 let n = lz4_flex::block::compress_into(input, &mut self.lz4)
-                    .map_err(|e| compress_error(codec, e))?;
+                    .map_err(|e| Error::compress(codec, e))?;
                 out.extend_from_slice(&self.lz4[..n]);
             }
             // liblz4's HC compressor crashes on empty input at level 12; empty is one token either way.
             Algorithm::Lz4Hc if input.is_empty() => return self.compress(Codec::LZ4, input, out),
             Algorithm::Lz4Hc => {
                 let bound = lz4::block::compress_bound(input.len())
-                    .map_err(|e| compress_error(codec, e))?;
+                    .map_err(|e| Error::compress(codec, e))?;
                 out.resize(start + bound, 0);
                 let mode = lz4::block::CompressionMode::HIGHCOMPRESSION(codec.level());
                 let n = lz4::block::compress_to_buffer(input, Some(mode), false, &mut out[start..])
-                    .map_err(|e| compress_error(codec, e))?;
+                    .map_err(|e| Error::compress(codec, e))?;
                 out.truncate(start + n);
             }
             Algorithm::Zstd => {
                 let cctx = self.zstd_at(codec)?;
                 zstd_into(out, input.len(), |dst| cctx.compress2(dst, input))
-                    .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
+                    .map_err(|code| Error::compress(codec, zstd_safe::get_error_name(code)))?;
             }
             Algorithm::Zlib => self.zlib(codec, input, out)?,
             Algorithm::Lzma => lzma::compress(codec, input, 1, &[], out)?,
@@ -122,7 +122,7 @@ impl Compressor {
         let (cctx, level) = self.zstd.get_or_insert_with(|| (CCtx::create(), i32::MIN));
         if *level != codec.level() {
             cctx.set_parameter(CParameter::CompressionLevel(codec.level()))
-                .map_err(|code| compress_error(codec, zstd_safe::get_error_name(code)))?;
+                .map_err(|code| Error::compress(codec, zstd_safe::get_error_name(code)))?;
             *level = codec.level();
         }
         Ok(cctx)
@@ -163,7 +163,7 @@ impl Compressor {
             }
             _ => return self.compress(codec, input, out),
         }
-        let error = |code| compress_error(codec, zstd_safe::get_error_name(code));
+        let error = |code| Error::compress(codec, zstd_safe::get_error_name(code));
         let cctx = self.zstd_at(codec)?;
         // Worst case: the whole input's bound plus a block header per segment.
         out.reserve(zstd_safe::compress_bound(input.len()) + 8 * (cuts.len() + 1));
@@ -251,7 +251,7 @@ impl Compressor {
                 .min(n);
             let status = stream
                 .compress_vec(&input[consumed..], out, FlushCompress::Finish)
-                .map_err(|e| compress_error(codec, e))?;
+                .map_err(|e| Error::compress(codec, e))?;
             if status == Status::StreamEnd {
                 return Ok(());
             }
@@ -271,59 +271,6 @@ fn zstd_into(
     let mut cursor = Cursor::new(out);
     cursor.set_position(start as u64);
     call(&mut cursor)
-}
-
-pub(crate) fn compress_error(codec: Codec, reason: impl std::fmt::Display) -> Error {
-    Error::Compress {
-        codec: codec.to_string(),
-        reason: reason.to_string(),
-    }
-}
-
-/// Checks a streaming decoder's result: `ended` (it reached the end of its stream) having read
-/// all of the input (`consumed` of `len`) and filled all of the output (`produced` of `len`).
-/// A stream that stops short of its end with the output full and input left had more to give:
-/// a size mismatch; with all the input read, it is truncated.
-pub(crate) fn check_end(
-    algorithm: Algorithm,
-    ended: bool,
-    (consumed, input_len): (u64, usize),
-    (produced, out_len): (u64, usize),
-) -> Result<()> {
-    let consumed = usize::try_from(consumed).unwrap_or(usize::MAX);
-    let produced = usize::try_from(produced).unwrap_or(usize::MAX);
-    match (ended, produced == out_len) {
-        (true, true) if consumed == input_len => Ok(()),
-        (true, true) => Err(corrupt(
-            algorithm,
-            format!(
-                "{} bytes after the end of the stream",
-                input_len.saturating_sub(consumed)
-            ),
-        )),
-        (true, false) => Err(size_mismatch(algorithm, out_len, produced)),
-        (false, true) if consumed < input_len => Err(size_mismatch(
-            algorithm,
-            out_len,
-            produced.saturating_add(1),
-        )),
-        (false, _) => Err(corrupt(algorithm, "truncated stream")),
-    }
-}
-
-pub(crate) fn corrupt(algorithm: Algorithm, reason: impl std::fmt::Display) -> Error {
-    Error::Corrupt {
-        codec: algorithm.name().to_owned(),
-        reason: reason.to_string(),
-    }
-}
-
-fn size_mismatch(algorithm: Algorithm, expected: usize, actual: usize) -> Error {
-    Error::SizeMismatch {
-        codec: algorithm.name().to_owned(),
-        expected,
-        actual,
-    }
 }
 
 /// A decompression context, the counterpart of [`Compressor`]. Keep one per thread.
@@ -364,7 +311,11 @@ impl Decompressor {
         match algorithm {
             Algorithm::None => {
                 if input.len() != out.len() {
-                    return Err(size_mismatch(algorithm, out.len(), input.len()));
+                    return Err(Error::size_mismatch(
+                        algorithm.name(),
+                        out.len(),
+                        input.len(),
+                    ));
                 }
                 out.copy_from_slice(input);
                 Ok(())
@@ -445,7 +396,7 @@ impl Decompressor {
                 out.copy_from_slice(&self.lz4_window[prefix..prefix + n]);
                 Ok(())
             }
-            Ok(n) => Err(size_mismatch(algorithm, out.len(), n)),
+            Ok(n) => Err(Error::size_mismatch(algorithm.name(), out.len(), n)),
             // lz4_flex names the problem (or decodes what liblz4's sizes cannot hold).
             Err(_) => lz4_decompress(algorithm, input, out, window),
         }
@@ -457,9 +408,9 @@ impl Decompressor {
         stream.reset(true);
         let status = stream
             .decompress(input, out, FlushDecompress::Finish)
-            .map_err(|e| corrupt(algorithm, e))?;
+            .map_err(|e| Error::corrupt(algorithm.name(), e))?;
         check_end(
-            algorithm,
+            algorithm.name(),
             status == Status::StreamEnd,
             (stream.total_in(), input.len()),
             (stream.total_out(), out.len()),
@@ -480,7 +431,7 @@ pub(crate) fn lz4_decompress(
         return if n == out.len() {
             Ok(())
         } else {
-            Err(size_mismatch(algorithm, out.len(), n))
+            Err(Error::size_mismatch(algorithm.name(), out.len(), n))
         };
     }
     let decoded = if dictionary.is_empty() {
@@ -490,11 +441,11 @@ pub(crate) fn lz4_decompress(
     };
     match decoded {
         Ok(n) if n == out.len() => Ok(()),
-        Ok(n) => Err(size_mismatch(algorithm, out.len(), n)),
+        Ok(n) => Err(Error::size_mismatch(algorithm.name(), out.len(), n)),
         Err(lz4_flex::block::DecompressError::OutputTooSmall { expected, .. }) => Err(
-            size_mismatch(algorithm, out.len(), expected.max(out.len() + 1)),
+            Error::size_mismatch(algorithm.name(), out.len(), expected.max(out.len() + 1)),
         ),
-        Err(e) => Err(corrupt(algorithm, e)),
+        Err(e) => Err(Error::corrupt(algorithm.name(), e)),
     }
 }
 
@@ -509,12 +460,15 @@ fn zstd_decode(
         && declared != out.len() as u64
     {
         let actual = usize::try_from(declared).unwrap_or(usize::MAX);
-        return Err(size_mismatch(algorithm, out.len(), actual));
+        return Err(Error::size_mismatch(algorithm.name(), out.len(), actual));
     }
     match call(out) {
         Ok(n) if n == out.len() => Ok(()),
-        Ok(n) => Err(size_mismatch(algorithm, out.len(), n)),
-        Err(code) => Err(corrupt(algorithm, zstd_safe::get_error_name(code))),
+        Ok(n) => Err(Error::size_mismatch(algorithm.name(), out.len(), n)),
+        Err(code) => Err(Error::corrupt(
+            algorithm.name(),
+            zstd_safe::get_error_name(code),
+        )),
     }
 }
 

@@ -118,3 +118,61 @@ pub enum Error {
     #[error("dictionary: {0}")]
     Dictionary(String),
 }
+
+impl Error {
+    /// [`Error::Compress`] of `codec` (as users spell it) for the backend's `reason`.
+    pub(crate) fn compress(codec: impl std::fmt::Display, reason: impl std::fmt::Display) -> Error {
+        Error::Compress {
+            codec: codec.to_string(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// [`Error::Corrupt`] of the algorithm called `codec`.
+    pub(crate) fn corrupt(codec: &str, reason: impl std::fmt::Display) -> Error {
+        Error::Corrupt {
+            codec: codec.to_owned(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// [`Error::SizeMismatch`] of the algorithm called `codec`.
+    pub(crate) fn size_mismatch(codec: &str, expected: usize, actual: usize) -> Error {
+        Error::SizeMismatch {
+            codec: codec.to_owned(),
+            expected,
+            actual,
+        }
+    }
+}
+
+/// Checks a streaming decoder's result: `ended` (it reached the end of its stream) having read
+/// all of the input (`consumed` of `len`) and filled all of the output (`produced` of `len`).
+/// A stream that stops short of its end with the output full and input left had more to give:
+/// a size mismatch; with all the input read, it is truncated. `codec` names the algorithm.
+pub(crate) fn check_end(
+    codec: &str,
+    ended: bool,
+    (consumed, input_len): (u64, usize),
+    (produced, out_len): (u64, usize),
+) -> Result<()> {
+    let consumed = usize::try_from(consumed).unwrap_or(usize::MAX);
+    let produced = usize::try_from(produced).unwrap_or(usize::MAX);
+    match (ended, produced == out_len) {
+        (true, true) if consumed == input_len => Ok(()),
+        (true, true) => Err(Error::corrupt(
+            codec,
+            format!(
+                "{} bytes after the end of the stream",
+                input_len.saturating_sub(consumed)
+            ),
+        )),
+        (true, false) => Err(Error::size_mismatch(codec, out_len, produced)),
+        (false, true) if consumed < input_len => Err(Error::size_mismatch(
+            codec,
+            out_len,
+            produced.saturating_add(1),
+        )),
+        (false, _) => Err(Error::corrupt(codec, "truncated stream")),
+    }
+}

@@ -10,8 +10,7 @@ use liblzma::stream::{Action, Check, Filters, LzmaOptions, Status, Stream};
 use liblzma_sys as sys;
 
 use crate::codec::{Algorithm, Codec};
-use crate::context::{check_end, compress_error, corrupt};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, check_end};
 
 /// liblzma's decoder refuses streams that would need more memory than this (a level-9 stream needs
 /// 65 MiB), so a corrupt header cannot make it allocate without bound.
@@ -45,7 +44,7 @@ pub(crate) fn compress(
     // The preset's dictionary (8-64 MiB at levels 5-9) is allocated by the encoder and again by
     // every decoder; a block never needs more than its own size, so cap it there (liblzma's
     // minimum is 4 KiB). The stream is an ordinary xz stream either way.
-    let mut options = LzmaOptions::new_preset(level).map_err(|e| compress_error(codec, e))?;
+    let mut options = LzmaOptions::new_preset(level).map_err(|e| Error::compress(codec, e))?;
     let preset_dict = PRESET_DICT[(level as usize).min(9)];
     let needed = u32::try_from(input.len().max(4096).next_power_of_two()).unwrap_or(u32::MAX);
     options.dict_size(needed.min(preset_dict));
@@ -59,7 +58,7 @@ pub(crate) fn compress(
     let mut filters = Filters::new();
     filters.lzma2(&options);
     let mut stream =
-        Stream::new_stream_encoder(&filters, Check::None).map_err(|e| compress_error(codec, e))?;
+        Stream::new_stream_encoder(&filters, Check::None).map_err(|e| Error::compress(codec, e))?;
     out.reserve(input.len() + input.len() / 32 + 128 + 8 * cuts.len());
     let consumed = |stream: &Stream| {
         usize::try_from(stream.total_in())
@@ -77,7 +76,7 @@ pub(crate) fn compress(
             let at = consumed(&stream);
             let status = stream
                 .process_vec(&input[at..cut], out, Action::SyncFlush)
-                .map_err(|e| compress_error(codec, e))?;
+                .map_err(|e| Error::compress(codec, e))?;
             if status == Status::StreamEnd {
                 break;
             }
@@ -88,7 +87,7 @@ pub(crate) fn compress(
         let at = consumed(&stream);
         let status = stream
             .process_vec(&input[at..], out, Action::Finish)
-            .map_err(|e| compress_error(codec, e))?;
+            .map_err(|e| Error::compress(codec, e))?;
         if status == Status::StreamEnd {
             return Ok(());
         }
@@ -98,11 +97,12 @@ pub(crate) fn compress(
 
 /// Decodes one xz stream into all of `out`.
 pub(crate) fn decompress(input: &[u8], out: &mut [u8]) -> Result<()> {
-    let algorithm = Algorithm::Lzma;
-    let mut stream = Stream::new_stream_decoder(MEMLIMIT, 0).map_err(|e| corrupt(algorithm, e))?;
+    let algorithm = Algorithm::Lzma.name();
+    let mut stream =
+        Stream::new_stream_decoder(MEMLIMIT, 0).map_err(|e| Error::corrupt(algorithm, e))?;
     let status = stream
         .process(input, out, Action::Finish)
-        .map_err(|e| corrupt(algorithm, e))?;
+        .map_err(|e| Error::corrupt(algorithm, e))?;
     check_end(
         algorithm,
         status == Status::StreamEnd,
@@ -133,10 +133,10 @@ pub(crate) fn compress_with_prefix(
     prefix: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<()> {
-    let too_large = || compress_error(codec, "unit and dictionary over 2 GiB");
+    let too_large = || Error::compress(codec, "unit and dictionary over 2 GiB");
     let dict_size = prefix_dict_size(prefix.len(), input.len()).ok_or_else(too_large)?;
     let mut options = lzma2_options(codec.level().unsigned_abs(), dict_size, prefix)
-        .ok_or_else(|| compress_error(codec, "no such preset"))?;
+        .ok_or_else(|| Error::compress(codec, "no such preset"))?;
     let mut stream = RawStream::new();
     let filters = lzma2_filters(&mut options);
     // SAFETY: `stream` is an initialized (zeroed or previously used) `lzma_stream`; `filters` is
@@ -144,7 +144,7 @@ pub(crate) fn compress_with_prefix(
     // outlives the call (liblzma copies it during initialization).
     let ret = unsafe { sys::lzma_raw_encoder(&mut stream.0, filters.as_ptr()) };
     if ret != sys::LZMA_OK {
-        return Err(compress_error(codec, format!("liblzma error {ret}")));
+        return Err(Error::compress(codec, format!("liblzma error {ret}")));
     }
     out.reserve(input.len() + input.len() / 32 + 128 + 8 * cuts.len());
     let mut at = 0;
@@ -168,7 +168,7 @@ pub(crate) fn compress_with_prefix(
             match ret {
                 sys::LZMA_STREAM_END => break,
                 sys::LZMA_OK | sys::LZMA_BUF_ERROR => out.reserve(out.capacity().max(4096)),
-                _ => return Err(compress_error(codec, format!("liblzma error {ret}"))),
+                _ => return Err(Error::compress(codec, format!("liblzma error {ret}"))),
             }
         }
     }
@@ -185,7 +185,7 @@ pub(crate) struct PrefixDecoder {
 impl PrefixDecoder {
     /// Decodes raw LZMA2 data compressed against `prefix` into all of `out`.
     pub(crate) fn decode(&mut self, prefix: &[u8], input: &[u8], out: &mut [u8]) -> Result<()> {
-        let algorithm = Algorithm::Lzma;
+        let algorithm = Algorithm::Lzma.name();
         let Some(dict_size) = prefix_dict_size(prefix.len(), out.len()) else {
             return Err(Error::TooLarge {
                 declared: prefix.len().saturating_add(out.len()) as u64,
@@ -195,14 +195,14 @@ impl PrefixDecoder {
         // The decoder takes only the dictionary size and the preset dictionary from the options;
         // the literal and position bits come with the data's first chunk.
         let Some(mut options) = lzma2_options(6, dict_size, prefix) else {
-            return Err(corrupt(algorithm, "liblzma has no default preset"));
+            return Err(Error::corrupt(algorithm, "liblzma has no default preset"));
         };
         let filters = lzma2_filters(&mut options);
         // SAFETY: as in `compress_with_prefix`; initializing a used stream again reuses its
         // allocations when the filter chain is the same.
         let ret = unsafe { sys::lzma_raw_decoder(&mut self.stream.0, filters.as_ptr()) };
         if ret != sys::LZMA_OK {
-            return Err(corrupt(algorithm, format!("liblzma error {ret}")));
+            return Err(Error::corrupt(algorithm, format!("liblzma error {ret}")));
         }
         let (ret, consumed, produced) = self.stream.code(input, out, sys::LZMA_FINISH);
         match ret {
@@ -212,8 +212,8 @@ impl PrefixDecoder {
                 (consumed as u64, input.len()),
                 (produced as u64, out.len()),
             ),
-            sys::LZMA_DATA_ERROR => Err(corrupt(algorithm, "malformed LZMA2 data")),
-            _ => Err(corrupt(algorithm, format!("liblzma error {ret}"))),
+            sys::LZMA_DATA_ERROR => Err(Error::corrupt(algorithm, "malformed LZMA2 data")),
+            _ => Err(Error::corrupt(algorithm, format!("liblzma error {ret}"))),
         }
     }
 }

@@ -2,7 +2,8 @@
 //! ([`ColumnData`], the Arrow layout), with the decoding of ROOT's big-endian and
 //! reduced-precision values into them.
 
-use crate::types::{ColumnKind, ScalarType, Stored};
+use crate::reduced::Stored;
+use crate::types::{ColumnKind, ScalarType};
 
 /// A column's values, in native types.
 #[derive(Debug, Clone, PartialEq)]

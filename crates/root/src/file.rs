@@ -8,10 +8,8 @@ use evtc_codecs::Decompressor;
 use crate::compression::decompress;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
-use crate::read::ColumnReader;
 use crate::source::{ReadAt, read_range};
 use crate::streamer::Streamers;
-use crate::tree::{BasketRef, Tree};
 
 /// An open ROOT file: its header and top directory, read through positional reads.
 #[derive(Debug)]
@@ -201,99 +199,6 @@ impl<R: ReadAt> RootFile<R> {
         Ok(())
     }
 
-    /// Reads the tree at `path`: `name`, `dir/sub/name`, optionally with `;cycle` (default: the
-    /// newest cycle).
-    ///
-    /// # Errors
-    /// [`Error::NotFound`], [`Error::NotATree`], and corrupt or unsupported tree records.
-    pub fn tree(&self, path: &str) -> Result<Tree> {
-        let key = self.key(path)?;
-        if !is_tree(&key.class_name) {
-            return Err(Error::NotATree {
-                path: path.to_owned(),
-                class: key.class_name,
-            });
-        }
-        let name = path.rsplit_once(';').map_or(path, |(p, _)| p).to_owned();
-        let what = format!("TTree {name:?} (key at byte {})", key.seek_key);
-        let record = self.read_object(&key, &what)?;
-        // A TNtuple or TNtupleD is a TTree (its base class, after the derived class's own
-        // header) and a variable count.
-        let derived = key.class_name != "TTree";
-        let mut tree = Tree::parse(&record, key.key_len, derived, name, self.streamers(), &what)?;
-        self.refuse_misfit_plans(&mut tree);
-        Ok(tree)
-    }
-
-    /// Objects planned from the streamer infos (vectors of objects, objects of varying size)
-    /// may be streamed otherwise than planned (a vector written member-wise is marked in each
-    /// entry only): each such branch's first basket is read when the tree is opened, and the
-    /// columns it does not fit are refused with the reason (so that `--skip-unsupported` leaves
-    /// them out instead of failing the conversion). A `char*` leaf written without entry offsets
-    /// is split into entries by its strings' lengths, which fails where an empty string left no
-    /// bytes: every basket of such a leaf is read too, and the leaf refused if one does not split.
-    /// A `std::bitset` read as the vector of bools its collection proxy streams is probed like
-    /// objects: some writers (ROOT 6.08 among them) wrote a split object's bitset member as no
-    /// bytes at all.
-    fn refuse_misfit_plans(&self, tree: &mut Tree) {
-        use crate::tree::Layout;
-        // The columns of one branch share its baskets and walk the same bytes: one probe each.
-        let mut probed: std::collections::HashMap<*const BasketRef, Option<String>> =
-            std::collections::HashMap::new();
-        let misfits: Vec<(usize, String)> = tree
-            .columns
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| {
-                let probe: fn(&mut ColumnReader<'_, R>) -> Option<String> = match c.layout {
-                    Layout::ObjectVector { .. } | Layout::Interpreted { .. } => {
-                        |r: &mut ColumnReader<'_, R>| {
-                            r.first_basket_misfit().map(|why| {
-                                format!(
-                                    "its first basket does not read as its class is laid out: \
-                                     {why}"
-                                )
-                            })
-                        }
-                    }
-                    Layout::Vector { .. } | Layout::VectorVector { .. }
-                        if c.root_type.contains("bitset<") =>
-                    {
-                        |r: &mut ColumnReader<'_, R>| {
-                            r.first_basket_misfit().map(|why| {
-                                format!(
-                                    "its first basket does not read as a std::bitset is streamed \
-                                     (an object header, the size, a byte per bit): {why}"
-                                )
-                            })
-                        }
-                    }
-                    Layout::String { header: false } if !c.entry_offsets => {
-                        |r: &mut ColumnReader<'_, R>| {
-                            r.unsplittable_basket().map(|why| {
-                                format!("its entries cannot be told apart in a basket: {why}")
-                            })
-                        }
-                    }
-                    _ => return None,
-                };
-                let key = c.baskets.as_ptr();
-                let why = probed
-                    .entry(key)
-                    .or_insert_with(|| probe(&mut self.column_reader(c)));
-                Some((i, why.clone()?))
-            })
-            .collect();
-        for (i, why) in misfits.into_iter().rev() {
-            let c = tree.columns.remove(i);
-            tree.unsupported.push(crate::tree::UnsupportedBranch {
-                name: c.name,
-                class: c.root_type,
-                reason: why,
-            });
-        }
-    }
-
     /// The file's streamer infos, read on first use. A file whose streamer infos cannot be read
     /// still opens: the members that need them are then refused with that reason.
     pub(crate) fn streamers(&self) -> &Streamers {
@@ -318,7 +223,7 @@ impl<R: ReadAt> RootFile<R> {
     }
 
     /// Finds the key at `path` (with optional `;cycle`).
-    fn key(&self, path: &str) -> Result<Key> {
+    pub(crate) fn key(&self, path: &str) -> Result<Key> {
         let (path_part, cycle) = match path.rsplit_once(';') {
             Some((p, c)) => (p, Some(c.parse::<i16>().map_err(|_| self.not_found(path))?)),
             None => (path, None),
@@ -456,7 +361,7 @@ impl<R: ReadAt> RootFile<R> {
     }
 }
 
-fn is_tree(class: &str) -> bool {
+pub(crate) fn is_tree(class: &str) -> bool {
     matches!(class, "TTree" | "TNtuple" | "TNtupleD")
 }
 

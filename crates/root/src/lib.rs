@@ -32,29 +32,27 @@
 //! ```
 #![deny(missing_docs)]
 
-mod branch;
-mod columns;
+mod column;
 mod compression;
 mod cursor;
 mod data;
 mod error;
 mod file;
-mod interp;
 mod members;
 mod objects;
-mod plan;
-mod read;
+mod reduced;
 mod source;
 mod streamer;
-mod tree;
+mod ttree;
+mod typename;
 mod types;
 
+pub use column::{BasketInfo, Column, Tree, UnsupportedBranch};
 pub use data::{ColumnData, Values};
 pub use error::{Error, Result};
 pub use file::{DEFAULT_MAX_BASKET_BYTES, Key, RootFile, TreeEntry};
-pub use read::ColumnReader;
 pub use source::ReadAt;
-pub use tree::{BasketInfo, Column, Tree, UnsupportedBranch};
+pub use ttree::read::ColumnReader;
 pub use types::{ColumnKind, ScalarType};
 
 /// Opens `data` as a ROOT file and reads every column of every tree, ignoring errors: the fuzz

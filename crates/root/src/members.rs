@@ -12,7 +12,8 @@ use std::collections::HashMap;
 
 use crate::error::Result;
 use crate::objects::Parser;
-use crate::streamer::StreamerElement;
+use crate::streamer::{StreamerElement, basic};
+use crate::types::ScalarType;
 
 /// What the caller of [`Parser::walk`] did with a member.
 pub(crate) enum Step {
@@ -53,11 +54,9 @@ impl Members {
 /// Bytes of a basic value of streamer type `kind` (1-19).
 fn basic_size(kind: i32) -> Option<usize> {
     match kind {
-        1 | 11 | 18 => Some(1),
-        2 | 12 => Some(2),
-        3 | 5 | 6 | 9 | 13 | 15 | 19 => Some(4),
-        4 | 8 | 14 | 16 | 17 => Some(8),
-        _ => None,
+        // Double32_t and Float16_t as streamed without a range: 32 bits.
+        9 | 19 => Some(4),
+        _ => basic(kind).map(ScalarType::size),
     }
 }
 

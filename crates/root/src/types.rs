@@ -1,9 +1,6 @@
-//! The value types of columns ([`ScalarType`], [`ColumnKind`]) and how ROOT stores values in
-//! baskets (`Stored`: plain, or `Float16_t`/`Double32_t` with ROOT's reduced precision).
+//! The value types of columns ([`ScalarType`], [`ColumnKind`]).
 
 use std::fmt;
-
-use crate::streamer::FloatRange;
 
 /// The type of one value, as it comes out of the reader (native endianness).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -178,81 +175,4 @@ impl ColumnKind {
 
     /// The deepest nesting of lists a column may have.
     pub const MAX_DEPTH: usize = 8;
-}
-
-/// How values are stored in the baskets (big-endian).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Stored {
-    Plain(ScalarType),
-    /// `Float16_t` or `Double32_t` truncated to `bits` mantissa bits (ROOT's `ReadWithNbits`):
-    /// an exponent byte and a 16-bit sign-and-mantissa, widened to `output`.
-    Truncated {
-        output: ScalarType,
-        bits: u8,
-    },
-    /// `Float16_t` or `Double32_t` with a range (ROOT's `ReadWithFactor`): a 32-bit unsigned
-    /// integer `i` holding `i / factor + min`, computed in double precision.
-    Scaled {
-        output: ScalarType,
-        factor: f64,
-        min: f64,
-    },
-    /// `Double32_t` with neither range nor bit count: a 32-bit float.
-    Double32,
-}
-
-/// Which of ROOT's two reduced-precision float types a member or leaf is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ReducedFloat {
-    Float16,
-    Double32,
-}
-
-impl Stored {
-    pub(crate) fn size(self) -> usize {
-        match self {
-            Stored::Plain(t) => t.size(),
-            Stored::Truncated { .. } => 3,
-            Stored::Scaled { .. } | Stored::Double32 => 4,
-        }
-    }
-
-    pub(crate) fn output(self) -> ScalarType {
-        match self {
-            Stored::Plain(t) => t,
-            Stored::Truncated { output, .. } | Stored::Scaled { output, .. } => output,
-            Stored::Double32 => ScalarType::F64,
-        }
-    }
-
-    /// How ROOT's `ReadFloat16` / `ReadDouble32` read a value with these parameters: scaled
-    /// when there is a factor, else truncated to `(int)xmin` bits (12 by default for
-    /// `Float16_t`), else (`Double32_t`) a plain float. Bit counts ROOT's writer cannot have
-    /// produced are refused.
-    pub(crate) fn reduced(kind: ReducedFloat, range: FloatRange) -> Result<Stored, String> {
-        let output = match kind {
-            ReducedFloat::Float16 => ScalarType::F32,
-            ReducedFloat::Double32 => ScalarType::F64,
-        };
-        if range.factor != 0.0 {
-            return Ok(Stored::Scaled {
-                output,
-                factor: range.factor,
-                min: range.xmin,
-            });
-        }
-        match (range.nbits(), kind) {
-            (0, ReducedFloat::Float16) => Ok(Stored::Truncated { output, bits: 12 }),
-            (0, ReducedFloat::Double32) => Ok(Stored::Double32),
-            // ROOT's writer and reader share the arithmetic for any count whose shifts are
-            // defined (nbits + 1 < 24); beyond that C's shifts are undefined.
-            (bits @ 1..=22, _) => Ok(Stored::Truncated {
-                output,
-                bits: bits as u8,
-            }),
-            (bits, _) => Err(format!(
-                "its range gives {bits} mantissa bits, which ROOT cannot read back (1 to 22)"
-            )),
-        }
-    }
 }

@@ -501,227 +501,289 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
     }
 }
 
+/// Positional reads inside one RAC basket's record, checked against it, and how errors name the
+/// basket.
+struct RacRecord<'r, 'a, R: ReadAt> {
+    branch: &'r BranchReader<'a, R>,
+    /// The basket's index in its branch.
+    b: usize,
+    loc: &'r BasketLoc,
+}
+
+impl<R: ReadAt> RacRecord<'_, '_, R> {
+    fn location(&self) -> crate::error::Location {
+        self.branch.location(Some(self.b), self.loc.offset)
+    }
+
+    fn corrupt(&self, detail: impl Into<String>) -> Error {
+        Error::corrupt(self.location(), detail)
+    }
+
+    /// Checks that `len` bytes at `offset` lie inside the basket's record.
+    fn check(&self, offset: u64, len: usize) -> Result<()> {
+        let end = self.loc.offset + self.loc.record_len;
+        if offset.checked_add(len as u64).is_none_or(|e| e > end) {
+            return Err(self.corrupt("random-access basket structure runs past its record"));
+        }
+        Ok(())
+    }
+
+    /// Reads `len` bytes at `offset` into the first `len` bytes of `buf` (grown when shorter,
+    /// never shrunk).
+    fn read_into(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        self.check(offset, len)?;
+        let file = self.branch.file();
+        file.source
+            .read_exact_at(offset, evtc_codecs::scratch(buf, len))
+            .map_err(|e| Error::io(file.source.path(), e))
+    }
+
+    fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        self.read_into(offset, len, &mut buf)?;
+        Ok(buf)
+    }
+}
+
 impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
-    /// Entry reads of RAC baskets: positional reads of the record header and seek table once per
-    /// basket, then of the one unit holding the entry.
+    /// Reads `entry` of RAC basket `b` (at `loc`): decodes the one unit that holds it, unless
+    /// that unit is held already.
     pub(super) fn get_rac(&mut self, b: usize, loc: &BasketLoc, entry: u64) -> Result<&[T]> {
         let branch = self.state.branch.clone();
-        let meta = branch.meta();
-        let file = branch.file();
-        let location = || branch.location(Some(b), loc.offset);
-        let size = meta.dtype.scalar().size();
-        // Positional reads within the basket's record, into the first `len` bytes of `buf`
-        // (grown when shorter, never shrunk).
-        let in_record = |offset: u64, len: usize| -> Result<()> {
-            if offset
-                .checked_add(len as u64)
-                .is_none_or(|end| end > loc.offset + loc.record_len)
-            {
-                return Err(Error::corrupt(
-                    location(),
-                    "random-access basket structure runs past its record",
-                ));
-            }
-            Ok(())
-        };
-        let read_into = |offset: u64, len: usize, buf: &mut Vec<u8>| -> Result<()> {
-            in_record(offset, len)?;
-            file.source
-                .read_exact_at(offset, evtc_codecs::scratch(buf, len))
-                .map_err(|e| Error::io(file.source.path(), e))
-        };
-        let read = |offset: u64, len: usize| -> Result<Vec<u8>> {
-            let mut buf = Vec::new();
-            read_into(offset, len, &mut buf)?;
-            Ok(buf)
+        let record = RacRecord {
+            branch: &branch,
+            b,
+            loc,
         };
         if self.state.basket != Some(b) {
-            self.state.basket = None;
-            self.held = 0..0;
-            self.state.rac = None;
-            let basket_table = branch.rac_table(b, loc, &read)?;
-            let (payload_at, rac_len) = (basket_table.payload_at, basket_table.rac_len);
-            // Element offsets of the basket's entries; with entry sizes in the units or a counter,
-            // of one unit's entries at a time (below), so that a read touches one unit (and with
-            // a counter, one unit of the counter too).
-            self.offsets.clear();
-            self.offsets.push(0);
-            self.state.offsets_base = 0;
-            match meta.dtype.fixed_len() {
-                // Fixed-size entries need no offsets: entry i holds values i*len..(i+1)*len.
-                Some(_) => self.offsets.clear(),
-                None if meta.boundaries != Boundaries::Counts || basket_table.has_entry_sizes() => {
-                    self.offsets.clear()
-                }
-                None => {
-                    let counts: Vec<u64> = match meta.boundaries {
-                        Boundaries::Counts => {
-                            let at = payload_at + rac_len;
-                            let block = read(at, (loc.offset + loc.record_len - at) as usize)?;
-                            let mut counts = vec![0u32; loc.entries as usize];
-                            decode_block_into(&block, counts.len() * 4, &mut counts).map_err(
-                                |e| match e {
-                                    BlockError::Codec(source) => Error::Codec {
-                                        location: location(),
-                                        source: Box::new(source),
-                                    },
-                                    BlockError::Invalid(_) => {
-                                        Error::corrupt(location(), "invalid counts")
-                                    }
-                                },
-                            )?;
-                            counts.into_iter().map(u64::from).collect()
-                        }
-                        _ => unreachable!("counter boundaries are read per unit"),
-                    };
-                    push_running_sums(&mut self.offsets, counts);
-                    if self.offsets.last() != Some(&loc.elements) {
-                        return Err(Error::corrupt(location(), "counts and basket disagree"));
-                    }
-                }
-            }
-            self.state.rac = Some(RacState {
-                units_at: basket_table.units_at,
-                table: basket_table,
-                unit: None,
-                whole: false,
-                all_ends: false,
-            });
-            self.state.basket = Some(b);
+            self.enter_rac_basket(&record)?;
         }
         let local = entry - loc.first_entry;
         let (u, unit) = {
-            let table = &self.state.rac.as_ref().expect("set above").table;
+            let table = &self.state.rac.as_ref().expect("set on entering").table;
             let u = table
                 .unit_of_entry(local)
-                .ok_or_else(|| Error::corrupt(location(), "entry not in the seek table"))?;
+                .ok_or_else(|| record.corrupt("entry not in the seek table"))?;
             (u, table.units()[u])
         };
+        let meta = branch.meta();
         if meta.dtype.fixed_len().is_none()
             && meta.boundaries != Boundaries::Counts
             && (self.offsets.is_empty() || self.state.offsets_base != unit.first_entry)
         {
-            self.offsets.clear();
-            self.offsets.push(unit.raw_offset / size as u64);
-            self.state.offsets_base = unit.first_entry;
-            let first = loc.first_entry + unit.first_entry;
-            if let Err(e) = self.counter_offsets(first..first + unit.entries) {
-                self.offsets.clear();
-                return Err(e);
-            }
-            if self.offsets.last().copied() != Some((unit.raw_offset + unit.raw_len) / size as u64)
-            {
-                self.offsets.clear();
-                return Err(Error::corrupt(location(), "counter and unit disagree"));
-            }
+            self.counter_offsets_of_unit(&record, unit)?;
         }
-        let state = self.state.rac.as_mut().expect("set above");
-        let first_value = unit.raw_offset / size as u64;
-        let fixed = meta.dtype.fixed_len();
-        // The entry's values in the unit, from the offsets (of the unit's entries from `base` on).
-        let entry_range = |offsets: &[u64], base: u64| {
-            entry_values(offsets, base, local, unit, fixed, size)
-                .ok_or_else(|| Error::corrupt(location(), "entry falls outside its unit"))
-        };
-        if state.unit != Some(u) {
-            state.unit = None;
-            let stored_len = unit.stored_len as usize;
-            let stored_at = state.units_at + unit.offset;
-            in_record(stored_at, stored_len)?;
-            // Sources that hold the file in memory lend the unit's bytes; others copy them.
-            let stored = match file.source.bytes_at(stored_at, stored_len) {
-                Some(bytes) => bytes,
-                None => {
-                    read_into(stored_at, stored_len, &mut self.state.stored)?;
-                    &self.state.stored[..stored_len]
-                }
-            };
-            if unit.raw_len % size as u64 != 0 {
-                return Err(Error::corrupt(
-                    location(),
-                    "a unit does not hold whole values",
-                ));
-            }
-            // Checked before the entry sizes are read from the unit, so that damage reads as such.
-            if file.options.verify_checksums {
-                state
-                    .table
-                    .check_unit(u, stored)
-                    .map_err(|e| Error::corrupt(location(), e.to_string()))?;
-            }
-            // Element offsets of the unit's entries from the sizes it stores: of those up to this
-            // one (a second read in the unit finds the rest).
-            state.all_ends = fixed.is_some() || !state.table.has_entry_sizes();
-            if !state.all_ends {
-                self.offsets.clear();
-                self.offsets.push(first_value);
-                self.state.offsets_base = unit.first_entry;
-                if let Err(e) = state.table.first_entry_value_ends(
-                    u,
-                    stored,
-                    size.trailing_zeros(),
-                    first_value,
-                    local - unit.first_entry + 1,
-                    &mut self.offsets,
-                ) {
-                    self.offsets.clear();
-                    return Err(Error::corrupt(location(), e.to_string()));
-                }
-            }
-            let dictionary = branch.dictionary()?;
-            let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
-            // The seek table matched the basket index, whose size the reader checked: the unit's
-            // values fit memory.
-            self.values
-                .resize((unit.raw_len / size as u64) as usize, T::default());
-            let values = entry_range(&self.offsets, self.state.offsets_base)?;
-            let decoder = &mut self.state.decoder;
-            let corrupt = |e: evtc_rac::Error| Error::corrupt(location(), e.to_string());
-            // Values whose bytes are their encoding are decoded in place, the preconditioner
-            // undone for this entry's values only until a second entry of the unit is read.
-            let whole = match T::as_bytes_mut(&mut self.values) {
-                Some(bytes) => {
-                    let part = values.start * size..values.end * size;
-                    decoder
-                        .decode_stored_unit_part(
-                            &state.table,
-                            u,
-                            stored,
-                            dictionary.as_ref(),
-                            bytes,
-                            false,
-                            Some(part),
-                        )
-                        .map_err(corrupt)?
-                }
-                None => {
-                    let mut scratch = std::mem::take(&mut self.state.scratch);
-                    let raw_len = unit.raw_len as usize;
-                    let decoded = decoder
-                        .decode_stored_unit(
-                            &state.table,
-                            u,
-                            stored,
-                            dictionary.as_ref(),
-                            evtc_codecs::scratch(&mut scratch, raw_len),
-                            false,
-                        )
-                        .map_err(corrupt);
-                    self.state.scratch = scratch;
-                    decoded?;
-                    T::decode(&self.state.scratch[..raw_len], &mut self.values).map_err(|at| {
-                        Error::corrupt(location(), format!("value {at} is invalid"))
-                    })?;
-                    true
-                }
-            };
-            state.unit = Some(u);
-            state.whole = whole;
+        if self
+            .state
+            .rac
+            .as_ref()
+            .is_some_and(|rac| rac.unit != Some(u))
+        {
+            self.load_unit(&record, u, unit, local)?;
         } else {
             self.finish_unit()?;
         }
-        let values = entry_range(&self.offsets, self.state.offsets_base)?;
+        let values = self.entry_values(&record, local, unit)?;
         Ok(&self.values[values])
+    }
+
+    /// The values of basket-local entry `local` in `unit` (see [`entry_values`]).
+    fn entry_values(
+        &self,
+        record: &RacRecord<'_, '_, R>,
+        local: u64,
+        unit: evtc_rac::Unit,
+    ) -> Result<Range<usize>> {
+        let size = record.branch.meta().dtype.scalar().size();
+        entry_values(
+            &self.offsets,
+            self.state.offsets_base,
+            local,
+            unit,
+            self.fixed,
+            size,
+        )
+        .ok_or_else(|| record.corrupt("entry falls outside its unit"))
+    }
+
+    /// Makes RAC basket `record.b` the cursor's: its seek table, and the element offsets of its
+    /// entries where the basket stores them as a block of counts after the units. With entry
+    /// sizes in the units or a counter, the offsets are found one unit's entries at a time
+    /// (so that a read touches one unit, and with a counter one unit of the counter too).
+    fn enter_rac_basket(&mut self, record: &RacRecord<'_, '_, R>) -> Result<()> {
+        let (branch, loc) = (record.branch, record.loc);
+        let meta = branch.meta();
+        self.state.basket = None;
+        self.held = 0..0;
+        self.state.rac = None;
+        let table = branch.rac_table(record.b, loc, &|at, len| record.read(at, len))?;
+        self.offsets.clear();
+        self.state.offsets_base = 0;
+        let counts_block = meta.dtype.fixed_len().is_none()
+            && meta.boundaries == Boundaries::Counts
+            && !table.has_entry_sizes();
+        if counts_block {
+            let at = table.payload_at + table.rac_len;
+            let block = record.read(at, (loc.offset + loc.record_len - at) as usize)?;
+            let mut counts = vec![0u32; loc.entries as usize];
+            decode_block_into(&block, counts.len() * 4, &mut counts).map_err(|e| match e {
+                BlockError::Codec(source) => Error::Codec {
+                    location: record.location(),
+                    source: Box::new(source),
+                },
+                BlockError::Invalid(_) => record.corrupt("invalid counts"),
+            })?;
+            self.offsets.push(0);
+            push_running_sums(&mut self.offsets, counts.into_iter().map(u64::from));
+            if self.offsets.last() != Some(&loc.elements) {
+                return Err(record.corrupt("counts and basket disagree"));
+            }
+        }
+        self.state.rac = Some(RacState {
+            units_at: table.units_at,
+            table,
+            unit: None,
+            whole: false,
+            all_ends: false,
+        });
+        self.state.basket = Some(record.b);
+        Ok(())
+    }
+
+    /// The element offsets of `unit`'s entries from the branch's counter.
+    fn counter_offsets_of_unit(
+        &mut self,
+        record: &RacRecord<'_, '_, R>,
+        unit: evtc_rac::Unit,
+    ) -> Result<()> {
+        let size = record.branch.meta().dtype.scalar().size() as u64;
+        self.offsets.clear();
+        self.offsets.push(unit.raw_offset / size);
+        self.state.offsets_base = unit.first_entry;
+        let first = record.loc.first_entry + unit.first_entry;
+        if let Err(e) = self.counter_offsets(first..first + unit.entries) {
+            self.offsets.clear();
+            return Err(e);
+        }
+        if self.offsets.last().copied() != Some((unit.raw_offset + unit.raw_len) / size) {
+            self.offsets.clear();
+            return Err(record.corrupt("counter and unit disagree"));
+        }
+        Ok(())
+    }
+
+    /// Reads and decodes unit `u` (`unit`) of the cursor's RAC basket for basket-local entry
+    /// `local`: the unit's stored bytes (lent by in-memory sources, else copied), its checksum,
+    /// the entry sizes it stores up to the entry, and its values; values whose bytes are their
+    /// encoding are decoded in place, the preconditioner undone for this entry's values only
+    /// until a second entry of the unit is read ([`BranchCursor::finish_unit`]).
+    fn load_unit(
+        &mut self,
+        record: &RacRecord<'_, '_, R>,
+        u: usize,
+        unit: evtc_rac::Unit,
+        local: u64,
+    ) -> Result<()> {
+        let branch = record.branch;
+        let file = branch.file();
+        let size = branch.meta().dtype.scalar().size();
+        let first_value = unit.raw_offset / size as u64;
+        let state = self.state.rac.as_mut().expect("set on entering");
+        state.unit = None;
+        let stored_len = unit.stored_len as usize;
+        let stored_at = state.units_at + unit.offset;
+        record.check(stored_at, stored_len)?;
+        let stored = match file.source.bytes_at(stored_at, stored_len) {
+            Some(bytes) => bytes,
+            None => {
+                record.read_into(stored_at, stored_len, &mut self.state.stored)?;
+                &self.state.stored[..stored_len]
+            }
+        };
+        if unit.raw_len % size as u64 != 0 {
+            return Err(record.corrupt("a unit does not hold whole values"));
+        }
+        // Checked before the entry sizes are read from the unit, so that damage reads as such.
+        if file.options.verify_checksums {
+            state
+                .table
+                .check_unit(u, stored)
+                .map_err(|e| record.corrupt(e.to_string()))?;
+        }
+        // Element offsets of the unit's entries from the sizes it stores: of those up to this
+        // one (a second read in the unit finds the rest).
+        state.all_ends = self.fixed.is_some() || !state.table.has_entry_sizes();
+        if !state.all_ends {
+            self.offsets.clear();
+            self.offsets.push(first_value);
+            self.state.offsets_base = unit.first_entry;
+            if let Err(e) = state.table.first_entry_value_ends(
+                u,
+                stored,
+                size.trailing_zeros(),
+                first_value,
+                local - unit.first_entry + 1,
+                &mut self.offsets,
+            ) {
+                self.offsets.clear();
+                return Err(record.corrupt(e.to_string()));
+            }
+        }
+        let dictionary = branch.dictionary()?;
+        let dictionary = dictionary.as_deref().map(ReaderDictionary::as_decode);
+        // The seek table matched the basket index, whose size the reader checked: the unit's
+        // values fit memory.
+        self.values
+            .resize((unit.raw_len / size as u64) as usize, T::default());
+        let values = entry_values(
+            &self.offsets,
+            self.state.offsets_base,
+            local,
+            unit,
+            self.fixed,
+            size,
+        )
+        .ok_or_else(|| record.corrupt("entry falls outside its unit"))?;
+        let decoder = &mut self.state.decoder;
+        let corrupt = |e: evtc_rac::Error| record.corrupt(e.to_string());
+        let whole = match T::as_bytes_mut(&mut self.values) {
+            Some(bytes) => {
+                let part = values.start * size..values.end * size;
+                decoder
+                    .decode_stored_unit_part(
+                        &state.table,
+                        u,
+                        stored,
+                        dictionary.as_ref(),
+                        bytes,
+                        false,
+                        Some(part),
+                    )
+                    .map_err(corrupt)?
+            }
+            None => {
+                let mut scratch = std::mem::take(&mut self.state.scratch);
+                let raw_len = unit.raw_len as usize;
+                let decoded = decoder
+                    .decode_stored_unit(
+                        &state.table,
+                        u,
+                        stored,
+                        dictionary.as_ref(),
+                        evtc_codecs::scratch(&mut scratch, raw_len),
+                        false,
+                    )
+                    .map_err(corrupt);
+                self.state.scratch = scratch;
+                decoded?;
+                T::decode(&self.state.scratch[..raw_len], &mut self.values)
+                    .map_err(|at| record.corrupt(format!("value {at} is invalid")))?;
+                true
+            }
+        };
+        state.unit = Some(u);
+        state.whole = whole;
+        Ok(())
     }
 
     /// Readies the rest of the RAC unit held when it was read for one entry (its first read):

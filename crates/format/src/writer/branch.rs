@@ -65,10 +65,13 @@ pub(super) struct BranchState {
     /// First entry in `values`.
     pub(super) first_entry: u64,
     pub(super) baskets: Vec<BasketLoc>,
-    /// The RAC setting asked for.
-    pub(super) rac_mode: RacMode,
-    /// Whether baskets are RAC baskets; decided at the first basket.
-    pub(super) rac_on: Option<bool>,
+    /// Whether baskets are RAC baskets: as asked for until the first basket settles the
+    /// layout, which turns [`RacMode::Auto`] into on or off.
+    pub(super) rac: RacMode,
+    /// Whether the first basket has settled the branch's layout ([`TreeWriter::decide_layouts`]).
+    ///
+    /// [`TreeWriter::decide_layouts`]: super::TreeWriter::decide_layouts
+    pub(super) settled: bool,
     pub(super) rac_unit_bytes: usize,
     pub(super) dictionary: Option<Arc<WriterDictionary>>,
     /// The boundaries were left to the writer and the branch has a counter: `none` without RAC,
@@ -306,7 +309,7 @@ impl BranchState {
     /// counts, `entries` entries) and the basket size of its codec.
     pub(super) fn rac_applies(&self, raw: usize, entries: u64, basket_size: usize) -> bool {
         let entry_bytes = raw as f64 / entries.max(1) as f64;
-        self.rac_mode
+        self.rac
             .applies(entry_bytes, raw, basket_size, self.rac_unit_bytes)
     }
 
@@ -417,12 +420,14 @@ impl BranchState {
     }
 }
 
+/// The writer states of a tree's branches, from their specs, checked: names unique and not
+/// empty, counters declared before the branches they count, boundaries, shapes and lossy
+/// reductions that fit the branch's type.
 pub(super) fn build_branches(
     tree: &str,
     specs: Vec<BranchSpec>,
     options: &WriteOptions,
 ) -> Result<Vec<BranchState>> {
-    let default_codec = options.codec;
     let invalid = |reason: String| Error::InvalidSchema {
         tree: tree.to_owned(),
         reason,
@@ -441,144 +446,190 @@ pub(super) fn build_branches(
                 spec.name
             )));
         }
-        let counter = match &spec.counter {
-            None => None,
-            Some(_) if !spec.dtype.is_variable() => {
-                return Err(invalid(format!(
-                    "branch {:?} has a fixed size and cannot have a counter",
-                    spec.name
-                )));
-            }
-            Some(counter) => {
-                let at = states
-                    .iter()
-                    .position(|s| &s.meta.name == counter)
-                    .ok_or_else(|| {
-                        invalid(format!(
-                            "counter {counter:?} of branch {:?} is not a branch declared before it",
-                            spec.name
-                        ))
-                    })?;
-                match states[at].meta.dtype {
-                    DataType::Scalar(t) if t.is_integer() => Some(at),
-                    other => {
-                        return Err(invalid(format!(
-                            "counter {counter:?} of branch {:?} must be an integer scalar branch, not {other}",
-                            spec.name
-                        )));
-                    }
-                }
-            }
-        };
-        let boundaries = match (spec.dtype.is_variable(), spec.boundaries) {
-            (false, None | Some(Boundaries::Fixed)) => Boundaries::Fixed,
-            (false, Some(b)) => {
-                return Err(invalid(format!(
-                    "branch {:?} has a fixed size; boundaries {b} do not apply",
-                    spec.name
-                )));
-            }
-            (true, Some(Boundaries::Fixed)) => {
-                return Err(invalid(format!(
-                    "variable-length branch {:?} cannot use fixed boundaries",
-                    spec.name
-                )));
-            }
-            (true, Some(Boundaries::None)) if counter.is_none() => {
-                return Err(invalid(format!(
-                    "branch {:?} has no counter, so its boundaries cannot be none",
-                    spec.name
-                )));
-            }
-            (true, Some(b)) => b,
-            // May become `counts` if the branch turns out to use RAC (`decide_layout`).
-            (true, None) if counter.is_some() => Boundaries::None,
-            (true, None) => Boundaries::Counts,
-        };
-        let codec = spec.codec.unwrap_or(default_codec);
-        let rac_mode = spec.rac.unwrap_or(options.rac);
-        if rac_mode != RacMode::Off && boundaries == Boundaries::Offsets {
+        let counter = counter_of(&spec, &states).map_err(invalid)?;
+        let boundaries = boundaries_of(&spec, counter.is_some()).map_err(invalid)?;
+        let rac = spec.rac.unwrap_or(options.rac);
+        if rac != RacMode::Off && boundaries == Boundaries::Offsets {
             return Err(invalid(format!(
                 "branch {:?}: random-access baskets store counts; use boundaries counts or none",
                 spec.name
             )));
         }
-        let scalar = spec.dtype.scalar();
         let mut extensions = Vec::new();
-        let float = scalar.is_float() && !matches!(spec.dtype, DataType::Bytes | DataType::Utf8);
-        if let Some(dims) = &spec.shape {
-            let product = dims.iter().try_fold(1u32, |p, &d| p.checked_mul(d));
-            match spec.dtype {
-                DataType::FixedArray(_, n) if dims.len() >= 2 && product == Some(n) => {
-                    extensions.push(Extension {
-                        key: EXT_SHAPE.into(),
-                        required: false,
-                        value: dims.iter().flat_map(|d| d.to_le_bytes()).collect(),
-                    });
-                }
-                _ => {
-                    return Err(invalid(format!(
-                        "branch {:?}: shape {dims:?} does not fit {} values (two or more \
-                         dimensions whose product is a fixed array's length)",
-                        spec.name, spec.dtype
-                    )));
-                }
-            }
+        if let Some(shape) = shape_extension(&spec).map_err(invalid)? {
+            extensions.push(shape);
         }
-        let reduction = match (spec.mantissa_bits, spec.quantize) {
-            (Some(_), Some(_)) => {
-                return Err(invalid(format!(
-                    "branch {:?}: mantissa bits and quantization do not go together",
-                    spec.name
-                )));
+        let reduction = reduction_of(&spec, &mut extensions).map_err(invalid)?;
+        let number = u32::try_from(states.len())
+            .map_err(|_| invalid("more than 2^32 - 1 branches".into()))?;
+        states.push(BranchState::new(
+            number,
+            spec,
+            options,
+            (counter, boundaries, rac),
+            extensions,
+            reduction,
+        ));
+    }
+    Ok(states)
+}
+
+/// The index of `spec`'s counter among the branches declared before it (`states`), checked: an
+/// integer scalar branch, counting a variable-length one.
+fn counter_of(spec: &BranchSpec, states: &[BranchState]) -> Result<Option<usize>, String> {
+    let Some(counter) = &spec.counter else {
+        return Ok(None);
+    };
+    if !spec.dtype.is_variable() {
+        return Err(format!(
+            "branch {:?} has a fixed size and cannot have a counter",
+            spec.name
+        ));
+    }
+    let at = states
+        .iter()
+        .position(|s| &s.meta.name == counter)
+        .ok_or_else(|| {
+            format!(
+                "counter {counter:?} of branch {:?} is not a branch declared before it",
+                spec.name
+            )
+        })?;
+    match states[at].meta.dtype {
+        DataType::Scalar(t) if t.is_integer() => Ok(Some(at)),
+        other => Err(format!(
+            "counter {counter:?} of branch {:?} must be an integer scalar branch, not {other}",
+            spec.name
+        )),
+    }
+}
+
+/// The entry boundaries of `spec`'s branch: the ones asked for, checked against its type, or
+/// the default (`counts`; `none` for a branch with a counter, which may become `counts` if the
+/// branch turns out to use RAC, see `decide_layout`).
+fn boundaries_of(spec: &BranchSpec, has_counter: bool) -> Result<Boundaries, String> {
+    let name = &spec.name;
+    Ok(match (spec.dtype.is_variable(), spec.boundaries) {
+        (false, None | Some(Boundaries::Fixed)) => Boundaries::Fixed,
+        (false, Some(b)) => {
+            return Err(format!(
+                "branch {name:?} has a fixed size; boundaries {b} do not apply"
+            ));
+        }
+        (true, Some(Boundaries::Fixed)) => {
+            return Err(format!(
+                "variable-length branch {name:?} cannot use fixed boundaries"
+            ));
+        }
+        (true, Some(Boundaries::None)) if !has_counter => {
+            return Err(format!(
+                "branch {name:?} has no counter, so its boundaries cannot be none"
+            ));
+        }
+        (true, Some(b)) => b,
+        (true, None) if has_counter => Boundaries::None,
+        (true, None) => Boundaries::Counts,
+    })
+}
+
+/// The `shape` extension of a multi-dimensional fixed array, if `spec` gives a shape; the shape
+/// must have two or more dimensions whose product is the array's length.
+fn shape_extension(spec: &BranchSpec) -> Result<Option<Extension>, String> {
+    let Some(dims) = &spec.shape else {
+        return Ok(None);
+    };
+    let product = dims.iter().try_fold(1u32, |p, &d| p.checked_mul(d));
+    match spec.dtype {
+        DataType::FixedArray(_, n) if dims.len() >= 2 && product == Some(n) => {
+            Ok(Some(Extension {
+                key: EXT_SHAPE.into(),
+                required: false,
+                value: dims.iter().flat_map(|d| d.to_le_bytes()).collect(),
+            }))
+        }
+        _ => Err(format!(
+            "branch {:?}: shape {dims:?} does not fit {} values (two or more dimensions whose \
+             product is a fixed array's length)",
+            spec.name, spec.dtype
+        )),
+    }
+}
+
+/// The lossy reduction `spec` asks for (mantissa bits or quantization, of float values only),
+/// with the extension that records it pushed to `extensions`.
+fn reduction_of(
+    spec: &BranchSpec,
+    extensions: &mut Vec<Extension>,
+) -> Result<Option<Reduction>, String> {
+    let scalar = spec.dtype.scalar();
+    let float = scalar.is_float() && !matches!(spec.dtype, DataType::Bytes | DataType::Utf8);
+    match (spec.mantissa_bits, spec.quantize) {
+        (Some(_), Some(_)) => Err(format!(
+            "branch {:?}: mantissa bits and quantization do not go together",
+            spec.name
+        )),
+        (Some(bits), None) => {
+            let full = if scalar == ScalarType::F32 { 23 } else { 52 };
+            if !float || !(1..full).contains(&bits) {
+                return Err(format!(
+                    "branch {:?}: {bits} mantissa bits asked for {} values (f32 keeps 1-22, f64 \
+                     1-51)",
+                    spec.name, spec.dtype
+                ));
             }
-            (Some(bits), None) => {
-                let full = if scalar == ScalarType::F32 { 23 } else { 52 };
-                if !float || !(1..full).contains(&bits) {
-                    return Err(invalid(format!(
-                        "branch {:?}: {bits} mantissa bits asked for {} values (f32 keeps 1-22, f64 1-51)",
-                        spec.name, spec.dtype
-                    )));
-                }
-                extensions.push(Extension {
-                    key: EXT_MANTISSA_BITS.into(),
-                    required: false,
-                    value: vec![bits as u8],
-                });
-                Some(Reduction::Mantissa(bits))
+            extensions.push(Extension {
+                key: EXT_MANTISSA_BITS.into(),
+                required: false,
+                value: vec![bits as u8],
+            });
+            Ok(Some(Reduction::Mantissa(bits)))
+        }
+        (None, Some(q)) => {
+            if !float {
+                return Err(format!(
+                    "branch {:?}: quantization asked for {} values (f32 and f64 only)",
+                    spec.name, spec.dtype
+                ));
             }
-            (None, Some(q)) => {
-                if !float {
-                    return Err(invalid(format!(
-                        "branch {:?}: quantization asked for {} values (f32 and f64 only)",
-                        spec.name, spec.dtype
-                    )));
-                }
-                extensions.push(Extension {
-                    key: EXT_QUANTIZED.into(),
-                    required: false,
-                    value: [
-                        &q.min().to_le_bytes()[..],
-                        &q.max().to_le_bytes(),
-                        &[q.bits() as u8],
-                    ]
-                    .concat(),
-                });
-                Some(Reduction::Quantize(q))
-            }
-            (None, None) => None,
-        };
-        let precondition = spec.precondition.unwrap_or(match spec.dtype {
-            DataType::Bytes | DataType::Utf8 => Precondition::None,
-            _ => auto_precondition(scalar),
+            extensions.push(Extension {
+                key: EXT_QUANTIZED.into(),
+                required: false,
+                value: [
+                    &q.min().to_le_bytes()[..],
+                    &q.max().to_le_bytes(),
+                    &[q.bits() as u8],
+                ]
+                .concat(),
+            });
+            Ok(Some(Reduction::Quantize(q)))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+impl BranchState {
+    /// The state of branch `number` of `spec`, checked by [`build_branches`]: its counter's
+    /// index, boundaries and RAC setting in `layout`, and the extensions and reduction found.
+    fn new(
+        number: u32,
+        spec: BranchSpec,
+        options: &WriteOptions,
+        (counter, boundaries, rac): (Option<usize>, Boundaries, RacMode),
+        extensions: Vec<Extension>,
+        reduction: Option<Reduction>,
+    ) -> BranchState {
+        let codec = spec.codec.unwrap_or(options.codec);
+        let text = matches!(spec.dtype, DataType::Bytes | DataType::Utf8);
+        let precondition = spec.precondition.unwrap_or(if text {
+            Precondition::None
+        } else {
+            auto_precondition(spec.dtype.scalar())
         });
         let count_precondition = match boundaries {
             Boundaries::Counts => COUNT_PRECONDITION.id(),
             _ => 0,
         };
-        let number = u32::try_from(states.len())
-            .map_err(|_| invalid("more than 2^32 - 1 branches".into()))?;
-        states.push(BranchState {
+        BranchState {
             number,
             meta: BranchMeta {
                 name: spec.name,
@@ -613,15 +664,13 @@ pub(super) fn build_branches(
             buffered: 0,
             first_entry: 0,
             baskets: Vec::new(),
-            rac_mode,
-            rac_on: None,
+            rac,
+            settled: false,
             rac_unit_bytes: options.rac_unit_bytes_for(codec),
             auto_boundaries: spec.boundaries.is_none() && counter.is_some(),
-            auto_precondition: spec.precondition.is_none()
-                && !matches!(spec.dtype, DataType::Bytes | DataType::Utf8),
+            auto_precondition: spec.precondition.is_none() && !text,
             dictionary: None,
             reduction,
-        });
+        }
     }
-    Ok(states)
 }

@@ -11,6 +11,7 @@ use super::branch::{BranchState, WriterDictionary};
 use crate::error::{Error, Result};
 use crate::meta::{Boundaries, BranchMeta, TreeSchema};
 use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind};
+use crate::schema::RacMode;
 
 thread_local! {
     /// Each thread's block encoder (baskets are encoded on the writer's pool).
@@ -59,13 +60,18 @@ pub(super) struct Encoding {
     pub(super) boundaries: Boundaries,
     pub(super) fixed_len: Option<usize>,
     pub(super) value_size: usize,
-    pub(super) rac: bool,
+    /// On or off: the branch's layout is settled before its baskets are encoded.
+    pub(super) rac: RacMode,
     pub(super) rac_unit_bytes: usize,
     pub(super) dictionary: Option<Arc<WriterDictionary>>,
 }
 
 impl Encoding {
     pub(super) fn of(state: &BranchState) -> Encoding {
+        debug_assert!(
+            state.settled,
+            "a branch's layout is settled before it is encoded"
+        );
         Encoding {
             name: state.meta.name.clone(),
             number: state.number,
@@ -75,7 +81,7 @@ impl Encoding {
             boundaries: state.meta.boundaries,
             fixed_len: state.meta.dtype.fixed_len(),
             value_size: state.value_size(),
-            rac: state.rac_on == Some(true),
+            rac: state.rac,
             rac_unit_bytes: state.rac_unit_bytes,
             dictionary: state.dictionary.clone(),
         }
@@ -110,7 +116,7 @@ pub(super) fn encode_basket(
     ENCODER.with(|encoder| {
         let mut encoder = encoder.borrow_mut();
         let mut body = Vec::with_capacity(sealed.values.len() / 2 + 64);
-        let rac = state.rac;
+        let rac = state.rac == RacMode::On;
         if rac {
             let ends = entry_ends(state, sealed);
             let dictionary = state.dictionary.as_deref().map(|d| match &d.zstd {

@@ -13,6 +13,7 @@ use super::{Sealed, TreeWriter};
 use crate::error::{Error, Result};
 use crate::meta::{Boundaries, EXT_RAC_ENTRY_SIZES, EXT_RAC_LZMA_DICTIONARY, Extension};
 use crate::record::{self, RecordHeader, RecordKind};
+use crate::schema::RacMode;
 
 impl TreeWriter<'_> {
     /// Decides the layout of each branch whose first basket is among `pending` (the first of its
@@ -26,7 +27,7 @@ impl TreeWriter<'_> {
         let undecided: Vec<usize> = (0..pending.len())
             .filter(|&i| {
                 let b = pending[i].branch;
-                self.branches[b].rac_on.is_none() && !std::mem::replace(&mut seen[b], true)
+                !self.branches[b].settled && !std::mem::replace(&mut seen[b], true)
             })
             .collect();
         let choose = |&i: &usize| {
@@ -74,7 +75,8 @@ impl TreeWriter<'_> {
             source: Box::new(source),
         };
         let on = choice.rac;
-        state.rac_on = Some(on);
+        state.rac = if on { RacMode::On } else { RacMode::Off };
+        state.settled = true;
         state.meta.rac = on;
         if !on {
             if let Some(precondition) = choice.values {

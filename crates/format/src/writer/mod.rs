@@ -730,17 +730,14 @@ impl<'f> TreeWriter<'f> {
         }
         let mut pending = std::mem::take(&mut self.pending);
         self.pending_raw = 0;
-        if pending
-            .iter()
-            .any(|s| self.branches[s.branch].rac_on.is_none())
-        {
+        if pending.iter().any(|s| !self.branches[s.branch].settled) {
             // Deciding a layout writes records (dictionaries, then the settled schema) straight
             // to the file: the batches still in flight go first, so that the records' order, and
             // so the file's bytes, do not depend on the number of threads.
             self.drain()?;
         }
         self.decide_layouts(&mut pending)?;
-        if !self.settled && self.branches.iter().all(|b| b.rac_on.is_some()) {
+        if !self.settled && self.branches.iter().all(|b| b.settled) {
             // Every branch's layout is decided: what recovery needs to read the baskets.
             let record = schema_record(self.tree_no, &self.name, &self.branches, true);
             self.file.write(&record)?;

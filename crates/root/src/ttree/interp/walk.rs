@@ -6,7 +6,8 @@
 use super::Node;
 use crate::cursor::Cursor;
 use crate::data::ColumnData;
-use crate::types::{ScalarType, Stored};
+use crate::reduced::Stored;
+use crate::types::ScalarType;
 
 /// `TObject::kIsReferenced`: a process ID follows the bits.
 const IS_REFERENCED: u32 = 1 << 4;

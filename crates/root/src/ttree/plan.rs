@@ -10,10 +10,10 @@
 //! that each entry has exactly that size, so a stream that differs (a variable-size part, a
 //! `TObject` with a reference) is refused, never misread.
 //!
-//! [`Layout::Fixed`]: crate::tree::Layout::Fixed
+//! [`Layout::Fixed`]: crate::column::Layout::Fixed
 
-use crate::streamer::{StreamerInfo, Streamers};
-use crate::types::{ReducedFloat, ScalarType, Stored};
+use crate::reduced::{ReducedFloat, Stored};
+use crate::streamer::{StreamerInfo, Streamers, basic};
 
 /// One basic member of a fixed-size object.
 #[derive(Debug, Clone)]
@@ -42,24 +42,6 @@ const HEADER_BYTES: usize = 6;
 const TOBJECT_BYTES: usize = 10;
 /// Nesting deeper than this is refused (a class cannot contain itself by value).
 const MAX_DEPTH: usize = 16;
-
-/// The basic type of streamer code `code` (1-19 but the reduced floats and `char*`).
-pub(crate) fn basic(code: i32) -> Option<ScalarType> {
-    Some(match code {
-        1 => ScalarType::I8,
-        2 => ScalarType::I16,
-        3 | 6 => ScalarType::I32,
-        4 | 16 => ScalarType::I64,
-        5 => ScalarType::F32,
-        8 => ScalarType::F64,
-        11 => ScalarType::U8,
-        12 => ScalarType::U16,
-        13 | 15 => ScalarType::U32,
-        14 | 17 => ScalarType::U64,
-        18 => ScalarType::Bool,
-        _ => return None,
-    })
-}
 
 /// The basic members of an object of `info`'s class, streamed whole, and the size of one
 /// object; or why its streamed size is not fixed. `TObject` parts are skipped (unique ID and

@@ -8,11 +8,11 @@
 
 use std::sync::Arc;
 
+use crate::column::{BasketRef, EmbeddedBasket};
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::members::{Members, Step};
 use crate::objects::{Parser, Tagged};
-use crate::tree::{BasketRef, EmbeddedBasket};
 
 /// A branch as streamed.
 #[derive(Debug, Default)]

@@ -22,8 +22,9 @@ mod walk;
 
 pub(crate) use walk::Walk;
 
+use crate::reduced::{ReducedFloat, Stored};
 use crate::streamer::{StreamerElement, StreamerInfo, Streamers};
-use crate::types::{ColumnKind, ReducedFloat, ScalarType, Stored};
+use crate::types::{ColumnKind, ScalarType};
 
 /// Nesting deeper than this is refused (a class cannot contain itself by value).
 const MAX_DEPTH: usize = 16;
@@ -272,7 +273,8 @@ impl<'s> Planner<'s> {
                         9 => Stored::reduced(ReducedFloat::Double32, el.range)?,
                         19 => Stored::reduced(ReducedFloat::Float16, el.range)?,
                         code => Stored::Plain(
-                            crate::plan::basic(code).ok_or_else(|| refuse("an unknown type"))?,
+                            crate::streamer::basic(code)
+                                .ok_or_else(|| refuse("an unknown type"))?,
                         ),
                     };
                     if len == 0 {
@@ -288,7 +290,8 @@ impl<'s> Planner<'s> {
                         9 => Stored::reduced(ReducedFloat::Double32, el.range)?,
                         19 => Stored::reduced(ReducedFloat::Float16, el.range)?,
                         code => Stored::Plain(
-                            crate::plan::basic(code).ok_or_else(|| refuse("an unknown type"))?,
+                            crate::streamer::basic(code)
+                                .ok_or_else(|| refuse("an unknown type"))?,
                         ),
                     };
                     let counter = self
@@ -431,7 +434,7 @@ impl<'s> Planner<'s> {
         lists: usize,
         depth: usize,
     ) -> Result<Node, String> {
-        let compact = crate::streamer::compact(type_name);
+        let compact = crate::typename::compact(type_name);
         if matches!(compact.as_str(), "string" | "std::string") {
             return Ok(self.string(header, path, shown, lists));
         }
@@ -441,7 +444,7 @@ impl<'s> Planner<'s> {
         if depth > MAX_DEPTH {
             return Err(format!("`{type_name}` nests too deeply"));
         }
-        if let Some((key, value)) = crate::columns::map_types(&compact) {
+        if let Some((key, value)) = crate::typename::map_types(&compact) {
             if !header {
                 return Err(format!(
                     "`{path}` is a `{type_name}` inside a container: maps are read as branches \
@@ -455,16 +458,16 @@ impl<'s> Planner<'s> {
                 value: Box::new(value),
             });
         }
-        let Some(element) = crate::columns::vector_element(&compact) else {
+        let Some(element) = crate::typename::vector_element(&compact) else {
             return Err(format!(
                 "`{path}` is a `{type_name}`, not a std::vector, set, map or string"
             ));
         };
-        let element = if let Some(t) = crate::columns::scalar_type(&element) {
+        let element = if let Some(t) = crate::typename::scalar_type(&element) {
             self.basic(Stored::Plain(t), 1, path, &element, lists + 1)
         } else if element == "Double32_t" {
             self.basic(Stored::Double32, 1, path, &element, lists + 1)
-        } else if crate::columns::vector_element(&element).is_some()
+        } else if crate::typename::vector_element(&element).is_some()
             || matches!(element.as_str(), "string" | "std::string" | "TString")
         {
             // The elements of an STL container are streamed without headers of their own.
@@ -489,8 +492,8 @@ impl<'s> Planner<'s> {
         lists: usize,
         depth: usize,
     ) -> Result<Node, String> {
-        let compact = crate::streamer::compact(type_name);
-        if let Some(t) = crate::columns::scalar_type(&compact) {
+        let compact = crate::typename::compact(type_name);
+        if let Some(t) = crate::typename::scalar_type(&compact) {
             return Ok(self.basic(Stored::Plain(t), 1, path, type_name, lists));
         }
         // A TString's streamer writes its characters alone: one after the other.
@@ -498,11 +501,11 @@ impl<'s> Planner<'s> {
             return Ok(self.string(false, path, type_name, lists));
         }
         if matches!(compact.as_str(), "string" | "std::string")
-            || crate::columns::vector_element(&compact).is_some()
+            || crate::typename::vector_element(&compact).is_some()
         {
             return self.stl(type_name, true, path, type_name, lists, depth + 1);
         }
-        if crate::columns::map_types(&compact).is_some() {
+        if crate::typename::map_types(&compact).is_some() {
             return Err(format!(
                 "`{path}` is a `{type_name}`: maps of maps are not read"
             ));

@@ -5,10 +5,57 @@
 
 use std::sync::Arc;
 
-use crate::branch::{Element, RawBranch, RawLeaf};
-use crate::streamer::{FloatRange, StreamerElement, Streamers};
-use crate::tree::{Column, Layout, ListHeader};
-use crate::types::{ColumnKind, ReducedFloat, ScalarType, Stored};
+use super::branch::{Element, RawBranch, RawLeaf};
+use crate::column::{BasketRef, Column, Layout, ListHeader};
+use crate::reduced::FloatRange;
+use crate::reduced::{ReducedFloat, Stored};
+use crate::streamer::{StreamerElement, Streamers};
+use crate::typename::{compact, map_types, scalar_type, vector_element};
+use crate::types::{ColumnKind, ScalarType};
+
+/// What every column of one branch shares: the branch, its baskets and its sizes.
+pub(crate) struct ColumnTemplate<'b> {
+    pub(crate) branch: &'b RawBranch,
+    baskets: Arc<[BasketRef]>,
+}
+
+impl<'b> ColumnTemplate<'b> {
+    pub(crate) fn new(branch: &'b RawBranch, baskets: Arc<[BasketRef]>) -> ColumnTemplate<'b> {
+        ColumnTemplate { branch, baskets }
+    }
+
+    /// A column `name` of the branch, of `kind`, laid out as `layout`, counted by `counter`;
+    /// ROOT calls its type `root_type`. The fields for special layouts are empty.
+    pub(crate) fn column(
+        &self,
+        name: String,
+        kind: ColumnKind,
+        layout: Layout,
+        counter: Option<String>,
+        root_type: String,
+    ) -> Column {
+        let b = self.branch;
+        Column {
+            name,
+            kind,
+            counter,
+            root_type,
+            dims: Vec::new(),
+            compression: b.compress,
+            tot_bytes: u64::try_from(b.tot_bytes).unwrap_or(0),
+            zip_bytes: u64::try_from(b.zip_bytes).unwrap_or(0),
+            layout,
+            baskets: self.baskets.clone(),
+            entry_offsets: b.entry_offset_len > 0,
+            counter_column: None,
+            lengths: None,
+            row: None,
+            entry_prefix: None,
+            custom_header: None,
+            plan: None,
+        }
+    }
+}
 
 /// The C++ type a leaf class holds.
 pub(crate) fn leaf_type_name(leaf: &RawLeaf) -> &'static str {
@@ -87,104 +134,6 @@ pub(crate) fn leaf_column(leaf: &RawLeaf) -> Result<(ColumnKind, Layout, Option<
     Ok((kind, layout, None))
 }
 
-/// The number type of a C++ type name with its white space removed (`unsignedint`, `Float_t`).
-pub(crate) fn scalar_type(s: &str) -> Option<ScalarType> {
-    ScalarType::from_cpp(s).or(match s {
-        "Longlong" | "longlong" => Some(ScalarType::I64),
-        "unsignedlonglong" => Some(ScalarType::U64),
-        "unsignedint" => Some(ScalarType::U32),
-        "unsignedshort" => Some(ScalarType::U16),
-        "unsignedchar" => Some(ScalarType::U8),
-        "unsignedlong" => Some(ScalarType::U64),
-        _ => None,
-    })
-}
-
-/// The arguments of `name<...>` or `std::name<...>` for one of `names` (white space removed),
-/// split at their top-level commas.
-fn template_args<'a>(compact: &'a str, names: &[&str]) -> Option<Vec<&'a str>> {
-    let unqualified = compact.strip_prefix("std::").unwrap_or(compact);
-    let inner = names.iter().find_map(|name| {
-        unqualified
-            .strip_prefix(name)
-            .and_then(|s| s.strip_prefix('<'))
-            .and_then(|s| s.strip_suffix('>'))
-    })?;
-    let mut args = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            ',' if depth == 0 => {
-                args.push(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    args.push(&inner[start..]);
-    Some(args)
-}
-
-/// Whether a container's trailing template argument is a standard comparator, hash or
-/// allocator, which change nothing in how it is streamed.
-fn standard_argument(arg: &str) -> bool {
-    let arg = arg.strip_prefix("std::").unwrap_or(arg);
-    [
-        "allocator<",
-        "less<",
-        "hash<",
-        "equal_to<",
-        "ROOT::Detail::VecOps::RAdoptAllocator<",
-    ]
-    .iter()
-    .any(|p| arg.starts_with(p))
-}
-
-/// The element type of `std::vector<T>` (white space removed), with or without an allocator
-/// (RDataFrame's `vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>`), of
-/// `ROOT::VecOps::RVec<T>`, which ROOT stores as a `std::vector<T>`, and of the sets
-/// (`std::set`, `multiset`, `unordered_set`, `unordered_multiset`), which ROOT streams exactly
-/// as a vector (an object header, the size, the elements). A `std::bitset<N>` is `bool`: its
-/// collection proxy streams it as a vector of `N` bools, bit 0 first, one byte each (uproot 5.7
-/// reads it so, as a list of booleans).
-pub(crate) fn vector_element(compact: &str) -> Option<String> {
-    if let Some([bits]) = template_args(compact, &["bitset"]).as_deref()
-        && bits.parse::<u64>().is_ok()
-    {
-        return Some("bool".to_owned());
-    }
-    const LISTS: [&str; 7] = [
-        "vector",
-        "ROOT::VecOps::RVec",
-        "ROOT::RVec",
-        "set",
-        "multiset",
-        "unordered_set",
-        "unordered_multiset",
-    ];
-    match template_args(compact, &LISTS)?.as_slice() {
-        [element, rest @ ..] if rest.iter().all(|a| standard_argument(a)) => {
-            Some((*element).to_owned())
-        }
-        _ => None,
-    }
-}
-
-/// The key and value types of a `std::map`, `multimap`, `unordered_map` or
-/// `unordered_multimap` (white space removed), with or without the standard comparator, hash
-/// and allocator arguments.
-pub(crate) fn map_types(compact: &str) -> Option<(String, String)> {
-    const MAPS: [&str; 4] = ["map", "multimap", "unordered_map", "unordered_multimap"];
-    match template_args(compact, &MAPS)?.as_slice() {
-        [key, value, rest @ ..] if rest.iter().all(|a| standard_argument(a)) => {
-            Some(((*key).to_owned(), (*value).to_owned()))
-        }
-        _ => None,
-    }
-}
-
 /// The layout of an STL container or string of type `type_name` streamed as a whole: a branch of
 /// its own (`member` false) or a member of a split object (`member` true: a `std::string` then
 /// has an object header). `None` if the type is not an STL container or string; an error says
@@ -193,7 +142,7 @@ pub(crate) fn stl_layout(
     type_name: &str,
     member: bool,
 ) -> Option<Result<(ColumnKind, Layout), String>> {
-    let compact = crate::streamer::compact(type_name);
+    let compact = compact(type_name);
     let inner = scalar_type;
     let strip = vector_element;
     if compact == "string" || compact == "std::string" {
@@ -352,7 +301,7 @@ pub(crate) fn element_column(
         let stored = match t - 40 {
             9 => Stored::reduced(ReducedFloat::Double32, m.range),
             19 => Stored::reduced(ReducedFloat::Float16, m.range),
-            code => crate::plan::basic(code)
+            code => crate::streamer::basic(code)
                 .map(Stored::Plain)
                 .ok_or_else(|| format!("basic type code {code}")),
         }
@@ -403,7 +352,7 @@ pub(crate) fn element_column(
     let stored = match code {
         9 => reduced(ReducedFloat::Double32)?,
         19 => reduced(ReducedFloat::Float16)?,
-        t => match crate::plan::basic(t) {
+        t => match crate::streamer::basic(t) {
             Some(t) => Stored::Plain(t),
             None => return Err(refuse(&format!("basic type code {t}"))),
         },
@@ -459,7 +408,7 @@ pub(crate) fn element_column(
 pub(crate) fn member_columns(
     name: &str,
     object: UnsplitObject,
-    column: &dyn Fn(String, ColumnKind, Layout, Option<String>, String) -> Column,
+    template: &ColumnTemplate<'_>,
 ) -> Vec<Column> {
     let UnsplitObject {
         members,
@@ -486,7 +435,7 @@ pub(crate) fn member_columns(
                 entry_prefix: prefix.clone(),
                 custom_header: custom_header.clone(),
                 dims: if m.len > 1 { m.dims } else { Vec::new() },
-                ..column(
+                ..template.column(
                     format!("{name}.{}", m.path),
                     kind,
                     layout,
@@ -515,7 +464,7 @@ pub(crate) fn object_vector(
     if b.class != "TBranchElement" || e.streamer_type != -1 {
         return None;
     }
-    let compact = crate::streamer::compact(&e.class_name);
+    let compact = compact(&e.class_name);
     let class = vector_element(&compact)?;
     let refuse = |why: String| {
         Some(Err(format!(
@@ -527,7 +476,7 @@ pub(crate) fn object_vector(
         Ok(info) => info,
         Err(why) => return refuse(why),
     };
-    let (members, stride) = match crate::plan::fixed_object(streamers, info, true) {
+    let (members, stride) = match super::plan::fixed_object(streamers, info, true) {
         Ok((members, _)) if members.is_empty() => {
             return refuse(format!("class `{class}` has no members evtc reads"));
         }
@@ -570,13 +519,13 @@ pub(crate) fn object_vector(
 pub(crate) fn interpreted(
     b: &RawBranch,
     streamers: &Streamers,
-) -> Option<Result<crate::interp::Plan, String>> {
-    use crate::interp::{Root, plan};
+) -> Option<Result<super::interp::Plan, String>> {
+    use super::interp::{Root, plan};
     let e = b.element.as_ref()?;
     if b.class != "TBranchElement" {
         return None;
     }
-    let compact = crate::streamer::compact(&e.class_name);
+    let compact = compact(&e.class_name);
     let result = match (e.streamer_type, e.ftype) {
         (-1, _) if vector_element(&compact).is_some() || map_types(&compact).is_some() => {
             plan(streamers, Root::Stl(&e.class_name))
@@ -639,7 +588,7 @@ pub(crate) fn interpreted(
 
 /// The plan of an unsplit object branch.
 pub(crate) struct UnsplitObject {
-    members: Vec<crate::plan::FixedMember>,
+    members: Vec<super::plan::FixedMember>,
     /// Bytes per entry.
     stride: usize,
     /// What each entry starts with before the object.
@@ -687,7 +636,7 @@ pub(crate) fn unsplit_object(
         }
     };
     let version = info.version;
-    let plan = crate::plan::fixed_object(streamers, info, header).and_then(|(members, stride)| {
+    let plan = super::plan::fixed_object(streamers, info, header).and_then(|(members, stride)| {
         if members.is_empty() {
             Err(format!(
                 "class `{}` has no members evtc reads",
