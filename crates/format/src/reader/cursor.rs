@@ -700,7 +700,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
                 &self.state.stored[..stored_len]
             }
         };
-        if unit.raw_len % size as u64 != 0 {
+        if !unit.raw_len.is_multiple_of(size as u64) {
             return Err(record.corrupt("a unit does not hold whole values"));
         }
         // Checked before the entry sizes are read from the unit, so that damage reads as such.
