@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use evtc_codecs::Codec;
-use evtc_convert::advise::{Advice, AdviseOptions, FilePoint, Goal, advise};
+use evtc_convert::advise::{Advice, AdviseOptions, BranchAdvice, FilePoint, Goal, advise};
 use evtc_convert::{ConvertOptions, Glob};
 use evtc_format::WriteOptions;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -192,117 +192,10 @@ fn print_advice(
             "branch", "type", "raw", "recommended", "ratio", "read MB/s", "current"
         )?;
         for (b, choice) in tree.branches.iter().zip(choices) {
-            let Some(o) = choice.and_then(|i| b.outcomes.get(i)) else {
-                writeln!(
-                    out,
-                    "  {:<28} {:<14} {:>10} (no entries)",
-                    b.name, b.dtype, 0
-                )?;
-                continue;
-            };
-            let current = b
-                .current
-                .and_then(|i| b.outcomes.get(i))
-                .map_or(String::new(), |c| format!("{} ({:.2})", c.setting, c.ratio));
-            writeln!(
-                out,
-                "  {:<28} {:<14} {:>10} {:<34} {:>7.2} {:>9.0} {:<28}",
-                b.name,
-                b.dtype,
-                human(b.raw_bytes),
-                o.setting,
-                o.ratio,
-                o.decompress_mb_per_s,
-                current
-            )?;
-            if let Some(t) = &b.boundaries {
-                writeln!(
-                    out,
-                    "  {:<28} boundaries: {} (counts {}, offsets {})",
-                    "",
-                    t.recommended,
-                    human(t.counts_bytes),
-                    human(t.offsets_bytes)
-                )?;
-            }
-            if let Some(err) = b.lossy_max_error {
-                let fewest = |lossy: bool| {
-                    b.outcomes
-                        .iter()
-                        .filter(|o| o.mantissa_bits.is_some() == lossy)
-                        .min_by_key(|o| o.stored_bytes)
-                };
-                if let (Some(l), Some(e)) = (fewest(true), fewest(false)) {
-                    writeln!(
-                        out,
-                        "  {:<28} reduced precision: {} at best with {} mantissa bits, {} lossless; \
-                         largest relative error on the sample {err:.2e}",
-                        "",
-                        human(l.stored_bytes),
-                        l.mantissa_bits.unwrap_or(0),
-                        human(e.stored_bytes)
-                    )?;
-                }
-            }
-            if all {
-                for o in &b.outcomes {
-                    let entry = o
-                        .entry_read_us
-                        .map_or(String::new(), |us| format!(" {us:.2} us/entry"));
-                    writeln!(
-                        out,
-                        "      {:<36} {:>10} {:>7.2} {:>8.0} MB/s write {:>8.0} MB/s read{entry}",
-                        o.setting,
-                        human(o.stored_bytes),
-                        o.ratio,
-                        o.compress_mb_per_s,
-                        o.decompress_mb_per_s
-                    )?;
-                }
-            }
+            print_branch(out, b, *choice, all)?;
         }
     }
-    writeln!(out, "\nwhole file (predicted from the sample):")?;
-    writeln!(
-        out,
-        "  {:<26} {:>10} {:>7} {:>10} {:>11}",
-        "settings", "size", "ratio", "read MB/s", "write MB/s"
-    )?;
-    let row = |out: &mut dyn Write, p: &FilePoint| {
-        writeln!(
-            out,
-            "  {:<26} {:>10} {:>7.2} {:>10.0} {:>11.1}",
-            p.label,
-            human(p.stored_bytes),
-            p.ratio,
-            p.read_mb_per_s,
-            p.write_mb_per_s
-        )
-    };
-    if let Some(current) = &advice.current {
-        row(out, current)?;
-    }
-    for p in &advice.uniform {
-        row(
-            out,
-            &FilePoint {
-                label: format!("uniform {}", p.label),
-                ..p.clone()
-            },
-        )?;
-    }
-    for g in &advice.goals {
-        row(
-            out,
-            &FilePoint {
-                label: format!("--goal {}", g.predicted.label),
-                ..g.predicted.clone()
-            },
-        )?;
-    }
-    for p in &advice.external {
-        row(out, p)?;
-    }
+    print_file_points(out, advice)?;
     let p = &chosen.predicted;
     let versus = advice.current.as_ref().or_else(|| {
         advice
@@ -324,6 +217,119 @@ fn print_advice(
                 format!("evtc's default, {}", Codec::DEFAULT)
             }
         )?;
+    }
+    Ok(())
+}
+
+/// One branch's row: the recommended setting (outcome `choice`) against the current one, its
+/// boundaries and reduced precision, and with `all` every setting tried.
+fn print_branch(
+    out: &mut dyn Write,
+    b: &BranchAdvice,
+    choice: Option<usize>,
+    all: bool,
+) -> std::io::Result<()> {
+    let Some(o) = choice.and_then(|i| b.outcomes.get(i)) else {
+        return writeln!(
+            out,
+            "  {:<28} {:<14} {:>10} (no entries)",
+            b.name, b.dtype, 0
+        );
+    };
+    let current = b
+        .current
+        .and_then(|i| b.outcomes.get(i))
+        .map_or(String::new(), |c| format!("{} ({:.2})", c.setting, c.ratio));
+    writeln!(
+        out,
+        "  {:<28} {:<14} {:>10} {:<34} {:>7.2} {:>9.0} {:<28}",
+        b.name,
+        b.dtype,
+        human(b.raw_bytes),
+        o.setting,
+        o.ratio,
+        o.decompress_mb_per_s,
+        current
+    )?;
+    if let Some(t) = &b.boundaries {
+        writeln!(
+            out,
+            "  {:<28} boundaries: {} (counts {}, offsets {})",
+            "",
+            t.recommended,
+            human(t.counts_bytes),
+            human(t.offsets_bytes)
+        )?;
+    }
+    if let Some(err) = b.lossy_max_error {
+        let fewest = |lossy: bool| {
+            b.outcomes
+                .iter()
+                .filter(|o| o.mantissa_bits.is_some() == lossy)
+                .min_by_key(|o| o.stored_bytes)
+        };
+        if let (Some(l), Some(e)) = (fewest(true), fewest(false)) {
+            writeln!(
+                out,
+                "  {:<28} reduced precision: {} at best with {} mantissa bits, {} lossless; \
+                 largest relative error on the sample {err:.2e}",
+                "",
+                human(l.stored_bytes),
+                l.mantissa_bits.unwrap_or(0),
+                human(e.stored_bytes)
+            )?;
+        }
+    }
+    if all {
+        for o in &b.outcomes {
+            let entry = o
+                .entry_read_us
+                .map_or(String::new(), |us| format!(" {us:.2} us/entry"));
+            writeln!(
+                out,
+                "      {:<36} {:>10} {:>7.2} {:>8.0} MB/s write {:>8.0} MB/s read{entry}",
+                o.setting,
+                human(o.stored_bytes),
+                o.ratio,
+                o.compress_mb_per_s,
+                o.decompress_mb_per_s
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The whole file's predicted size and speeds: of its current settings, of each codec applied
+/// to every branch, of each goal and of the external baseline.
+fn print_file_points(out: &mut dyn Write, advice: &Advice) -> std::io::Result<()> {
+    writeln!(out, "\nwhole file (predicted from the sample):")?;
+    writeln!(
+        out,
+        "  {:<26} {:>10} {:>7} {:>10} {:>11}",
+        "settings", "size", "ratio", "read MB/s", "write MB/s"
+    )?;
+    let row = |out: &mut dyn Write, label: &str, p: &FilePoint| {
+        writeln!(
+            out,
+            "  {:<26} {:>10} {:>7.2} {:>10.0} {:>11.1}",
+            label,
+            human(p.stored_bytes),
+            p.ratio,
+            p.read_mb_per_s,
+            p.write_mb_per_s
+        )
+    };
+    if let Some(current) = &advice.current {
+        row(out, &current.label, current)?;
+    }
+    for p in &advice.uniform {
+        row(out, &format!("uniform {}", p.label), p)?;
+    }
+    for g in &advice.goals {
+        row(out, &format!("--goal {}", g.predicted.label), &g.predicted)?;
+    }
+    for p in &advice.external {
+        row(out, &p.label, p)?;
     }
     Ok(())
 }

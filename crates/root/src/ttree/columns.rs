@@ -214,98 +214,140 @@ pub(crate) fn element_column(
             "branch element without its class data".into(),
         ));
     };
-    let class = e.class_name.clone();
     if e.streamer_type == -1 {
-        return match stl_layout(&class, false) {
-            Some(Ok((kind, layout))) => {
-                let shown = if kind == ColumnKind::String && class != "TString" {
-                    "std::string".to_owned()
-                } else {
-                    class
-                };
-                Ok((kind, layout, shown))
-            }
-            Some(Err(reason)) => Err((class, format!("{reason}: not supported"))),
-            None => Err((
-                class,
-                "unsplit objects are not supported (only their split members are)".into(),
-            )),
-        };
+        return stl_branch(&e.class_name);
     }
-    // A refusal in C++ terms: the member, its class and its type, from the streamer info.
-    let refuse = |what: &str| match member(b, e, streamers) {
-        Ok(m) => (
-            m.type_name.clone(),
-            format!(
-                "member `{}` of class `{}` is a `{}` ({what}): not supported",
-                m.name, e.class_name, m.type_name
-            ),
-        ),
-        Err(why) => (
-            class.clone(),
-            format!(
-                "{what} (streamer type {}): not supported; {why}",
-                e.streamer_type
-            ),
-        ),
-    };
+    let m = ElementMember { b, e, streamers };
     // 0: a member of a split object; 31 and 41: a member of the objects of a split TClonesArray
     // or std::vector<Class>, all of an entry's objects' values back to back.
     let in_collection = match e.ftype {
         0 => false,
         31 | 41 => true,
-        t => return Err(refuse(&format!("branch element type {t}"))),
+        t => return Err(m.refuse(&format!("branch element type {t}"))),
     };
-    // 65: a TString member, its length and characters in each entry (each object's, back to
-    // back, in a collection).
-    if e.streamer_type == 65 {
-        return Ok(if in_collection {
-            (
-                ColumnKind::Strings(1),
-                Layout::StringList {
-                    header: ListHeader::None,
-                },
-                "TString[]".into(),
-            )
-        } else {
-            (
-                ColumnKind::String,
-                Layout::String { header: false },
-                "TString".into(),
-            )
-        });
+    match e.streamer_type {
+        // A TString member, its length and characters in each entry (each object's, back to
+        // back, in a collection).
+        65 if in_collection => Ok((
+            ColumnKind::Strings(1),
+            Layout::StringList {
+                header: ListHeader::None,
+            },
+            "TString[]".into(),
+        )),
+        65 => Ok((
+            ColumnKind::String,
+            Layout::String { header: false },
+            "TString".into(),
+        )),
+        // In a collection, each object's STL member without its own header, all after one
+        // object header: the interpreter's to read (`interpreted`).
+        300 if in_collection => Err(m.refuse("an STL member of a collection's objects")),
+        // An STL container or string member (kSTL), streamed whole in each entry.
+        300 => m.stl_member(),
+        // A `T* x //[n]` array (kOffsetP).
+        t @ 41..=59 => m.pointer_array(t - 40, in_collection),
+        27 => Err(m.refuse("a fixed array of `char*` strings")),
+        // A `char*` member (kCharStar), its length and characters in each entry; in a
+        // collection, each object's back to back: the interpreter's to read (`interpreted`).
+        7 if in_collection => Err(m.refuse("a `char*` member of a collection's objects")),
+        7 => Ok((ColumnKind::String, Layout::CharStar, "char*".into())),
+        // A `T* x //[n]` array of objects (kStreamLoop): one object header, then the objects
+        // (in a collection, each object's array, as long as another member's branch says): the
+        // interpreter's to read (`interpreted`).
+        501 => Err(m.refuse("an array of objects behind a pointer")),
+        t @ 1..=19 => m.basic(t, false, in_collection),
+        t @ 21..=39 => m.basic(t - 20, true, in_collection),
+        t if t >= 61 => Err(m.refuse("an object, string or collection member")),
+        t => Err(m.refuse(&format!("code {t}"))),
     }
-    // 300 in a collection: each object's STL member without its own header, all after one
-    // object header: the interpreter's to read (`interpreted`).
-    if e.streamer_type == 300 && in_collection {
-        return Err(refuse("an STL member of a collection's objects"));
+}
+
+/// A branch of a whole STL container or string of `class` (streamer type -1).
+fn stl_branch(class: &str) -> Result<(ColumnKind, Layout, String), (String, String)> {
+    match stl_layout(class, false) {
+        Some(Ok((kind, layout))) => {
+            let shown = if kind == ColumnKind::String && class != "TString" {
+                "std::string"
+            } else {
+                class
+            };
+            Ok((kind, layout, shown.to_owned()))
+        }
+        Some(Err(reason)) => Err((class.to_owned(), format!("{reason}: not supported"))),
+        None => Err((
+            class.to_owned(),
+            "unsplit objects are not supported (only their split members are)".into(),
+        )),
     }
-    // 300: an STL container or string member (kSTL), streamed whole in each entry.
-    if e.streamer_type == 300 && !in_collection {
-        let m = member(b, e, streamers).map_err(|why| {
+}
+
+/// A branch element that is a member of a split object or of a split collection's objects.
+struct ElementMember<'a> {
+    b: &'a RawBranch,
+    e: &'a Element,
+    streamers: &'a Streamers,
+}
+
+type ElementResult = Result<(ColumnKind, Layout, String), (String, String)>;
+
+impl ElementMember<'_> {
+    /// The member's streamer element, or why the streamer info does not give it.
+    fn member(&self) -> Result<&StreamerElement, String> {
+        member(self.b, self.e, self.streamers)
+    }
+
+    fn class(&self) -> String {
+        self.e.class_name.clone()
+    }
+
+    /// A refusal in C++ terms: the member, its class and its type, from the streamer info.
+    fn refuse(&self, what: &str) -> (String, String) {
+        match self.member() {
+            Ok(m) => (
+                m.type_name.clone(),
+                format!(
+                    "member `{}` of class `{}` is a `{}` ({what}): not supported",
+                    m.name, self.e.class_name, m.type_name
+                ),
+            ),
+            Err(why) => (
+                self.class(),
+                format!(
+                    "{what} (streamer type {}): not supported; {why}",
+                    self.e.streamer_type
+                ),
+            ),
+        }
+    }
+
+    /// An STL container or string member (kSTL), streamed whole in each entry.
+    fn stl_member(&self) -> ElementResult {
+        let m = self.member().map_err(|why| {
             (
-                class.clone(),
+                self.class(),
                 format!("an STL member whose type the streamer info does not give: {why}"),
             )
         })?;
-        return match stl_layout(&m.type_name, true) {
+        match stl_layout(&m.type_name, true) {
             Some(Ok((kind, layout))) => Ok((kind, layout, m.type_name.clone())),
-            Some(Err(reason)) => Err(refuse(&reason)),
-            None => Err(refuse("an STL container evtc does not read")),
-        };
+            Some(Err(reason)) => Err(self.refuse(&reason)),
+            None => Err(self.refuse("an STL container evtc does not read")),
+        }
     }
-    // 41-59: a `T* x //[n]` array (kOffsetP): a byte saying whether there are values, then
-    // the values; in a collection's objects their counts are in another member.
-    if let t @ 41..=59 = e.streamer_type {
-        let m = member(b, e, streamers).map_err(|r| (class.clone(), r))?;
-        let stored = match t - 40 {
+
+    /// A `T* x //[n]` array of basic type `code` (kOffsetP): a byte saying whether there are
+    /// values, then the values; in a collection's objects their counts are in another member.
+    fn pointer_array(&self, code: i32, in_collection: bool) -> ElementResult {
+        let m = self.member().map_err(|r| (self.class(), r))?;
+        let stored = match code {
             9 => Stored::reduced(ReducedFloat::Double32, m.range),
             19 => Stored::reduced(ReducedFloat::Float16, m.range),
             code => crate::streamer::basic(code)
                 .map(Stored::Plain)
                 .ok_or_else(|| format!("basic type code {code}")),
         }
-        .map_err(|r| (class.clone(), r))?;
+        .map_err(|r| (self.class(), r))?;
         if in_collection {
             // A list per object, each as long as the object's counter member says.
             return Ok((
@@ -314,93 +356,74 @@ pub(crate) fn element_column(
                 format!("{}[][]", stored.output().root_name()),
             ));
         }
-        return Ok((
+        Ok((
             ColumnKind::Jagged(stored.output()),
             Layout::FlaggedArray { stored },
             m.type_name.clone(),
-        ));
+        ))
     }
-    // 7: a `char*` member (kCharStar), its length and characters in each entry; in a
-    // collection, each object's back to back: the interpreter's to read (`interpreted`).
-    if e.streamer_type == 27 {
-        return Err(refuse("a fixed array of `char*` strings"));
-    }
-    if e.streamer_type == 7 {
-        if in_collection {
-            return Err(refuse("a `char*` member of a collection's objects"));
-        }
-        return Ok((ColumnKind::String, Layout::CharStar, "char*".into()));
-    }
-    // 501: a `T* x //[n]` array of objects (kStreamLoop): one object header, then the objects
-    // (in a collection, each object's array, as long as another member's branch says): the
-    // interpreter's to read (`interpreted`).
-    if e.streamer_type == 501 {
-        return Err(refuse("an array of objects behind a pointer"));
-    }
-    let (code, array) = match e.streamer_type {
-        t @ 1..=19 => (t, false),
-        t @ 21..=39 => (t - 20, true),
-        t if t >= 61 => return Err(refuse("an object, string or collection member")),
-        t => return Err(refuse(&format!("code {t}"))),
-    };
-    let mut root_type = None;
-    let mut reduced = |kind| {
-        let member = member(b, e, streamers).map_err(|r| (class.clone(), r))?;
-        root_type = Some(format!("{} {}", member.type_name, member.title.trim()));
-        Stored::reduced(kind, member.range).map_err(|r| (class.clone(), r))
-    };
-    let stored = match code {
-        9 => reduced(ReducedFloat::Double32)?,
-        19 => reduced(ReducedFloat::Float16)?,
-        t => match crate::streamer::basic(t) {
-            Some(t) => Stored::Plain(t),
-            None => return Err(refuse(&format!("basic type code {t}"))),
-        },
-    };
-    let len = if array {
-        b.leaves
-            .first()
-            .map_or(1, |l| usize::try_from(l.len).unwrap_or(1))
-            .max(1)
-    } else {
-        1
-    };
-    let t = stored.output();
-    if in_collection {
+
+    /// A member of basic type `code`, a fixed array of them with `array`.
+    fn basic(&self, code: i32, array: bool, in_collection: bool) -> ElementResult {
+        let mut root_type = None;
+        let mut reduced = |kind| {
+            let member = self.member().map_err(|r| (self.class(), r))?;
+            root_type = Some(format!("{} {}", member.type_name, member.title.trim()));
+            Stored::reduced(kind, member.range).map_err(|r| (self.class(), r))
+        };
+        let stored = match code {
+            9 => reduced(ReducedFloat::Double32)?,
+            19 => reduced(ReducedFloat::Float16)?,
+            t => match crate::streamer::basic(t) {
+                Some(t) => Stored::Plain(t),
+                None => return Err(self.refuse(&format!("basic type code {t}"))),
+            },
+        };
+        let len = if array {
+            self.b
+                .leaves
+                .first()
+                .map_or(1, |l| usize::try_from(l.len).unwrap_or(1))
+                .max(1)
+        } else {
+            1
+        };
+        let t = stored.output();
         let root_type = root_type.unwrap_or_else(|| t.root_name().to_owned());
-        if array {
+        Ok(match (in_collection, array) {
             // Each object's array: a list of `len` values per object.
-            let len = member(b, e, streamers).map_or(len, |m| m.array_length.max(1));
-            return Ok((
-                ColumnKind::Nested(t, 2),
-                Layout::ArraysInCollection { stored, len },
-                format!("{root_type}[{len}][]"),
-            ));
-        }
-        return Ok((
-            ColumnKind::Jagged(t),
-            Layout::Jagged { stored },
-            format!("{root_type}[]"),
-        ));
+            (true, true) => {
+                let len = self.member().map_or(len, |m| m.array_length.max(1));
+                (
+                    ColumnKind::Nested(t, 2),
+                    Layout::ArraysInCollection { stored, len },
+                    format!("{root_type}[{len}][]"),
+                )
+            }
+            (true, false) => (
+                ColumnKind::Jagged(t),
+                Layout::Jagged { stored },
+                format!("{root_type}[]"),
+            ),
+            (false, array) => {
+                let layout = Layout::Fixed {
+                    stored,
+                    len,
+                    offset: 0,
+                    stride: stored.size() * len,
+                };
+                if array {
+                    (
+                        ColumnKind::Fixed(t, len),
+                        layout,
+                        format!("{root_type}[{len}]"),
+                    )
+                } else {
+                    (ColumnKind::Scalar(t), layout, root_type)
+                }
+            }
+        })
     }
-    let kind = if array {
-        ColumnKind::Fixed(t, len)
-    } else {
-        ColumnKind::Scalar(t)
-    };
-    let layout = Layout::Fixed {
-        stored,
-        len,
-        offset: 0,
-        stride: stored.size() * len,
-    };
-    let root_type = root_type.unwrap_or_else(|| t.root_name().to_owned());
-    let root_type = if array {
-        format!("{root_type}[{len}]")
-    } else {
-        root_type
-    };
-    Ok((kind, layout, root_type))
 }
 
 /// An unsplit object of fixed size: a column per basic member, `branch.member.submember`, each
