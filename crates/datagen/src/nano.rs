@@ -381,7 +381,6 @@ pub fn events(events: usize, seed: u64) -> Vec<Column> {
     for ((name, _, _), p) in collections.into_iter().zip(all) {
         let counter = format!("n{name}");
         let total = p.pt.len();
-        let idx = |values: &mut Vec<i32>| Values::I32(std::mem::take(values));
         columns.push(scalar(&counter, Values::U32(p.counts)));
         columns.push(jagged(
             &format!("{name}_pt"),
@@ -394,227 +393,48 @@ pub fn events(events: usize, seed: u64) -> Vec<Column> {
             Values::F32(p.eta.clone()),
         ));
         columns.push(jagged(&format!("{name}_phi"), &counter, Values::F32(p.phi)));
-        let mut push = |member: &str, values: Values| {
-            columns.push(jagged(&format!("{name}_{member}"), &counter, values));
+        let kinematics = Members {
+            mass: p.mass,
+            pt: &p.pt,
+            eta: &p.eta,
+            total,
         };
-        match name {
-            "Jet" => {
-                push("mass", Values::F32(p.mass));
-                let btag: Vec<f32> = (0..total)
-                    .map(|_| round_mantissa(rng.uniform() as f32, 10))
-                    .collect();
-                let id = (0..total)
-                    .map(|_| if rng.below(10) < 8 { 6 } else { 2 })
-                    .collect();
-                let area = (0..total)
-                    .map(|_| round_mantissa((0.5 + 0.03 * more.normal()) as f32, 10))
-                    .collect();
-                let qgl = (0..total)
-                    .map(|_| {
-                        if more.below(100) < 3 {
-                            -1.0
-                        } else {
-                            round_mantissa(more.uniform().powf(0.8) as f32, 10)
-                        }
-                    })
-                    .collect();
-                let constituents =
-                    p.pt.iter()
-                        .map(|&pt| (5 + more.poisson(8.0 + f64::from(pt) / 10.0)).min(255) as u8)
-                        .collect();
-                // b jets (5) where the b tag is high, charm (4) 8%, light (0) the rest.
-                let hadron: Vec<i32> = btag
-                    .iter()
-                    .map(|&b| {
-                        let b5 = 0.02 + 0.3 * f64::from(b).powi(4);
-                        match more.uniform() {
-                            u if u < b5 => 5,
-                            u if u < b5 + 0.08 => 4,
-                            _ => 0,
-                        }
-                    })
-                    .collect();
-                let parton = hadron
-                    .iter()
-                    .map(|&h| {
-                        let sign = if more.below(2) == 0 { -1 } else { 1 };
-                        match h {
-                            0 => pick(
-                                &mut more,
-                                &[
-                                    (21, 45),
-                                    (sign, 15),
-                                    (2 * sign, 15),
-                                    (3 * sign, 15),
-                                    (0, 10),
-                                ],
-                            ),
-                            flavour => sign * flavour,
-                        }
-                    })
-                    .collect();
-                // Pile-up id working points (tight 1, medium 2, loose 4), all passed above 50 GeV.
-                let pu =
-                    p.pt.iter()
-                        .map(|&pt| {
-                            if pt >= 50.0 {
-                                7
-                            } else {
-                                pick(&mut more, &[(0, 15), (4, 15), (6, 20), (7, 50)])
-                            }
-                        })
-                        .collect();
-                push("btagDeepFlavB", Values::F32(btag));
-                push("jetId", Values::I32(id));
-                push("area", Values::F32(area));
-                push("qgl", Values::F32(qgl));
-                push("nConstituents", Values::U8(constituents));
-                push("hadronFlavour", Values::I32(hadron));
-                push("partonFlavour", Values::I32(parton));
-                push("puId", Values::I32(pu));
-                push("muonIdx1", idx(&mut links.jet_muon[0]));
-                push("muonIdx2", idx(&mut links.jet_muon[1]));
-                push("electronIdx1", idx(&mut links.jet_electron));
-            }
-            "Muon" => {
-                push("mass", Values::F32(p.mass));
-                let charge = (0..total)
-                    .map(|_| if rng.below(2) == 0 { -1 } else { 1 })
-                    .collect();
-                push("charge", Values::I32(charge));
-                let iso = (0..total)
-                    .map(|_| round_mantissa(rng.exponential(0.1) as f32, 8))
-                    .collect();
-                push("pfRelIso04_all", Values::F32(iso));
-                let tight: Vec<bool> = (0..total).map(|_| rng.below(10) < 7).collect();
-                let dxy = (0..total)
-                    .map(|_| round_mantissa((0.003 * more.normal()) as f32, 10))
-                    .collect();
-                let dz = (0..total)
-                    .map(|_| round_mantissa((0.008 * more.normal()) as f32, 10))
-                    .collect();
-                let stations = (0..total)
-                    .map(|_| pick(&mut more, &[(0, 2), (1, 10), (2, 30), (3, 38), (4, 20)]))
-                    .collect();
-                let layers = (0..total)
-                    .map(|_| (6 + more.poisson(6.0)).min(18) as i32)
-                    .collect();
-                // Tight and medium muons are loose ones; loose ones are PF candidates.
-                let loose: Vec<bool> = tight.iter().map(|&t| t || more.below(10) < 9).collect();
-                let medium = tight
-                    .iter()
-                    .zip(&loose)
-                    .map(|(&t, &l)| l && (t || more.below(10) < 6))
-                    .collect();
-                let pf = loose.iter().map(|&l| l || more.below(2) == 0).collect();
-                push("tightId", Values::Bool(tight));
-                push("dxy", Values::F32(dxy));
-                push("dz", Values::F32(dz));
-                push("nStations", Values::I32(stations));
-                push("nTrackerLayers", Values::I32(layers));
-                push("looseId", Values::Bool(loose));
-                push("mediumId", Values::Bool(medium));
-                push("isPFcand", Values::Bool(pf));
-                push("jetIdx", idx(&mut links.muon_jet));
-            }
-            "Electron" => {
-                push("mass", Values::F32(p.mass));
-                let charge = (0..total)
-                    .map(|_| if rng.below(2) == 0 { -1 } else { 1 })
-                    .collect();
-                push("charge", Values::I32(charge));
-                let dxy = (0..total)
-                    .map(|_| round_mantissa((0.005 * more.normal()) as f32, 10))
-                    .collect();
-                let dz = (0..total)
-                    .map(|_| round_mantissa((0.012 * more.normal()) as f32, 10))
-                    .collect();
-                // Narrower showers in the barrel (|eta| < 1.479) than in the endcaps.
-                let sieie = p
-                    .eta
-                    .iter()
-                    .map(|&eta| {
-                        let (mean, width) = if eta.abs() < 1.479 {
-                            (0.0100, 0.0012)
-                        } else {
-                            (0.0270, 0.0030)
-                        };
-                        round_mantissa((mean + width * more.normal()).max(0.002) as f32, 10)
-                    })
-                    .collect();
-                // 0 fail, 1 veto, 2 loose, 3 medium, 4 tight; every working point has the
-                // conversion veto.
-                let cut: Vec<i32> = (0..total)
-                    .map(|_| pick(&mut more, &[(0, 15), (1, 10), (2, 15), (3, 20), (4, 40)]))
-                    .collect();
-                let conv_veto = cut.iter().map(|&c| c >= 1 || more.below(2) == 0).collect();
-                let pf = (0..total).map(|_| more.below(100) < 85).collect();
-                push("dxy", Values::F32(dxy));
-                push("dz", Values::F32(dz));
-                push("sieie", Values::F32(sieie));
-                push("cutBased", Values::I32(cut));
-                push("convVeto", Values::Bool(conv_veto));
-                push("isPFcand", Values::Bool(pf));
-                push("jetIdx", idx(&mut links.electron_jet));
-                push("photonIdx", idx(&mut links.electron_photon));
-            }
-            "Photon" => {
-                // 0 fail, 1 loose, 2 medium, 3 tight; electrons faking photons have a pixel seed.
-                let cut = (0..total)
-                    .map(|_| pick(&mut more, &[(0, 30), (1, 20), (2, 20), (3, 30)]))
-                    .collect();
-                let pixel = links
-                    .photon_electron
-                    .iter()
-                    .map(|&e| {
-                        if e >= 0 {
-                            more.below(10) < 8
-                        } else {
-                            more.below(100) < 5
-                        }
-                    })
-                    .collect();
-                push("cutBased", Values::I32(cut));
-                push("pixelSeed", Values::Bool(pixel));
-                push("electronIdx", idx(&mut links.photon_electron));
-            }
-            _ => {
-                let mode = (0..total)
-                    .map(|_| pick(&mut more, &[(0, 25), (1, 45), (2, 10), (10, 15), (11, 5)]))
-                    .collect();
-                // Eight cumulative working points (VVVLoose = 1 .. VVTight = 128).
-                let deep_tau = (0..total)
-                    .map(|_| {
-                        let passed = pick(
-                            &mut more,
-                            &[
-                                (0u32, 5),
-                                (1, 5),
-                                (2, 5),
-                                (3, 10),
-                                (4, 10),
-                                (5, 15),
-                                (6, 20),
-                                (7, 15),
-                                (8, 15),
-                            ],
-                        );
-                        ((1u32 << passed) - 1) as u8
-                    })
-                    .collect();
-                push("decayMode", Values::I32(mode));
-                push("idDeepTau2017v2p1VSjet", Values::U8(deep_tau));
-                push("jetIdx", idx(&mut links.tau_jet));
-            }
+        let members = match name {
+            "Jet" => jet_members(kinematics, &mut rng, &mut more, &mut links),
+            "Muon" => muon_members(kinematics, &mut rng, &mut more, &mut links),
+            "Electron" => electron_members(kinematics, &mut rng, &mut more, &mut links),
+            "Photon" => photon_members(kinematics, &mut more, &mut links),
+            _ => tau_members(kinematics, &mut more, &mut links),
+        };
+        for (member, values) in members {
+            columns.push(jagged(&format!("{name}_{member}"), &counter, values));
         }
     }
+    columns.extend(event_columns(
+        events, &visible, iso_mu24, &mut rng, &mut more,
+    ));
+    debug_assert_eq!(columns.len(), COLUMNS);
+    columns
+}
+
+/// The event-level columns after the collections: missing transverse momentum, primary vertex,
+/// pile-up density, filter flags and triggers (`visible`: each event's scalar sum of the
+/// particles' pt; `iso_mu24`: the single-muon trigger).
+fn event_columns(
+    events: usize,
+    visible: &[f64],
+    iso_mu24: Vec<bool>,
+    rng: &mut Rng,
+    more: &mut Rng,
+) -> Vec<Column> {
+    let mut columns = Vec::new();
     let met: Vec<f32> = (0..events).map(|_| rng.exponential(30.0) as f32).collect();
     let sum_et = met
         .iter()
-        .zip(&visible)
+        .zip(visible)
         .map(|(&met, &visible)| (visible + f64::from(met) + more.exponential(200.0)) as f32)
         .collect();
-    columns.push(scalar("MET_pt", Values::F32(met)));
+    columns.push(scalar_column("MET_pt", Values::F32(met)));
     let phi = (0..events)
         .map(|_| {
             round_mantissa(
@@ -623,13 +443,13 @@ pub fn events(events: usize, seed: u64) -> Vec<Column> {
             )
         })
         .collect();
-    columns.push(scalar("MET_phi", Values::F32(phi)));
-    columns.push(scalar("MET_sumEt", Values::F32(sum_et)));
-    columns.push(scalar(
+    columns.push(scalar_column("MET_phi", Values::F32(phi)));
+    columns.push(scalar_column("MET_sumEt", Values::F32(sum_et)));
+    columns.push(scalar_column(
         "PV_npvs",
         Values::I32((0..events).map(|_| rng.poisson(30.0) as i32).collect()),
     ));
-    columns.push(scalar(
+    columns.push(scalar_column(
         "PV_z",
         Values::F32(
             (0..events)
@@ -649,23 +469,295 @@ pub fn events(events: usize, seed: u64) -> Vec<Column> {
             )
         })
         .collect();
-    columns.push(scalar("PV_ndof", Values::F32(ndof)));
-    columns.push(scalar("PV_chi2", Values::F32(chi2)));
-    columns.push(scalar(
+    columns.push(scalar_column("PV_ndof", Values::F32(ndof)));
+    columns.push(scalar_column("PV_chi2", Values::F32(chi2)));
+    columns.push(scalar_column(
         "fixedGridRhoFastjetAll",
         Values::F32((0..events).map(|_| rng.range(5.0, 40.0) as f32).collect()),
     ));
     // Flag_METFilters is the AND of the filters, Flag_goodVertices among them.
     let good: Vec<bool> = (0..events).map(|_| more.below(1000) < 995).collect();
     let filters = good.iter().map(|&g| g && more.below(1000) < 985).collect();
-    columns.push(scalar("Flag_goodVertices", Values::Bool(good)));
-    columns.push(scalar("Flag_METFilters", Values::Bool(filters)));
-    columns.push(scalar("HLT_IsoMu24", Values::Bool(iso_mu24)));
+    columns.push(scalar_column("Flag_goodVertices", Values::Bool(good)));
+    columns.push(scalar_column("Flag_METFilters", Values::Bool(filters)));
+    columns.push(scalar_column("HLT_IsoMu24", Values::Bool(iso_mu24)));
     for t in 0..TRIGGERS {
         let rate = 1 + (t as u64 * 7) % 13;
         let bits = (0..events).map(|_| rng.below(100) < rate).collect();
-        columns.push(scalar(&format!("HLT_path{t:02}"), Values::Bool(bits)));
+        columns.push(scalar_column(
+            &format!("HLT_path{t:02}"),
+            Values::Bool(bits),
+        ));
     }
-    debug_assert_eq!(columns.len(), COLUMNS);
     columns
+}
+
+/// A column of one value per event.
+fn scalar_column(name: &str, values: Values) -> Column {
+    Column {
+        name: name.into(),
+        counter: None,
+        values,
+    }
+}
+
+/// A collection's kinematics its other members are drawn from.
+struct Members<'a> {
+    mass: Vec<f32>,
+    pt: &'a [f32],
+    eta: &'a [f32],
+    /// Objects in all events.
+    total: usize,
+}
+
+/// Takes a link column's indices.
+fn take_links(values: &mut Vec<i32>) -> Values {
+    Values::I32(std::mem::take(values))
+}
+
+/// The members of the jets beyond their kinematics.
+fn jet_members(
+    p: Members<'_>,
+    rng: &mut Rng,
+    more: &mut Rng,
+    links: &mut Links,
+) -> Vec<(&'static str, Values)> {
+    let mut members = Vec::new();
+    members.push(("mass", Values::F32(p.mass)));
+    let btag: Vec<f32> = (0..p.total)
+        .map(|_| round_mantissa(rng.uniform() as f32, 10))
+        .collect();
+    let id = (0..p.total)
+        .map(|_| if rng.below(10) < 8 { 6 } else { 2 })
+        .collect();
+    let area = (0..p.total)
+        .map(|_| round_mantissa((0.5 + 0.03 * more.normal()) as f32, 10))
+        .collect();
+    let qgl = (0..p.total)
+        .map(|_| {
+            if more.below(100) < 3 {
+                -1.0
+            } else {
+                round_mantissa(more.uniform().powf(0.8) as f32, 10)
+            }
+        })
+        .collect();
+    let constituents =
+        p.pt.iter()
+            .map(|&pt| (5 + more.poisson(8.0 + f64::from(pt) / 10.0)).min(255) as u8)
+            .collect();
+    // b jets (5) where the b tag is high, charm (4) 8%, light (0) the rest.
+    let hadron: Vec<i32> = btag
+        .iter()
+        .map(|&b| {
+            let b5 = 0.02 + 0.3 * f64::from(b).powi(4);
+            match more.uniform() {
+                u if u < b5 => 5,
+                u if u < b5 + 0.08 => 4,
+                _ => 0,
+            }
+        })
+        .collect();
+    let parton = hadron
+        .iter()
+        .map(|&h| {
+            let sign = if more.below(2) == 0 { -1 } else { 1 };
+            match h {
+                0 => pick(
+                    more,
+                    &[
+                        (21, 45),
+                        (sign, 15),
+                        (2 * sign, 15),
+                        (3 * sign, 15),
+                        (0, 10),
+                    ],
+                ),
+                flavour => sign * flavour,
+            }
+        })
+        .collect();
+    // Pile-up id working points (tight 1, medium 2, loose 4), all passed above 50 GeV.
+    let pu =
+        p.pt.iter()
+            .map(|&pt| {
+                if pt >= 50.0 {
+                    7
+                } else {
+                    pick(more, &[(0, 15), (4, 15), (6, 20), (7, 50)])
+                }
+            })
+            .collect();
+    members.push(("btagDeepFlavB", Values::F32(btag)));
+    members.push(("jetId", Values::I32(id)));
+    members.push(("area", Values::F32(area)));
+    members.push(("qgl", Values::F32(qgl)));
+    members.push(("nConstituents", Values::U8(constituents)));
+    members.push(("hadronFlavour", Values::I32(hadron)));
+    members.push(("partonFlavour", Values::I32(parton)));
+    members.push(("puId", Values::I32(pu)));
+    members.push(("muonIdx1", take_links(&mut links.jet_muon[0])));
+    members.push(("muonIdx2", take_links(&mut links.jet_muon[1])));
+    members.push(("electronIdx1", take_links(&mut links.jet_electron)));
+    members
+}
+
+/// The members of the muons beyond their kinematics.
+fn muon_members(
+    p: Members<'_>,
+    rng: &mut Rng,
+    more: &mut Rng,
+    links: &mut Links,
+) -> Vec<(&'static str, Values)> {
+    let mut members = Vec::new();
+    members.push(("mass", Values::F32(p.mass)));
+    let charge = (0..p.total)
+        .map(|_| if rng.below(2) == 0 { -1 } else { 1 })
+        .collect();
+    members.push(("charge", Values::I32(charge)));
+    let iso = (0..p.total)
+        .map(|_| round_mantissa(rng.exponential(0.1) as f32, 8))
+        .collect();
+    members.push(("pfRelIso04_all", Values::F32(iso)));
+    let tight: Vec<bool> = (0..p.total).map(|_| rng.below(10) < 7).collect();
+    let dxy = (0..p.total)
+        .map(|_| round_mantissa((0.003 * more.normal()) as f32, 10))
+        .collect();
+    let dz = (0..p.total)
+        .map(|_| round_mantissa((0.008 * more.normal()) as f32, 10))
+        .collect();
+    let stations = (0..p.total)
+        .map(|_| pick(more, &[(0, 2), (1, 10), (2, 30), (3, 38), (4, 20)]))
+        .collect();
+    let layers = (0..p.total)
+        .map(|_| (6 + more.poisson(6.0)).min(18) as i32)
+        .collect();
+    // Tight and medium muons are loose ones; loose ones are PF candidates.
+    let loose: Vec<bool> = tight.iter().map(|&t| t || more.below(10) < 9).collect();
+    let medium = tight
+        .iter()
+        .zip(&loose)
+        .map(|(&t, &l)| l && (t || more.below(10) < 6))
+        .collect();
+    let pf = loose.iter().map(|&l| l || more.below(2) == 0).collect();
+    members.push(("tightId", Values::Bool(tight)));
+    members.push(("dxy", Values::F32(dxy)));
+    members.push(("dz", Values::F32(dz)));
+    members.push(("nStations", Values::I32(stations)));
+    members.push(("nTrackerLayers", Values::I32(layers)));
+    members.push(("looseId", Values::Bool(loose)));
+    members.push(("mediumId", Values::Bool(medium)));
+    members.push(("isPFcand", Values::Bool(pf)));
+    members.push(("jetIdx", take_links(&mut links.muon_jet)));
+    members
+}
+
+/// The members of the electrons beyond their kinematics.
+fn electron_members(
+    p: Members<'_>,
+    rng: &mut Rng,
+    more: &mut Rng,
+    links: &mut Links,
+) -> Vec<(&'static str, Values)> {
+    let mut members = Vec::new();
+    members.push(("mass", Values::F32(p.mass)));
+    let charge = (0..p.total)
+        .map(|_| if rng.below(2) == 0 { -1 } else { 1 })
+        .collect();
+    members.push(("charge", Values::I32(charge)));
+    let dxy = (0..p.total)
+        .map(|_| round_mantissa((0.005 * more.normal()) as f32, 10))
+        .collect();
+    let dz = (0..p.total)
+        .map(|_| round_mantissa((0.012 * more.normal()) as f32, 10))
+        .collect();
+    // Narrower showers in the barrel (|eta| < 1.479) than in the endcaps.
+    let sieie = p
+        .eta
+        .iter()
+        .map(|&eta| {
+            let (mean, width) = if eta.abs() < 1.479 {
+                (0.0100, 0.0012)
+            } else {
+                (0.0270, 0.0030)
+            };
+            round_mantissa((mean + width * more.normal()).max(0.002) as f32, 10)
+        })
+        .collect();
+    // 0 fail, 1 veto, 2 loose, 3 medium, 4 tight; every working point has the
+    // conversion veto.
+    let cut: Vec<i32> = (0..p.total)
+        .map(|_| pick(more, &[(0, 15), (1, 10), (2, 15), (3, 20), (4, 40)]))
+        .collect();
+    let conv_veto = cut.iter().map(|&c| c >= 1 || more.below(2) == 0).collect();
+    let pf = (0..p.total).map(|_| more.below(100) < 85).collect();
+    members.push(("dxy", Values::F32(dxy)));
+    members.push(("dz", Values::F32(dz)));
+    members.push(("sieie", Values::F32(sieie)));
+    members.push(("cutBased", Values::I32(cut)));
+    members.push(("convVeto", Values::Bool(conv_veto)));
+    members.push(("isPFcand", Values::Bool(pf)));
+    members.push(("jetIdx", take_links(&mut links.electron_jet)));
+    members.push(("photonIdx", take_links(&mut links.electron_photon)));
+    members
+}
+
+/// The members of the photons beyond their kinematics.
+fn photon_members(
+    p: Members<'_>,
+    more: &mut Rng,
+    links: &mut Links,
+) -> Vec<(&'static str, Values)> {
+    let mut members = Vec::new();
+    // 0 fail, 1 loose, 2 medium, 3 tight; electrons faking photons have a pixel seed.
+    let cut = (0..p.total)
+        .map(|_| pick(more, &[(0, 30), (1, 20), (2, 20), (3, 30)]))
+        .collect();
+    let pixel = links
+        .photon_electron
+        .iter()
+        .map(|&e| {
+            if e >= 0 {
+                more.below(10) < 8
+            } else {
+                more.below(100) < 5
+            }
+        })
+        .collect();
+    members.push(("cutBased", Values::I32(cut)));
+    members.push(("pixelSeed", Values::Bool(pixel)));
+    members.push(("electronIdx", take_links(&mut links.photon_electron)));
+    members
+}
+
+/// The members of the taus beyond their kinematics.
+fn tau_members(p: Members<'_>, more: &mut Rng, links: &mut Links) -> Vec<(&'static str, Values)> {
+    let mut members = Vec::new();
+    let mode = (0..p.total)
+        .map(|_| pick(more, &[(0, 25), (1, 45), (2, 10), (10, 15), (11, 5)]))
+        .collect();
+    // Eight cumulative working points (VVVLoose = 1 .. VVTight = 128).
+    let deep_tau = (0..p.total)
+        .map(|_| {
+            let passed = pick(
+                more,
+                &[
+                    (0u32, 5),
+                    (1, 5),
+                    (2, 5),
+                    (3, 10),
+                    (4, 10),
+                    (5, 15),
+                    (6, 20),
+                    (7, 15),
+                    (8, 15),
+                ],
+            );
+            ((1u32 << passed) - 1) as u8
+        })
+        .collect();
+    members.push(("decayMode", Values::I32(mode)));
+    members.push(("idDeepTau2017v2p1VSjet", Values::U8(deep_tau)));
+    members.push(("jetIdx", take_links(&mut links.tau_jet)));
+    members
 }
