@@ -1,5 +1,5 @@
 //! Compresses a generated NanoAOD-like sample with every codec family and prints a summary table:
-//! the codec guide of README.md, measured on your machine.
+//! the codec guide (docs/codecs.md), measured on your machine.
 //!
 //! `cargo run --release --example codec_summary [EVENTS]` (default 200,000 events).
 

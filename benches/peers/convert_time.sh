@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times `evtc convert` of the NanoAOD-like ROOT file (setting 505) to zstd:5, lz4 and lzma:9 with 1
-# and 2 threads, with peak memory from GNU time; prints a markdown table (BENCHMARKS.md quotes it).
+# and 2 threads, with peak memory from GNU time; prints a markdown table (docs/benchmarks.md quotes it).
 # Needs target/root-bench/nano_200000_505.root (made by `cargo bench --bench peers` or
 # `make_fixtures.py --nano 200000 --setting 505`) and GNU time at /usr/bin/time.
 set -euo pipefail

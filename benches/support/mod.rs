@@ -1,5 +1,5 @@
 //! Helpers shared by evtc's benches: reading back the medians criterion measured in this run, and
-//! writing the markdown reports that BENCHMARKS.md quotes.
+//! writing the markdown reports that docs/benchmarks.md quotes.
 
 #![allow(dead_code)]
 

@@ -1,10 +1,8 @@
 //! CRC32 checksums (the gzip, zlib and Parquet polynomial, CRC-32/ISO-HDLC).
 //!
-//! Backed by `crc32fast`, which folds with PCLMULQDQ, or VPCLMULQDQ on AVX-512 CPUs. `crc-fast` was
-//! measured beside it (`cargo bench --bench codecs -- crc32`, see BENCHMARKS.md): both run at 48-58
-//! GB/s on 4 KiB and larger buffers on the development machine, and `crc32fast` is 1.9x faster on
-//! 64-byte buffers, the size of the headers and small RAC units evtc also checksums, so evtc keeps
-//! `crc32fast`.
+//! Backed by `crc32fast`, which folds with PCLMULQDQ, or VPCLMULQDQ on AVX-512 CPUs: as fast as
+//! `crc-fast` on large buffers and faster on the 64-byte headers and small RAC units evtc also
+//! checksums (`cargo bench --bench codecs -- crc32`; docs/benchmarks.md).
 
 /// The CRC32 of `bytes`.
 ///

@@ -108,10 +108,9 @@ impl Codec {
     };
     /// evtc's default codec, `zstd:5`.
     ///
-    /// It is RNTuple's default (ROOT setting 505): in `cargo bench --bench codecs`
-    /// (BENCHMARKS.md) zstd:5 decodes 2.6-3.9x faster than zlib:6 (no preconditioner) at a ratio
-    /// from 5% lower to 17% higher across its data sets, and
-    /// level 5 sits where higher levels start costing much more write time for little ratio.
+    /// It is RNTuple's default (ROOT setting 505): it decodes several times faster than zlib:6 at
+    /// a similar ratio, and level 5 sits where higher levels start costing much more write time
+    /// for little ratio (`cargo bench --bench codecs`; docs/benchmarks.md).
     pub const DEFAULT: Codec = Codec {
         algorithm: Algorithm::Zstd,
         level: 5,

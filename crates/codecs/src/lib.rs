@@ -25,12 +25,11 @@
 //! | `lzma:1`-`lzma:9` | liblzma (xz 5.8, `liblzma` crate) | smallest, slowest |
 //! | `lz4` | `lz4_flex` to compress, liblz4 to decode | fastest |
 //! | `lz4hc:1`-`lz4hc:12` | liblz4 (`lz4`) | LZ4 format, better ratio |
-//!
-//! LZ4 blocks of either level decode through liblz4's bounds-checked `LZ4_decompress_safe`: on
-//! bitshuffled data, whose long byte runs are matches that overlap their source, it decodes 2 KiB
-//! units about 20x faster than `lz4_flex` 0.14, which copies such matches byte by byte (blocks over
-//! 2 GiB, beyond liblz4's `int` sizes, decode with `lz4_flex`).
 //! | `zstd:-7`-`zstd:22` | libzstd (`zstd`) | the default, `zstd:5` |
+//!
+//! LZ4 blocks of either level decode through liblz4's bounds-checked `LZ4_decompress_safe`, which
+//! copies the overlapping matches of bitshuffled data many bytes at a time where `lz4_flex` copies
+//! them byte by byte; blocks over 2 GiB, beyond liblz4's `int` sizes, decode with `lz4_flex`.
 //!
 //! ROOT's numeric settings (`505`, `404`, ...) parse too: see [`Codec::from_root_setting`].
 //!

@@ -4,8 +4,7 @@
 //! precision) go in [`ConvertOptions::branch_settings`]. The codec advisor behind `evtc bench`,
 //! which measures a file's own branches and recommends those settings, is [`advise`].
 //!
-//! Conversion streams: entries are read in chunks (the source's clusters, or about 64 MiB of
-//! values), columns of a chunk are decoded in parallel, then written; memory stays bounded by
+//! Conversion streams: entries are read in chunks (about 32 MiB of values each), columns of a chunk are decoded in parallel, then written; memory stays bounded by
 //! the chunk and the writer's own bound, whatever the input size. The output appears only when
 //! the conversion succeeded (the writer's temporary file is renamed at the end).
 //!
@@ -99,7 +98,8 @@ pub enum BoundaryChoice {
 /// The preconditioner applied to every branch's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PreconditionChoice {
-    /// By type (docs/format.md): shuffle or bitshuffle for numbers.
+    /// Left to the writer, which measures the candidates on each branch's first basket
+    /// ([`evtc_format::auto_precondition`] says how).
     #[default]
     Auto,
     /// No preconditioner.

@@ -79,10 +79,9 @@ impl LocalFile {
     /// is read as with [`LocalFile::open`]).
     ///
     /// On Linux the map is advised `MADV_HUGEPAGE`, so that the pages it faults in enter the page
-    /// cache as large folios, as `read`'s readahead brings them, not one page at a time: positional
-    /// reads of a file whose pages a plain map had faulted in ran 10-15% slower (BENCHMARKS.md,
-    /// Linux 6.18). On a cold file a fault may then read ahead more (up to a few MiB) than a plain
-    /// map's 128 KiB around it.
+    /// cache as large folios, as `read`'s readahead brings them, not one page at a time (later
+    /// positional reads of small folios are slower; docs/benchmarks.md). On a cold file a fault
+    /// may then read ahead more (up to a few MiB) than a plain map's 128 KiB around it.
     ///
     /// # Errors
     /// The I/O error of opening, inspecting or mapping the file.

@@ -1,7 +1,8 @@
 //! The evtc file format: trees of typed branches, cut into compressed baskets that end together at
 //! cluster boundaries. [`FileWriter`] writes files, [`FileReader`] reads them.
 //!
-//! The byte layout is specified in `docs/format.md` (normative); this crate implements version 1.2 (and reads 1.0 and 1.1).
+//! The byte layout is specified in `docs/format.md` (normative); this crate writes the version in
+//! [`layout::MAJOR`].[`layout::MINOR`] and reads every earlier minor version of major 1.
 //!
 //! # Which API when
 //! - Write: [`FileWriter::create`] with [`WriteOptions`], then [`FileWriter::tree`] with

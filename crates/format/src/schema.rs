@@ -157,11 +157,11 @@ impl BranchSpec {
 ///
 /// A branch whose preconditioner is left to the writer ([`BranchSpec::precondition`] not called)
 /// starts from this one; at its first basket the writer encodes up to 256 KiB of it with each
-/// preconditioner that fits the width ([`Precondition::candidates`]: none, bitshuffle, `for` and
-/// `sparse` for one-byte values, all ten for wider ones; packing ones that do not shorten the
-/// first 16 KiB are dropped; a sample over 128 KiB screens the others on its first 64 KiB, LZMA
-/// at level 4 at most, and measures the best two on all of it) and keeps the smallest; the
-/// default stays unless another is at least 1% smaller. The counts of a branch with
+/// preconditioner that fits the width ([`Precondition::candidates`]: none, bitshuffle,
+/// bitplanes, `for`, `sparse` and `runs` for one-byte values, all twelve for wider ones;
+/// packing ones that do not shorten the first 16 KiB are dropped; a sample over 128 KiB screens
+/// the others on its first 64 KiB, LZMA at level 4 at most, and measures the best two on all of
+/// it) and keeps the smallest; the default stays unless another is at least 1% smaller. The counts of a branch with
 /// boundaries `counts` are chosen the same way. RAC branches of floats choose between the two
 /// shuffles on their units.
 pub fn auto_precondition(t: ScalarType) -> Precondition {
@@ -330,9 +330,8 @@ impl WriteOptions {
 
     /// The target uncompressed bytes per basket of a branch written with `codec`: the size set by
     /// [`WriteOptions::basket_size`], else 256 KiB, and 1 MiB under LZMA, whose model learns
-    /// from everything before it in the block: the lzma:7 files of the benchmark data are 1-2%
-    /// smaller with 1 MiB baskets (BENCHMARKS.md, file sizes); a random read of a branch without
-    /// RAC then decodes up to 1 MiB.
+    /// from everything before it in the block (larger baskets make smaller files; see
+    /// docs/benchmarks.md); a random read of a branch without RAC then decodes up to 1 MiB.
     pub fn basket_size_for(&self, codec: Codec) -> usize {
         match (self.basket_size, codec.algorithm()) {
             (Some(bytes), _) => bytes,
@@ -384,8 +383,8 @@ impl WriteOptions {
     /// The minimum uncompressed bytes per RAC unit of a branch written with `codec`: the size set
     /// by [`WriteOptions::rac_unit_bytes`], else [`evtc_rac::DEFAULT_MIN_UNIT_BYTES`] (2 KiB), and
     /// [`LZMA_RAC_UNIT_BYTES`] (8 KiB) under LZMA, whose decoder starts each unit afresh at a
-    /// cost of microseconds: with 2 KiB units the RAC study's trees read at half the speed of 8 KiB
-    /// ones (BENCHMARKS.md), while a random read of a NanoAOD-like jet still decodes one unit.
+    /// cost of microseconds, which small units pay many times over in a bulk read
+    /// (docs/benchmarks.md), while a random read of a NanoAOD-like jet still decodes one unit.
     pub fn rac_unit_bytes_for(&self, codec: Codec) -> usize {
         match (self.rac_unit_bytes, codec.algorithm()) {
             (Some(bytes), _) => bytes,

@@ -131,7 +131,7 @@ pub enum Error {
     Usage(String),
 }
 
-/// The default `min_unit_bytes`: units of at least 2 KiB uncompressed (see BENCHMARKS.md: the
+/// The default `min_unit_bytes`: units of at least 2 KiB uncompressed (docs/benchmarks.md: the
 /// granularity sweep of `cargo bench --bench rac` and the random reads of `cargo bench --bench
 /// peers`).
 pub const DEFAULT_MIN_UNIT_BYTES: usize = 2048;

@@ -59,10 +59,9 @@ pub struct UnitsTrial {
 }
 
 /// The least a dictionary must shrink the RAC payload of entries it was not trained on for the
-/// writer to keep it: 3%. A dictionary slows every unit's decode (zstd:5, NanoAOD-like jets with
-/// 2 KiB units: random single-entry reads of `Jet_pt` 1.78 us without, 2.28 us with one that made
-/// the branch 0.06% smaller), so it has to buy a real share of the file. Not for lzma, where a
-/// dictionary speeds each unit's decode up instead ([`trial_units`]).
+/// writer to keep it: 3%. A dictionary slows every unit's decode, so it has to buy a real share
+/// of the file. Not for lzma, where a dictionary speeds each unit's decode up instead
+/// ([`trial_units`]).
 pub const DICTIONARY_MIN_GAIN: f64 = 0.03;
 
 /// The most bytes of an lzma prefix dictionary ([`trial_units`]): LZMA2 copies the prefix into its
@@ -79,13 +78,11 @@ pub const LZMA_DICTIONARY_BYTES: usize = 32 << 10;
 /// payload plus the dictionary is smaller by as much too.
 ///
 /// Under lzma, whose units start with an empty history and so decode most of their first bytes as
-/// literals, bit by bit, a prefix turns them into matches: the bulk read of the RAC study's
-/// TSmall tree (lzma:7, runs, 8 KiB units) went from 660-720 to 868-888 MB/s (probe, best of 5,
-/// files alternated), its file 1.3% smaller. There the dictionary is kept if it makes the
-/// payloads smaller at all (not only by [`DICTIONARY_MIN_GAIN`]); one that changes no size is one
-/// no unit uses (units LZMA cannot shrink are stored as they are). Prefixes of 16 KiB read 3%
-/// slower, of 64 KiB 3% faster, but each unit's decode copies the prefix first, which a random
-/// read of one entry pays.
+/// literals, bit by bit, a prefix turns them into matches, which decode faster and store smaller.
+/// There the dictionary is kept if it makes the payloads smaller at all (not only by
+/// [`DICTIONARY_MIN_GAIN`]); one that changes no size is one no unit uses (units LZMA cannot
+/// shrink are stored as they are). Each unit's decode copies the prefix first, which a random
+/// read of one entry pays: hence at most [`LZMA_DICTIONARY_BYTES`].
 ///
 /// The file writer decides a RAC branch's dictionary this way, and `evtc bench` predicts what the
 /// writer will do.

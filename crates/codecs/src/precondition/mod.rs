@@ -889,8 +889,7 @@ fn scalar_groups(width: Width, m: usize, groups: Range<usize>, input: &[u8], out
 
 /// Repeats `value` (1, 2, 4 or 8 bytes: a width) over `out`, a whole number of values long, with
 /// stores only: a byte fill when the value is one byte repeated (zero, most often), else 64-byte
-/// copies of a pattern. (Copies that double what is filled read as much as they write: before
-/// session 20 they were 6% of a bulk read of the lz4hc NanoAOD-like file, through `sparse`.)
+/// copies of a pattern (copies that double what is filled would read as much as they write).
 pub(crate) fn repeat(out: &mut [u8], value: &[u8]) {
     debug_assert!(
         [1, 2, 4, 8].contains(&value.len()) && out.len().is_multiple_of(value.len()),

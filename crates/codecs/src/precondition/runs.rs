@@ -2,9 +2,7 @@
 //! per-event quantity repeated for each object, run and luminosity-block numbers, the RAC study's
 //! floats in runs of six) become one value and a length, so the codec decodes each run's value
 //! once instead of matching the repetitions, and the values' bytes are byte-shuffled as `shuffle`
-//! does. On the RAC study's TFloat tree, zstd:5 decodes it about six times faster than the
-//! shuffled floats for the same size, LZMA five times faster and smaller, and LZ4 stores it in
-//! half the bytes.
+//! does.
 //!
 //! The input is read as `n = len / W` values of `W` bytes. The output is, in order:
 //!

@@ -345,8 +345,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         // use: glibc serves a large block from a fresh memory map (faulted in page by page,
         // unmapped when freed) until a mapped block that large has been freed, so freeing the
         // probe makes the output come from the heap, whose memory later reads recycle without
-        // page faults (measured in session 21: over 21 fresh reads of the lz4 NanoAOD-like file,
-        // 89,768 page faults with the probe, 382,679 without, and 1.9x the speed).
+        // page faults (docs/benchmarks.md).
         if values.capacity() >= total {
             // Every value is overwritten below, so only a growth needs initialising.
             values.truncate(total);

@@ -94,8 +94,8 @@ pub(super) enum Reduction {
 
 /// Bytes of a branch's first basket on which the writer tries the preconditioners (without RAC;
 /// RAC branches measure on up to 4 MiB, which they also train their dictionary on): a whole
-/// default basket, as smaller samples picked a preconditioner 2-4% worse for a few branches (with
-/// LZMA most).
+/// default basket, as smaller samples picked worse preconditioners for some branches (with LZMA
+/// most).
 pub(super) const CHOICE_SAMPLE: usize = 256 << 10;
 
 /// Bytes at the start of a preconditioner sample on which every candidate is screened; only the
@@ -106,24 +106,21 @@ const PACK_CHECK_BYTES: usize = 16 << 10;
 /// Candidates measured on the whole sample, besides the default.
 const FINALISTS: usize = 2;
 /// The zstd level that screens the candidates for levels up to [`SCREEN_ZSTD_UP_TO`] (the default,
-/// 5, included): on the 114-branch NanoAOD-like sample it ranks them as levels 4 and 5 do (the
-/// same choices, a file of the same bytes), and a 1-thread write of that sample with zstd:5 runs
-/// 10% fewer instructions (cachegrind). For levels 6 and 7 it changed one choice (20 bytes
-/// larger); for 9-19, several (0.05-0.22% larger): they screen at their own level.
+/// 5, included): it ranks them as levels 4 and 5 do on the NanoAOD-like sample, at less cost;
+/// higher levels rank some differently, so they screen at their own level.
 const SCREEN_ZSTD: i32 = 3;
 /// The highest zstd level screened at [`SCREEN_ZSTD`].
 const SCREEN_ZSTD_UP_TO: i32 = 5;
 
 /// The preconditioner of `candidates` under which `codec` stores `sample` smallest. Among
 /// near-ties (within 1% of the smallest) the one whose output leaves the codec the fewest bytes
-/// wins (a packing preconditioner: `runs` stores the RAC study's floats in runs of six 0.7%
-/// larger than `shuffle` under zstd:5, and zstd decodes them six times faster), then `default`
-/// (so that near-ties of the others keep it). A sample over
+/// wins (a packing preconditioner, which the codec then decodes several times faster), then
+/// `default` (so that near-ties of the others keep it). A sample over
 /// twice [`SCREEN_BYTES`] screens the candidates on its first [`SCREEN_BYTES`] and measures the
 /// default and the [`FINALISTS`] smallest on all of it. LZMA screens at level 4 at most, the
 /// lowest of its normal (optimal-parsing) mode, which ranks the candidates as the higher levels
-/// do at less cost (the fast mode of levels 1-3 ranked `sparse` behind `shuffle` on
-/// `Jet_puId`, which level 7 stores 7% smaller with `sparse`); zstd levels 4 and 5 screen at
+/// do at less cost (the fast mode of levels 1-3 ranks some differently); zstd levels 4 and 5
+/// screen at
 /// level [`SCREEN_ZSTD`]. Packing candidates that do not shorten the
 /// sample's first [`PACK_CHECK_BYTES`] are not tried (they would be stored unpacked).
 ///

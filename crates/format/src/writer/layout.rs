@@ -125,9 +125,8 @@ impl TreeWriter<'_> {
             let width = state.precondition.width();
             let mut others = Vec::new();
             // Small units of floats: bitshuffle's sign and exponent planes often compress far
-            // better than shuffle's byte planes a quarter of a unit long (NanoAOD-like jets with
-            // 2 KiB units: 26% smaller with lz4, 7% with zstd) and decode faster with zstd;
-            // runs of equal values (TFloat) may go the other way. Keep the smaller.
+            // better than shuffle's byte planes a quarter of a unit long, and decode faster with
+            // zstd; runs of equal values may go the other way. Keep the smaller.
             if float {
                 others.push(Precondition::BitShuffle(width));
             }
@@ -164,10 +163,9 @@ impl TreeWriter<'_> {
         }
         // A unit costs by the bytes its codec decodes: units of a packing preconditioner take as
         // many values as make `rac_unit_bytes` packed bytes (up to 8 times as many), so that their
-        // reads cost what other units' do (the RAC study's floats in runs of six: 4 times as many
-        // values a unit). Not `bitplanes`, whose codec decodes its few bytes fast, but whose
-        // expansion and unshuffle cost by the values (NanoAOD-like jets under zstd:5: units twice
-        // as large made the file 2% smaller and random reads 20% slower).
+        // reads cost what other units' do. Not `bitplanes`, whose codec decodes its few bytes
+        // fast, but whose expansion and unshuffle cost by the values: larger units would slow
+        // its random reads more than they shrink the file.
         if !state.precondition.keeps_length()
             && !matches!(state.precondition, Precondition::BitPlanes(_))
         {
