@@ -1,4 +1,4 @@
-//! The codec advisor (`evtc bench`) on the NanoAOD-like data: its recommendation for each goal,
+//! The codec advisor (`evtc advise`) on the NanoAOD-like data: its recommendation for each goal,
 //! applied, against the same data written uniformly with zstd:5 (evtc's default) and lz4; file
 //! sizes and bulk reads measured, next to what the advisor predicted from its sample; writes
 //! `target/evtc-bench/advisor.md`.

@@ -10,7 +10,7 @@
 - :func:`iterate` and :func:`concatenate` read a tree of several files, as uproot's.
 - :func:`recreate` writes files (``file["Events"] = {...}``, ``file["Events"].extend({...})``).
 - :func:`convert` converts ROOT or evtc files into evtc files, as ``evtc convert`` does.
-- :func:`advise` benches a file's branches and recommends settings, as ``evtc bench`` does.
+- :func:`advise` benches a file's branches and recommends settings, as ``evtc advise`` does.
 - :func:`dask` builds a lazy ``dask_awkward.Array`` over many files with column projection.
 
 Errors are :class:`evtc.Error` subclasses carrying the Rust library's located message.
@@ -37,17 +37,6 @@ from .writing import WritableFile, WritableTree, recreate
 
 
 
-def branch_reads() -> dict[str, int]:
-    """Branch reads in this process since :func:`reset_branch_reads`, by branch name (how tests
-    prove that a computation read only the branches it needed)."""
-    return dict(_lib.branch_reads())
-
-
-def reset_branch_reads() -> None:
-    """Sets every count of :func:`branch_reads` back to zero."""
-    _lib.reset_branch_reads()
-
-
 __version__ = _lib.__version__
 
 __all__ = [
@@ -65,12 +54,10 @@ __all__ = [
     "WritableFile",
     "WritableTree",
     "advise",
-    "branch_reads",
     "concatenate",
     "convert",
     "dask",
     "iterate",
     "open",
     "recreate",
-    "reset_branch_reads",
 ]

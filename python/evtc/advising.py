@@ -1,4 +1,4 @@
-"""``evtc.advise``: which codec settings fit a file, as the ``evtc bench`` command."""
+"""``evtc.advise``: which codec settings fit a file, as the ``evtc advise`` command."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def advise(
         apply: if given, convert the file with ``goal``'s recommended settings into this path.
 
     Returns:
-        The advice, as ``evtc bench --json`` prints it: ``trees`` (per branch, every setting tried
+        The advice, as ``evtc advise --json`` prints it: ``trees`` (per branch, every setting tried
         with its predicted ``stored_bytes``, ``ratio``, ``compress_mb_per_s``,
         ``decompress_mb_per_s`` and, with RAC, ``entry_read_us``), ``uniform`` (each codec on every
         branch), ``current``, ``external``, and ``goals`` (per goal the chosen setting of each

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -74,6 +75,10 @@ def convert(
     skip_unsupported: bool = False,
     basket_size: int | None = None,
     rac_unit_bytes: int | None = None,
+    rac_dictionary: bool = True,
+    autoflush: int | str | None = None,
+    flush_at_cluster: bool = False,
+    max_basket_size: int | None = None,
     threads: int | None = None,
 ) -> dict[str, Any]:
     """Converts a ROOT file (TTree import) or an evtc file (re-compression) into a new evtc file.
@@ -97,12 +102,20 @@ def convert(
         trees, branches: trees and branch globs to keep (default: all).
         skip_unsupported: leave out ROOT branches the reader does not support instead of failing.
         basket_size, rac_unit_bytes: sizes in bytes (defaults: the library's).
+        rac_dictionary: let RAC branches train a dictionary where it pays (default).
+        autoflush: cluster size, as ROOT's AutoFlush: entries (``1000``) or uncompressed bytes
+            (``"30MB"``).
+        flush_at_cluster: write one basket per branch per cluster.
+        max_basket_size: the input readers' limit on a basket's uncompressed bytes (default
+            256 MiB); raise it for trusted files.
         threads: threads for decoding and compressing (default: every core).
 
     Returns:
-        The summary: ``input_format``, ``input_bytes``, ``output_bytes``, ``value_bytes``,
-        ``seconds``, ``trees`` (``(name, entries, branches)`` tuples) and ``skipped``: the ROOT
-        branches left out by ``skip_unsupported``, as ``(tree, branch, C++ type, reason)``.
+        The summary, as ``evtc convert --json`` prints it: ``input_format``, ``input_bytes``,
+        ``output_bytes``, ``value_bytes``, ``seconds``, ``trees`` (each a dict of ``name``,
+        ``entries``, ``branches``) and ``skipped``: the ROOT branches left out by
+        ``skip_unsupported``, each a dict of ``tree``, ``branch``, ``class`` (the C++ type) and
+        ``reason``.
 
     Raises:
         evtc.errors.UnsupportedError, evtc.errors.OptionsError, evtc.errors.FileError, ...
@@ -114,7 +127,9 @@ def convert(
             raise TypeError(f"{name} must be a list of str")
     if threads is None:
         threads = os.cpu_count() or 1
-    return _lib.convert(
+    if autoflush is not None and (isinstance(autoflush, bool) or not isinstance(autoflush, (int, str))):
+        raise TypeError("autoflush is a number of entries (int) or a size such as '30MB'")
+    text = _lib.convert(
         os.fspath(input),
         os.fspath(output),
         codec=codec,
@@ -133,5 +148,11 @@ def convert(
         skip_unsupported=bool(skip_unsupported),
         basket_size=basket_size,
         rac_unit_bytes=rac_unit_bytes,
+        rac_dictionary=bool(rac_dictionary),
+        autoflush=None if autoflush is None else str(autoflush),
+        flush_at_cluster=bool(flush_at_cluster),
+        max_basket_bytes=max_basket_size,
         threads=threads,
     )
+    summary: dict[str, Any] = json.loads(text)
+    return summary

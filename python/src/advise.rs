@@ -1,4 +1,4 @@
-//! `advise`: the codec advisor behind `evtc bench` (`evtc_convert::advise`), its advice as JSON.
+//! `advise`: the codec advisor behind `evtc advise` (`evtc_convert::advise`), its advice as JSON.
 
 use std::path::PathBuf;
 

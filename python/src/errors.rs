@@ -54,7 +54,10 @@ pub(crate) fn convert(error: evtc_convert::Error) -> PyErr {
     match error {
         E::Format(e) => format(e),
         E::Root(e) => root(e),
-        E::Unsupported(e) => raise("UnsupportedError", e.to_string()),
+        E::Unsupported(e) => raise(
+            "UnsupportedError",
+            format!("{e} (skip_unsupported=True converts the other branches)"),
+        ),
         E::Options(reason) => raise("OptionsError", reason),
         other => raise("FileError", other.to_string()),
     }

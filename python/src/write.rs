@@ -3,14 +3,13 @@
 use std::path::PathBuf;
 
 use evtc_codecs::Codec;
-use evtc_convert::{BoundaryChoice, BranchSettings, ConvertOptions, Glob, PreconditionChoice};
+use evtc_convert::{BranchSettings, ConvertOptions, Glob};
 use evtc_format::{
     BranchSpec, ClusterSize, DataType, FileWriter, OwnedTreeWriter, RacMode, ScalarType,
     WriteOptions,
 };
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 use std::sync::{Mutex, MutexGuard};
 
 use crate::errors;
@@ -288,30 +287,15 @@ impl Writer {
     }
 }
 
-/// One per-branch setting from its kind and its `evtc convert` spelling: `codec` (`lz4`),
-/// `precondition` (`delta`), `rac` (`on`), `mantissa_bits` (`10`) or `quantize` (`-3:3:12`).
-fn branch_setting(kind: &str, value: &str) -> PyResult<BranchSettings> {
-    let bad = |e: String| errors::value(format!("{kind} {value:?}: {e}"));
-    let mut settings = BranchSettings::default();
-    match kind {
-        "codec" => settings.codec = Some(self::codec(value)?),
-        "precondition" => settings.precondition = Some(value.parse().map_err(bad)?),
-        "rac" => settings.rac = Some(rac_mode(value)?),
-        "mantissa_bits" => {
-            settings.mantissa_bits = Some(value.parse().map_err(|e| bad(format!("{e}")))?)
-        }
-        "quantize" => settings.quantize = Some(value.parse().map_err(|e| bad(format!("{e}")))?),
-        other => return Err(errors::value(format!("no per-branch setting {other:?}"))),
-    }
-    Ok(settings)
-}
-
-/// Converts a ROOT or evtc file into a new evtc file (`evtc-convert`); returns the summary as a dict.
+/// Converts a ROOT or evtc file into a new evtc file (`evtc-convert`); returns the summary as
+/// JSON, as `evtc convert --json` prints it. Every option is spelled as the command line spells
+/// it (`codec="zstd:5"`, `autoflush="30MB"`); `branch_settings` are `(glob, kind, value)` rules
+/// (kinds: `evtc_convert::BranchSettings::KINDS`).
 #[pyfunction]
-#[pyo3(signature = (input, output, codec="zstd:5", rac="off", branch_settings=Vec::new(), precondition="auto", boundaries="auto", trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, basket_size=None, rac_unit_bytes=None, threads=1))]
+#[pyo3(signature = (input, output, codec="zstd:5", rac="off", branch_settings=Vec::new(), precondition="auto", boundaries="auto", trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, basket_size=None, rac_unit_bytes=None, rac_dictionary=true, autoflush=None, flush_at_cluster=false, max_basket_bytes=None, threads=1))]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn convert<'py>(
-    py: Python<'py>,
+pub(crate) fn convert(
+    py: Python<'_>,
     input: PathBuf,
     output: PathBuf,
     codec: &str,
@@ -324,72 +308,50 @@ pub(crate) fn convert<'py>(
     skip_unsupported: bool,
     basket_size: Option<usize>,
     rac_unit_bytes: Option<usize>,
+    rac_dictionary: bool,
+    autoflush: Option<&str>,
+    flush_at_cluster: bool,
+    max_basket_bytes: Option<u64>,
     threads: usize,
-) -> PyResult<Bound<'py, PyDict>> {
-    let threads = threads.max(1);
-    let mut write = WriteOptions::default()
+) -> PyResult<String> {
+    let named =
+        |name: &str, value: &str, e: String| errors::value(format!("{name} {value:?}: {e}"));
+    let mut options = ConvertOptions::default()
         .codec(self::codec(codec)?)
         .rac(rac_mode(rac)?)
-        .threads(threads);
+        .rac_dictionary(rac_dictionary)
+        .flush_at_cluster(flush_at_cluster)
+        .threads(threads)
+        .precondition(
+            precondition
+                .parse()
+                .map_err(|e| named("precondition", precondition, e))?,
+        )
+        .boundaries(
+            boundaries
+                .parse()
+                .map_err(|e| named("boundaries", boundaries, e))?,
+        )
+        .trees(trees)
+        .branches(branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?)
+        .skip_unsupported(skip_unsupported)
+        .max_basket_bytes(max_basket_bytes);
     if let Some(bytes) = basket_size {
-        write = write.basket_size(bytes);
+        options = options.basket_size(bytes);
     }
     if let Some(bytes) = rac_unit_bytes {
-        write = write.rac_unit_bytes(bytes);
+        options = options.rac_unit_bytes(bytes);
     }
-    let precondition: PreconditionChoice = precondition.parse().map_err(errors::value)?;
-    let boundaries = match boundaries {
-        "auto" => BoundaryChoice::Auto,
-        "offsets" => BoundaryChoice::Offsets,
-        "counts" => BoundaryChoice::Counts,
-        "none" => BoundaryChoice::None,
-        other => return Err(errors::value(format!("no boundary encoding {other:?}"))),
-    };
-    let branch_settings = branch_settings
-        .iter()
-        .map(|(pattern, kind, value)| Ok((glob(pattern)?, branch_setting(kind, value)?)))
-        .collect::<PyResult<Vec<_>>>()?;
-    let options = ConvertOptions {
-        write,
-        branch_settings,
-        precondition,
-        boundaries,
-        trees,
-        branches: branches
-            .iter()
-            .map(|g| glob(g))
-            .collect::<PyResult<Vec<_>>>()?,
-        skip_unsupported,
-        threads,
-        ..ConvertOptions::default()
-    };
+    if let Some(spec) = autoflush {
+        let size: ClusterSize = spec.parse().map_err(|e| named("autoflush", spec, e))?;
+        options = options.cluster_size(size);
+    }
+    for (pattern, kind, value) in &branch_settings {
+        let settings = BranchSettings::parse(kind, value).map_err(errors::value)?;
+        options = options.branch_rule(glob(pattern)?, settings);
+    }
     let summary = py
         .detach(|| evtc_convert::convert(&input, &output, &options, &mut |_| {}))
         .map_err(errors::convert)?;
-    let dict = PyDict::new(py);
-    dict.set_item("input_format", summary.input_format)?;
-    dict.set_item("input_bytes", summary.input_bytes)?;
-    dict.set_item("output_bytes", summary.output_bytes)?;
-    dict.set_item("value_bytes", summary.value_bytes)?;
-    dict.set_item("seconds", summary.seconds)?;
-    let trees: Vec<(String, u64, usize)> = summary
-        .trees
-        .iter()
-        .map(|t| (t.name.clone(), t.entries, t.branches))
-        .collect();
-    dict.set_item("trees", trees)?;
-    let skipped: Vec<(String, String, String, String)> = summary
-        .skipped
-        .iter()
-        .map(|s| {
-            (
-                s.tree.clone(),
-                s.branch.clone(),
-                s.class.clone(),
-                s.reason.clone(),
-            )
-        })
-        .collect();
-    dict.set_item("skipped", skipped)?;
-    Ok(dict)
+    serde_json::to_string(&summary).map_err(errors::value)
 }

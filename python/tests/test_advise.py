@@ -1,4 +1,4 @@
-"""evtc.advise: the codec advisor from Python, as ``evtc bench``."""
+"""evtc.advise: the codec advisor from Python, as ``evtc advise``."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import evtc
+from evtc import _testing
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +50,10 @@ def test_column_projection_reads_only_the_used_branches(files):
     d = evtc.dask(files, step_size=10_000)
     result = ak.sum(ak.values_astype(d.Muon_pt[d.nMuon >= 2], np.float64))
     assert set(dak.report_necessary_columns(result).popitem()[1]) == {"Muon_pt", "nMuon"}
-    evtc.reset_branch_reads()
+    _testing.reset_branch_reads()
     with dask.config.set(scheduler="threads"):
         total = result.compute()
-    reads = evtc.branch_reads()
+    reads = _testing.branch_reads()
     assert set(reads) == {"Muon_pt", "nMuon"}
     assert reads["Muon_pt"] == d.npartitions and reads["nMuon"] == d.npartitions
     want_total, _ = _eager(files)
@@ -77,11 +78,11 @@ def test_local_cluster_with_worker_processes(files):
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster, distributed.Client(cluster) as client:
-        client.run(evtc.reset_branch_reads)
+        client.run(_testing.reset_branch_reads)
         d = evtc.dask(files, step_size=10_000)
         selected = ak.values_astype(d.Muon_pt[d.nMuon >= 2], np.float64)
         total, count = dask.compute(ak.sum(selected), ak.count(selected))
-        reads = client.run(evtc.branch_reads)
+        reads = client.run(_testing.branch_reads)
     want = _eager(files)
     assert count == want[1]
     assert total == pytest.approx(want[0], rel=1e-12)

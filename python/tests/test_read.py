@@ -319,7 +319,7 @@ def test_unsupported_root_branches(tmp_path):
         evtc.convert(path, out)
     assert not out.exists()
     summary = evtc.convert(path, out, skip_unsupported=True)
-    assert sorted(s[1] for s in summary["skipped"]) == sorted(tree.unsupported)
+    assert sorted(s["branch"] for s in summary["skipped"]) == sorted(tree.unsupported)
     assert evtc.open(out)["Events"].keys() == tree.keys()
 
 

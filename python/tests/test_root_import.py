@@ -82,7 +82,7 @@ ROOT_FILES = sorted(p.name for p in FIXTURES.glob("*.root"))
 def test_every_fixture_branch_is_converted_equal_or_refused(root, tmp_path):
     out = tmp_path / "out.evtc"
     summary = evtc.convert(FIXTURES / root, out, skip_unsupported=True)
-    refused = {(tree, branch): reason for tree, branch, _, reason in summary["skipped"]}
+    refused = {(s["tree"], s["branch"]): s["reason"] for s in summary["skipped"]}
     converted = evtc.open(out)
     checked = 0
     for tree_name, branches in _references(root).items():

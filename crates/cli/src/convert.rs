@@ -9,10 +9,9 @@ use evtc_codecs::{Codec, Quantization};
 use evtc_convert::{
     BoundaryChoice, BranchSettings, ConvertOptions, Glob, PreconditionChoice, convert,
 };
-use evtc_format::{ClusterSize, RacMode, WriteOptions};
+use evtc_format::size;
+use evtc_format::{ClusterSize, RacMode};
 use indicatif::{ProgressBar, ProgressStyle};
-
-use crate::size;
 
 /// Arguments of `evtc convert`.
 #[derive(Debug, clap::Args)]
@@ -46,13 +45,14 @@ pub struct Args {
     /// (MAX-MIN)/(2^BITS-1)/2; a value outside the range fails the conversion).
     #[arg(long = "float-quantize", value_name = "GLOB=MIN:MAX:BITS", value_parser = parse_rule::<Quantization>)]
     float_quantize: Vec<(Glob, Quantization)>,
-    /// Entry boundaries of variable-length branches (default: counts; none with a counter, except
-    /// in RAC branches, whose units then store their entries' sizes).
-    #[arg(long, value_parser = ["offsets", "counts", "none"])]
-    offsets: Option<String>,
-    /// Random-access compression: per-entry units with a seek table.
-    #[arg(long, default_value = "off", value_parser = ["off", "on", "auto"], num_args = 0..=1, default_missing_value = "on")]
-    rac: String,
+    /// Entry boundaries of variable-length branches: offsets, counts or none (default: counts;
+    /// none with a counter, except in RAC branches, whose units then store their entries' sizes).
+    #[arg(long, value_name = "KIND", default_value = "auto")]
+    offsets: BoundaryChoice,
+    /// Random-access compression: per-entry units with a seek table (off, on or auto; the flag
+    /// alone is on).
+    #[arg(long, value_name = "MODE", default_value = "off", num_args = 0..=1, default_missing_value = "on")]
+    rac: RacMode,
     /// Minimum uncompressed bytes per RAC unit (default 2KiB, 8KiB under LZMA; 1 = one entry per
     /// unit).
     #[arg(long, value_name = "SIZE", value_parser = size::parse)]
@@ -62,7 +62,7 @@ pub struct Args {
     no_rac_dictionary: bool,
     /// Cluster size: entries (`1000`) or uncompressed bytes (`30MB`), like ROOT's AutoFlush.
     #[arg(long, value_name = "N|SIZE")]
-    autoflush: Option<String>,
+    autoflush: Option<ClusterSize>,
     /// Target uncompressed bytes per basket (default 256KiB, 1MiB for LZMA branches).
     #[arg(long, value_name = "SIZE", value_parser = size::parse)]
     basket_size: Option<u64>,
@@ -152,50 +152,35 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     {
         bail!("output directory {} does not exist", dir.display());
     }
-    let mut write = WriteOptions::default().codec(args.codec);
-    write = write.rac(match args.rac.as_str() {
-        "on" => RacMode::On,
-        "auto" => RacMode::Auto,
-        _ => RacMode::Off,
-    });
-    if let Some(bytes) = args.rac_unit {
-        write = write.rac_unit_bytes(bytes as usize);
-    }
-    write = write.rac_dictionary(!args.no_rac_dictionary);
-    if let Some(spec) = &args.autoflush {
-        write = write.cluster_size(match spec.parse::<u64>() {
-            Ok(n) if n > 0 => ClusterSize::Entries(n),
-            _ => ClusterSize::Bytes(
-                size::parse(spec).map_err(|e| anyhow::anyhow!("--autoflush: {e}"))?,
-            ),
-        });
-    }
-    if let Some(bytes) = args.basket_size {
-        write = write.basket_size(bytes as usize);
-    }
-    write = write.flush_at_cluster(args.flush_at_cluster);
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    write = write.threads(threads);
-    let options = ConvertOptions {
-        write,
-        branch_settings: branch_settings(&args),
-        precondition: args.precondition,
-        boundaries: match args.offsets.as_deref() {
-            Some("offsets") => BoundaryChoice::Offsets,
-            Some("counts") => BoundaryChoice::Counts,
-            Some("none") => BoundaryChoice::None,
-            _ => BoundaryChoice::Auto,
-        },
-        trees: args.trees.clone(),
-        branches: args.branches.clone(),
-        skip_unsupported: args.skip_unsupported,
-        threads,
-        interrupt: Some(crate::interrupt::flag()),
-        keep_partial: args.keep_partial,
-        max_basket_bytes: args.max_basket_size,
-    };
+    let mut options = ConvertOptions::default()
+        .codec(args.codec)
+        .rac(args.rac)
+        .rac_dictionary(!args.no_rac_dictionary)
+        .flush_at_cluster(args.flush_at_cluster)
+        .threads(threads)
+        .precondition(args.precondition)
+        .boundaries(args.offsets)
+        .trees(args.trees.clone())
+        .branches(args.branches.clone())
+        .skip_unsupported(args.skip_unsupported)
+        .max_basket_bytes(args.max_basket_size);
+    if let Some(bytes) = args.rac_unit {
+        options = options.rac_unit_bytes(bytes as usize);
+    }
+    if let Some(size) = args.autoflush {
+        options = options.cluster_size(size);
+    }
+    if let Some(bytes) = args.basket_size {
+        options = options.basket_size(bytes as usize);
+    }
+    for (glob, settings) in branch_settings(&args) {
+        options = options.branch_rule(glob, settings);
+    }
+    options.interrupt = Some(crate::interrupt::flag());
+    options.keep_partial = args.keep_partial;
     let bar = if args.quiet || args.json {
         ProgressBar::hidden()
     } else {

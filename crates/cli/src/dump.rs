@@ -5,8 +5,8 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::size;
 use anyhow::{Context, bail};
+use evtc_format::size;
 use evtc_format::{DataType, FileReader, Value};
 
 /// Arguments of `evtc dump`.
@@ -24,11 +24,22 @@ pub struct Args {
     #[arg(long, value_parser = parse_range)]
     entries: Option<(Option<u64>, Option<u64>)>,
     /// Output format.
-    #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
-    format: String,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
     /// Largest uncompressed basket to decode (default 256MiB); raise it for trusted files.
     #[arg(long, value_name = "SIZE", value_parser = size::parse)]
     max_basket_size: Option<u64>,
+}
+
+/// How `evtc dump` prints entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// Aligned columns.
+    Table,
+    /// A JSON array of one object per entry.
+    Json,
+    /// Comma-separated values with a header row (RFC 4180 quoting).
+    Csv,
 }
 
 fn parse_range(s: &str) -> Result<(Option<u64>, Option<u64>), String> {
@@ -48,7 +59,7 @@ fn parse_range(s: &str) -> Result<(Option<u64>, Option<u64>), String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let reader = FileReader::open_with(&args.file, size::read_options(args.max_basket_size))
+    let reader = FileReader::open_with(&args.file, crate::read_options(args.max_basket_size))
         .with_context(|| format!("reading {}", args.file.display()))?;
     let name = match &args.tree {
         Some(t) => t.clone(),
@@ -82,8 +93,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut rows = tree.rows(&refs)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match args.format.as_str() {
-        "json" => {
+    match args.format {
+        Format::Json => {
             write!(out, "[")?;
             for (i, e) in range.enumerate() {
                 let row = rows.get(e)?;
@@ -98,23 +109,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             writeln!(out, "\n]")?;
         }
-        "csv" => {
-            writeln!(
-                out,
-                "entry,{}",
-                names.iter().map(|n| csv(n)).collect::<Vec<_>>().join(",")
-            )?;
+        Format::Csv => {
+            let mut writer = csv::Writer::from_writer(&mut out);
+            writer
+                .write_record(std::iter::once("entry").chain(names.iter().map(String::as_str)))?;
             for e in range {
                 let row = rows.get(e)?;
-                let cells: Vec<String> = row
-                    .iter()
-                    .zip(&dtypes)
-                    .map(|(v, t)| csv(&text(v, *t)))
-                    .collect();
-                writeln!(out, "{e},{}", cells.join(","))?;
+                let cells = row.iter().zip(&dtypes).map(|(v, t)| text(v, *t));
+                writer.write_record(std::iter::once(e.to_string()).chain(cells))?;
             }
+            writer.flush()?;
         }
-        _ => {
+        Format::Table => {
             let mut table = vec![
                 std::iter::once("entry".to_owned())
                     .chain(names.iter().cloned())
@@ -240,14 +246,5 @@ fn text(v: &Value, t: DataType) -> String {
         Value::U64(x) => x.to_string(),
         Value::F32(x) => x.to_string(),
         Value::F64(x) => x.to_string(),
-    }
-}
-
-/// A CSV cell, quoted when it holds a comma, quote or newline (arrays always do).
-fn csv(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
     }
 }

@@ -4,16 +4,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use clap::ValueEnum;
 use evtc_datagen::nano::{self, Values};
 use evtc_format::{BranchSpec, FileWriter, ScalarType, TreeWriter, WriteOptions};
 
 /// Arguments of `evtc generate`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// `nano` (a NanoAOD-like Events tree, 114 branches), `rac` (the RAC study's TFloat and TSmall
-    /// trees) or `ints` (sorted positions and Poisson counts).
-    #[arg(long, value_parser = ["nano", "rac", "ints"])]
-    kind: String,
+    /// The data set.
+    #[arg(long, value_enum)]
+    kind: Kind,
     /// Number of events.
     #[arg(long, default_value_t = 100_000)]
     events: usize,
@@ -27,15 +27,26 @@ pub struct Args {
     output: PathBuf,
 }
 
+/// The data sets `evtc generate` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Kind {
+    /// A NanoAOD-like Events tree, 114 branches.
+    Nano,
+    /// The RAC study's TFloat and TSmall trees.
+    Rac,
+    /// Sorted positions and Poisson counts.
+    Ints,
+}
+
 const CHUNK: usize = 10_000;
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = WriteOptions::default().codec(args.codec);
     let mut file = FileWriter::create(&args.output, options)
         .with_context(|| format!("creating {}", args.output.display()))?;
-    match args.kind.as_str() {
-        "nano" => nano_tree(&mut file, args.events, args.seed)?,
-        "rac" => {
+    match args.kind {
+        Kind::Nano => nano_tree(&mut file, args.events, args.seed)?,
+        Kind::Rac => {
             for (name, len, data) in [
                 (
                     "TFloat",
@@ -59,7 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 tree.finish()?;
             }
         }
-        _ => {
+        Kind::Ints => {
             let positions = evtc_datagen::ints::sorted_positions(args.events, args.seed);
             let counts = evtc_datagen::ints::poisson_counts(args.events, 3.0, args.seed);
             let mut tree = file.tree(
@@ -83,8 +94,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "wrote {} ({} events of {}, {})",
         args.output.display(),
         args.events,
-        args.kind,
-        crate::size::human(size)
+        args.kind
+            .to_possible_value()
+            .map_or(String::new(), |v| v.get_name().to_owned()),
+        evtc_format::size::human(size)
     );
     Ok(ExitCode::SUCCESS)
 }

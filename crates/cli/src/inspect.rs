@@ -12,7 +12,7 @@ use evtc_format::FileReader;
 use evtc_root::RootFile;
 use serde::Serialize;
 
-use crate::size::human;
+use evtc_format::size::human;
 
 /// Arguments of `evtc inspect`.
 #[derive(Debug, clap::Args)]

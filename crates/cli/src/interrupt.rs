@@ -3,7 +3,7 @@
 //! to keep); a second one ends the process at once. Unfinished output is an unnamed file on
 //! Linux, so even then nothing is left behind.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
@@ -12,37 +12,21 @@ static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 pub fn flag() -> Arc<AtomicBool> {
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));
-        install();
+        install(&flag);
         flag
     })
     .clone()
 }
 
-#[cfg(unix)]
-fn install() {
-    extern "C" fn on_signal(_: libc::c_int) {
-        // Only async-signal-safe work: an atomic swap, and _exit on the second signal.
-        if let Some(flag) = FLAG.get() {
-            if flag.swap(true, Ordering::SeqCst) {
-                // SAFETY: _exit is async-signal-safe and takes no pointers.
-                unsafe { libc::_exit(130) };
-            }
-        } else {
-            // SAFETY: as above.
-            unsafe { libc::_exit(130) };
-        }
-    }
-    for signal in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only touches an atomic and calls _exit; `signal` installs it
-        // for a valid signal number.
-        unsafe {
-            libc::signal(signal, on_signal as *const () as libc::sighandler_t);
-        }
+/// Registers the flag for SIGINT and SIGTERM, and an exit with status 130 for a signal that
+/// finds it raised already (signal-hook's handlers do only async-signal-safe work).
+fn install(flag: &Arc<AtomicBool>) {
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // Registered first, so that it sees the flag as the previous signal left it.
+        let _ = signal_hook::flag::register_conditional_shutdown(signal, 130, flag.clone());
+        let _ = signal_hook::flag::register(signal, flag.clone());
     }
 }
-
-#[cfg(not(unix))]
-fn install() {}
 
 #[cfg(test)]
 mod tests {

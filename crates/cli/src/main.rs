@@ -1,10 +1,10 @@
 //! `evtc`: convert ROOT and evtc files, inspect them, verify them, dump entries, generate samples,
-//! and bench a file's own data to recommend its settings.
+//! and advise on a file's settings by measuring its own data.
 //!
 //! A thin layer over the library crates: argument parsing, progress and printing. Errors exit
 //! with status 1 and a one-line cause; a closed pipe (`evtc dump ... | head`) exits 0.
 
-mod bench;
+mod advise;
 mod convert;
 mod dump;
 mod generate;
@@ -12,7 +12,6 @@ mod inspect;
 mod interrupt;
 mod plot;
 mod recover;
-mod size;
 mod verify;
 
 use std::io::Write;
@@ -43,9 +42,11 @@ enum Command {
     Recover(recover::Args),
     /// Write one of the deterministic sample data sets as an evtc file.
     Generate(generate::Args),
-    /// Measure an evtc or ROOT file's own branches under candidate codecs, preconditioners and
-    /// RAC, and recommend per-branch settings for a goal (size, read, balanced, random).
-    Bench(bench::Args),
+    /// The codec advisor: measure an evtc or ROOT file's own branches under candidate codecs,
+    /// preconditioners and RAC, and recommend per-branch settings for a goal (size, read,
+    /// balanced, random).
+    #[command(visible_alias = "bench")]
+    Advise(advise::Args),
 }
 
 fn main() -> ExitCode {
@@ -57,13 +58,14 @@ fn main() -> ExitCode {
         Command::Dump(args) => dump::run(args),
         Command::Recover(args) => recover::run(args),
         Command::Generate(args) => generate::run(args),
-        Command::Bench(args) => bench::run(args),
+        Command::Advise(args) => advise::run(args),
     };
     match result {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "evtc: error: {}", message(&e));
+            let hint = hint(&e).map_or_else(String::new, |h| format!(" ({h})"));
+            let _ = writeln!(std::io::stderr(), "evtc: error: {}{hint}", message(&e));
             ExitCode::FAILURE
         }
     }
@@ -83,6 +85,32 @@ fn message(e: &anyhow::Error) -> String {
         }
     }
     out
+}
+
+/// Reader options with `--max-basket-size`, when given.
+fn read_options(max_basket_size: Option<u64>) -> evtc_format::ReadOptions {
+    let options = evtc_format::ReadOptions::default();
+    match max_basket_size {
+        Some(bytes) => options.max_basket_bytes(bytes),
+        None => options,
+    }
+}
+
+/// What the command line offers for an error: the flag that gets past it.
+fn hint(e: &anyhow::Error) -> Option<&'static str> {
+    e.chain().find_map(|cause| {
+        if let Some(evtc_convert::Error::Unsupported(_)) = cause.downcast_ref() {
+            return Some("pass --skip-unsupported to convert the other branches");
+        }
+        let too_large = matches!(
+            cause.downcast_ref(),
+            Some(evtc_format::Error::BasketTooLarge { .. })
+        ) || matches!(
+            cause.downcast_ref(),
+            Some(evtc_root::Error::BasketTooLarge { .. })
+        );
+        too_large.then_some("--max-basket-size raises the limit for a trusted file")
+    })
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

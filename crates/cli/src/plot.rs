@@ -1,4 +1,4 @@
-//! `evtc bench --plot OUT.svg|OUT.png`: the studies' two pictures of a file, drawn with
+//! `evtc advise --plot OUT.svg|OUT.png`: the studies' two pictures of a file, drawn with
 //! `plotters` as SVG; a PNG is that SVG rasterised by `resvg` at twice its size, its text drawn
 //! with the system's fonts.
 //!

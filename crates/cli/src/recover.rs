@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
-use crate::size;
+use evtc_format::size;
 
 /// Arguments of `evtc recover`.
 #[derive(Debug, clap::Args)]

@@ -15,13 +15,13 @@ pub struct Args {
     #[arg(long)]
     deep: bool,
     /// Largest uncompressed basket to accept (default 256MiB); raise it for trusted files.
-    #[arg(long, value_name = "SIZE", value_parser = crate::size::parse)]
+    #[arg(long, value_name = "SIZE", value_parser = evtc_format::size::parse)]
     max_basket_size: Option<u64>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    let options = crate::size::read_options(args.max_basket_size);
+    let options = crate::read_options(args.max_basket_size);
     let reader = match FileReader::open_with(&args.file, options) {
         Ok(r) => r,
         Err(e) => {

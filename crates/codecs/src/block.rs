@@ -24,6 +24,7 @@
 use crate::codec::{Algorithm, Codec};
 use crate::context::{Compressor, Decompressor};
 use crate::error::{Error, Result};
+use crate::le;
 use crate::precondition::{Precondition, Width, bitshuffle_blocks, runs};
 use crate::{Crc32, Kernel};
 
@@ -79,14 +80,13 @@ impl BlockHeader {
             reason: format!("invalid level {level} in block header"),
         })?;
         let precondition = Precondition::from_parts(header[2], header[3])?;
-        let u64_at =
-            |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("8 bytes"));
+        let u64_at = |at: usize| le::u64_at(header, at);
         Ok(BlockHeader {
             codec,
             precondition,
             uncompressed_len: u64_at(4),
             payload_len: u64_at(12),
-            crc32: u32::from_le_bytes(header[20..24].try_into().expect("4 bytes")),
+            crc32: le::u32_at(header, 20),
         })
     }
 

@@ -116,7 +116,7 @@ impl Codec {
         level: 5,
     };
 
-    /// The codecs that trials and `evtc bench` try by default: every algorithm at the levels
+    /// The codecs that trials and `evtc advise` try by default: every algorithm at the levels
     /// the ROOT I/O studies compare (none, lz4, lz4hc:9, zlib:1/6, zstd:1/5/9/19, lzma:1/9).
     pub const TRIAL_SET: [Codec; 11] = [
         Codec::NONE,

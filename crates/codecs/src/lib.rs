@@ -57,10 +57,12 @@ mod codec;
 mod context;
 mod dict;
 mod error;
+pub mod le;
 mod lz4c;
 mod lzma;
 mod precision;
 pub mod precondition;
+mod scalar;
 mod scratch;
 mod trial;
 mod unit;
@@ -75,6 +77,7 @@ pub use precision::{
     Quantization, round_mantissa_f32, round_mantissa_f64, round_mantissas_f32, round_mantissas_f64,
 };
 pub use precondition::{Isa, Kernel, Precondition, Width};
+pub use scalar::ScalarType;
 pub use scratch::scratch;
 pub use trial::{Measured, Setting, Trial};
 pub use unit::UnitCompressor;

@@ -1,7 +1,7 @@
 //! Trial encoding: compress a sample under candidate settings and measure what each one gives.
 //!
 //! One mechanism serves both the file writer's automatic choices (sizes only, on a basket's
-//! sample) and `evtc bench`'s advisor (sizes, encode and decode speeds, on samples of a whole
+//! sample) and `evtc advise`'s advisor (sizes, encode and decode speeds, on samples of a whole
 //! file). Candidates come from this crate's own lists ([`Setting::candidates`],
 //! [`Codec::TRIAL_SET`], [`Precondition::candidates`]), so a codec or preconditioner added to the
 //! crate joins the trials by itself.

@@ -1,7 +1,7 @@
 //! `evtc-convert` turns ROOT TTrees (through `evtc-root`) and evtc files into evtc files with new
 //! settings, as `TTree::CopyTree` into a new file would. The `evtc convert` command is a thin layer
 //! over [`convert`]; per-branch settings (codec, preconditioner, RAC, boundaries, reduced float
-//! precision) go in [`ConvertOptions::branch_settings`]. The codec advisor behind `evtc bench`,
+//! precision) go in [`ConvertOptions::branch_settings`]. The codec advisor behind `evtc advise`,
 //! which measures a file's own branches and recommends those settings, is [`advise`].
 //!
 //! Conversion streams: entries are read in chunks (about 32 MiB of values each), columns of a chunk are decoded in parallel, then written; memory stays bounded by
@@ -24,18 +24,19 @@
 
 pub mod advise;
 mod glob;
+mod options;
 mod source;
 
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use evtc_codecs::{Codec, Precondition, Quantization, Width};
-use evtc_format::{Boundaries, BranchSpec, DataType, FileWriter, RacMode, WriteOptions};
+use evtc_codecs::Width;
+use evtc_format::{Boundaries, BranchSpec, DataType, FileWriter, RacMode};
 use serde::Serialize;
 
 pub use glob::Glob;
+pub use options::{BoundaryChoice, BranchSettings, ConvertOptions, PreconditionChoice};
 use source::{Input, SourceTree};
 
 /// A `Result` whose error defaults to this crate's [`Error`].
@@ -64,7 +65,7 @@ pub enum Error {
     #[error("{0}")]
     Options(String),
     /// A branch the reader does not support, without `skip_unsupported`.
-    #[error("{0} (pass --skip-unsupported to convert the other branches)")]
+    #[error("{0} (skipping the unsupported branches converts the others)")]
     Unsupported(evtc_root::Error),
     /// [`ConvertOptions::interrupt`] was raised: the conversion stopped after its current chunk.
     /// Nothing was written at the output; with [`ConvertOptions::keep_partial`], what was
@@ -77,204 +78,6 @@ pub enum Error {
         /// Where the partial file was kept, if it was.
         kept: Option<std::path::PathBuf>,
     },
-}
-
-/// How entry boundaries of variable-length branches are stored (see docs/format.md 3.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum BoundaryChoice {
-    /// The format's default: `counts` without a counter branch; with one, `none`, or `counts`
-    /// where the branch uses RAC (its units then hold their entries' sizes, so that reading one
-    /// entry touches one unit).
-    #[default]
-    Auto,
-    /// Per-entry offsets with the values, as ROOT stores them.
-    Offsets,
-    /// Per-entry counts in their own stream.
-    Counts,
-    /// No boundaries where a counter branch gives them (`counts` elsewhere).
-    None,
-}
-
-/// The preconditioner applied to every branch's values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PreconditionChoice {
-    /// Left to the writer, which measures the candidates on each branch's first basket
-    /// ([`evtc_format::auto_precondition`] says how).
-    #[default]
-    Auto,
-    /// No preconditioner.
-    None,
-    /// Byte shuffle at the value width.
-    Shuffle,
-    /// Bit shuffle at the value width.
-    BitShuffle,
-    /// Delta coding at the value width.
-    Delta,
-    /// Delta coding, then the byte shuffle, at the value width.
-    DeltaShuffle,
-    /// Frame of reference and bit-packing at the value width.
-    For,
-    /// Delta coding, then frame of reference and bit-packing, at the value width.
-    DeltaFor,
-    /// Delta coding as LEB128 varints at the value width.
-    DeltaVarint,
-    /// Zigzag of each value, then the byte shuffle, at the value width.
-    ZigzagShuffle,
-    /// The most common value and the positions and values of the others, at the value width.
-    Sparse,
-    /// Run-length encoding of the values, at the value width.
-    Runs,
-    /// Bitshuffle without its constant bit-planes, at the value width.
-    BitPlanes,
-}
-
-impl PreconditionChoice {
-    /// The preconditioner of this choice for values `width` bytes wide; `None` for `Auto`.
-    pub fn at(self, width: Width) -> Option<Precondition> {
-        Some(match self {
-            PreconditionChoice::Auto => return None,
-            PreconditionChoice::None => Precondition::None,
-            PreconditionChoice::Shuffle => Precondition::Shuffle(width),
-            PreconditionChoice::BitShuffle => Precondition::BitShuffle(width),
-            PreconditionChoice::Delta => Precondition::Delta(width),
-            PreconditionChoice::DeltaShuffle => Precondition::DeltaShuffle(width),
-            PreconditionChoice::For => Precondition::For(width),
-            PreconditionChoice::DeltaFor => Precondition::DeltaFor(width),
-            PreconditionChoice::DeltaVarint => Precondition::DeltaVarint(width),
-            PreconditionChoice::ZigzagShuffle => Precondition::ZigzagShuffle(width),
-            PreconditionChoice::Sparse => Precondition::Sparse(width),
-            PreconditionChoice::Runs => Precondition::Runs(width),
-            PreconditionChoice::BitPlanes => Precondition::BitPlanes(width),
-        })
-    }
-}
-
-impl From<Precondition> for PreconditionChoice {
-    /// The choice of `precondition`'s kind (its width is always the values' own).
-    fn from(precondition: Precondition) -> PreconditionChoice {
-        match precondition {
-            Precondition::None => PreconditionChoice::None,
-            Precondition::Shuffle(_) => PreconditionChoice::Shuffle,
-            Precondition::BitShuffle(_) => PreconditionChoice::BitShuffle,
-            Precondition::Delta(_) => PreconditionChoice::Delta,
-            Precondition::DeltaShuffle(_) => PreconditionChoice::DeltaShuffle,
-            Precondition::For(_) => PreconditionChoice::For,
-            Precondition::DeltaFor(_) => PreconditionChoice::DeltaFor,
-            Precondition::DeltaVarint(_) => PreconditionChoice::DeltaVarint,
-            Precondition::ZigzagShuffle(_) => PreconditionChoice::ZigzagShuffle,
-            Precondition::Sparse(_) => PreconditionChoice::Sparse,
-            Precondition::Runs(_) => PreconditionChoice::Runs,
-            Precondition::BitPlanes(_) => PreconditionChoice::BitPlanes,
-        }
-    }
-}
-
-impl std::str::FromStr for PreconditionChoice {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<PreconditionChoice, String> {
-        Ok(match s {
-            "auto" => PreconditionChoice::Auto,
-            "none" => PreconditionChoice::None,
-            "shuffle" => PreconditionChoice::Shuffle,
-            "bitshuffle" => PreconditionChoice::BitShuffle,
-            "delta" => PreconditionChoice::Delta,
-            "delta-shuffle" => PreconditionChoice::DeltaShuffle,
-            "for" => PreconditionChoice::For,
-            "delta-for" => PreconditionChoice::DeltaFor,
-            "delta-varint" => PreconditionChoice::DeltaVarint,
-            "zigzag-shuffle" => PreconditionChoice::ZigzagShuffle,
-            "sparse" => PreconditionChoice::Sparse,
-            "runs" => PreconditionChoice::Runs,
-            "bitplanes" => PreconditionChoice::BitPlanes,
-            other => {
-                return Err(format!(
-                    "unknown preconditioner {other:?}: expected auto, none, shuffle, bitshuffle, \
-                     delta, delta-shuffle, for, delta-for, delta-varint, zigzag-shuffle, sparse, \
-                     runs or bitplanes"
-                ));
-            }
-        })
-    }
-}
-
-/// Settings of the branches a glob matches, over the file-wide ones; a field left `None` keeps
-/// the file-wide setting (or an earlier rule's).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct BranchSettings {
-    /// The codec.
-    pub codec: Option<Codec>,
-    /// The preconditioner.
-    pub precondition: Option<PreconditionChoice>,
-    /// Random-access compression.
-    pub rac: Option<RacMode>,
-    /// Entry boundaries of variable-length branches.
-    pub boundaries: Option<BoundaryChoice>,
-    /// Float values rounded to this many mantissa bits (lossy: see
-    /// [`evtc_codecs::round_mantissa_f32`]).
-    pub mantissa_bits: Option<u32>,
-    /// Float values quantized into a range (lossy: see [`Quantization`]); a value outside it
-    /// fails the conversion.
-    pub quantize: Option<Quantization>,
-}
-
-impl BranchSettings {
-    /// Settings that change the codec alone.
-    pub fn codec(codec: Codec) -> BranchSettings {
-        BranchSettings {
-            codec: Some(codec),
-            ..BranchSettings::default()
-        }
-    }
-}
-
-/// Everything a conversion can be told.
-#[derive(Debug, Clone)]
-pub struct ConvertOptions {
-    /// The output file's settings: default codec, basket and cluster sizes, RAC.
-    pub write: WriteOptions,
-    /// Per-branch settings by branch-name glob, over the file-wide ones: for each field, the
-    /// last rule that matches the branch and sets it wins.
-    pub branch_settings: Vec<(Glob, BranchSettings)>,
-    /// Preconditioner of every branch.
-    pub precondition: PreconditionChoice,
-    /// Entry-boundary encoding of variable-length branches.
-    pub boundaries: BoundaryChoice,
-    /// Trees to convert (by path); empty: every tree (newest cycle).
-    pub trees: Vec<String>,
-    /// Branch globs to keep; empty: every branch. Counter branches of kept arrays are kept too.
-    pub branches: Vec<Glob>,
-    /// Skip branches the ROOT reader does not support instead of failing.
-    pub skip_unsupported: bool,
-    /// Threads for decoding the input (the writer has its own count in `write`).
-    pub threads: usize,
-    /// A flag that stops the conversion after its current chunk (set it from a signal handler):
-    /// the conversion then returns [`Error::Interrupted`].
-    pub interrupt: Option<Arc<AtomicBool>>,
-    /// On interruption, keep the records written so far as `OUTPUT.partial` (see
-    /// [`FileWriter::partial_path`]) instead of discarding them.
-    pub keep_partial: bool,
-    /// The input readers' limit on uncompressed basket bytes (default: theirs, 256 MiB); raise it
-    /// for trusted files with larger baskets.
-    pub max_basket_bytes: Option<u64>,
-}
-
-impl Default for ConvertOptions {
-    fn default() -> ConvertOptions {
-        ConvertOptions {
-            write: WriteOptions::default(),
-            branch_settings: Vec::new(),
-            precondition: PreconditionChoice::Auto,
-            boundaries: BoundaryChoice::Auto,
-            trees: Vec::new(),
-            branches: Vec::new(),
-            skip_unsupported: false,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            interrupt: None,
-            keep_partial: false,
-            max_basket_bytes: None,
-        }
-    }
 }
 
 /// Progress, reported after each chunk.

@@ -61,20 +61,7 @@ struct Slot<'a> {
 }
 
 fn dtype(kind: ColumnKind) -> DataType {
-    use evtc_format::ScalarType as S;
-    let t = match kind.scalar() {
-        evtc_root::ScalarType::Bool => S::Bool,
-        evtc_root::ScalarType::I8 => S::I8,
-        evtc_root::ScalarType::U8 => S::U8,
-        evtc_root::ScalarType::I16 => S::I16,
-        evtc_root::ScalarType::U16 => S::U16,
-        evtc_root::ScalarType::I32 => S::I32,
-        evtc_root::ScalarType::U32 => S::U32,
-        evtc_root::ScalarType::I64 => S::I64,
-        evtc_root::ScalarType::U64 => S::U64,
-        evtc_root::ScalarType::F32 => S::F32,
-        evtc_root::ScalarType::F64 => S::F64,
-    };
+    let t = kind.scalar();
     match kind {
         ColumnKind::Scalar(_) => DataType::Scalar(t),
         ColumnKind::Fixed(_, n) => DataType::FixedArray(t, n as u32),
@@ -84,20 +71,7 @@ fn dtype(kind: ColumnKind) -> DataType {
 }
 
 fn root_kind(dtype: DataType) -> ColumnKind {
-    use evtc_format::ScalarType as S;
-    let t = match dtype.scalar() {
-        S::Bool => evtc_root::ScalarType::Bool,
-        S::I8 => evtc_root::ScalarType::I8,
-        S::U8 => evtc_root::ScalarType::U8,
-        S::I16 => evtc_root::ScalarType::I16,
-        S::U16 => evtc_root::ScalarType::U16,
-        S::I32 => evtc_root::ScalarType::I32,
-        S::U32 => evtc_root::ScalarType::U32,
-        S::I64 => evtc_root::ScalarType::I64,
-        S::U64 => evtc_root::ScalarType::U64,
-        S::F32 => evtc_root::ScalarType::F32,
-        S::F64 => evtc_root::ScalarType::F64,
-    };
+    let t = dtype.scalar();
     match dtype {
         DataType::Scalar(_) => ColumnKind::Scalar(t),
         DataType::FixedArray(_, n) => ColumnKind::Fixed(t, n as usize),

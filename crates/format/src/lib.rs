@@ -58,6 +58,7 @@ mod reader;
 mod record;
 mod recover;
 mod schema;
+pub mod size;
 mod types;
 mod writer;
 

@@ -3,6 +3,7 @@
 use evtc_codecs::{Crc32, crc32};
 
 use crate::error::{Error, Location, Result};
+use evtc_codecs::le;
 
 /// File magic: `"EVTC\r\n\x1a\n"`.
 pub const FILE_MAGIC: [u8; 8] = *b"EVTC\r\n\x1a\n";
@@ -91,7 +92,7 @@ impl Trailer {
                 "no evtc trailer at the end (truncated, or still being written?)".into(),
             ));
         }
-        let stored = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
+        let stored = le::u32_at(bytes, 20);
         let computed = crc32(&bytes[..20]);
         if stored != computed {
             return Err(Error::Checksum {
@@ -106,8 +107,8 @@ impl Trailer {
             u16::from_le_bytes([bytes[18], bytes[19]]),
         )?;
         Ok(Trailer {
-            footer_offset: u64::from_le_bytes(bytes[0..8].try_into().expect("8 bytes")),
-            footer_len: u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")),
+            footer_offset: le::u64_at(bytes, 0),
+            footer_len: le::u64_at(bytes, 8),
         })
     }
 }
@@ -204,7 +205,7 @@ impl RecordHeader {
                 "no record magic where a record should start",
             ));
         }
-        let stored = u32::from_le_bytes(bytes[44..48].try_into().expect("4 bytes"));
+        let stored = le::u32_at(bytes, 44);
         let computed = crc32(&bytes[..44]);
         if stored != computed {
             return Err(Error::Checksum {
@@ -220,8 +221,8 @@ impl RecordHeader {
                 format!("unknown record kind {}", bytes[4]),
             )
         })?;
-        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let u64_at = |at: usize| le::u64_at(bytes, at);
+        let u32_at = |at: usize| le::u32_at(bytes, at);
         Ok(RecordHeader {
             kind,
             basket_kind: bytes[5],

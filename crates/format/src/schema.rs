@@ -165,12 +165,7 @@ impl BranchSpec {
 /// boundaries `counts` are chosen the same way. RAC branches of floats choose between the two
 /// shuffles on their units.
 pub fn auto_precondition(t: ScalarType) -> Precondition {
-    let width = match t.size() {
-        2 => Width::W2,
-        4 => Width::W4,
-        8 => Width::W8,
-        _ => Width::W1,
-    };
+    let width = t.width();
     match t {
         ScalarType::F32 | ScalarType::F64 => Precondition::Shuffle(width),
         ScalarType::Bool => Precondition::BitShuffle(Width::W1),
@@ -225,6 +220,16 @@ impl RacMode {
     }
 }
 
+impl std::fmt::Display for RacMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RacMode::Off => "off",
+            RacMode::On => "on",
+            RacMode::Auto => "auto",
+        })
+    }
+}
+
 impl std::str::FromStr for RacMode {
     type Err = String;
 
@@ -248,6 +253,32 @@ pub enum ClusterSize {
     /// When this many uncompressed bytes have been filled; as in ROOT, the entry count of the
     /// first cluster then holds for the rest of the tree.
     Bytes(u64),
+}
+
+impl std::str::FromStr for ClusterSize {
+    type Err = String;
+
+    /// A number of entries (`1000`), or a size with a unit (`30MB`, see [`crate::size::parse`]),
+    /// as ROOT's AutoFlush takes a positive or a negative number.
+    fn from_str(s: &str) -> Result<ClusterSize, String> {
+        match s.trim().parse::<u64>() {
+            Ok(0) => Err("a cluster of 0 entries".to_owned()),
+            Ok(n) => Ok(ClusterSize::Entries(n)),
+            Err(_) => match crate::size::parse(s)? {
+                0 => Err("a cluster of 0 bytes".to_owned()),
+                bytes => Ok(ClusterSize::Bytes(bytes)),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for ClusterSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClusterSize::Entries(n) => write!(f, "{n}"),
+            ClusterSize::Bytes(n) => write!(f, "{n}B"),
+        }
+    }
 }
 
 /// File-wide writer settings.

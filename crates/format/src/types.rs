@@ -1,6 +1,7 @@
 //! Rust types that branches hold, and their little-endian encoding.
 
 use crate::meta::ScalarType;
+use evtc_codecs::le;
 
 /// A Rust type that a branch's values can be read as and written from.
 pub trait Scalar:
@@ -43,7 +44,7 @@ macro_rules! numeric {
                 const N: usize = std::mem::size_of::<$t>();
                 debug_assert_eq!(bytes.len(), out.len() * N);
                 for (dst, src) in out.iter_mut().zip(bytes.chunks_exact(N)) {
-                    *dst = <$t>::from_le_bytes(src.try_into().expect("N bytes"));
+                    *dst = <$t>::from_le_bytes(le::array(src, 0));
                 }
                 Ok(())
             }
@@ -98,7 +99,7 @@ pub(crate) fn decode_counts(t: ScalarType, bytes: &[u8], out: &mut Vec<u64>) -> 
         ($ty:ty) => {{
             const N: usize = std::mem::size_of::<$ty>();
             for (i, chunk) in bytes.chunks_exact(N).enumerate() {
-                let v = <$ty>::from_le_bytes(chunk.try_into().expect("N bytes"));
+                let v = <$ty>::from_le_bytes(le::array(chunk, 0));
                 out.push(u64::try_from(v).map_err(|_| i)?);
             }
         }};

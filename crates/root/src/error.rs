@@ -84,8 +84,8 @@ pub enum Error {
     /// A basket whose uncompressed size is over the reader's limit
     /// ([`RootFile::set_max_basket_bytes`](crate::RootFile::set_max_basket_bytes)).
     #[error(
-        "{what}: {bytes} uncompressed bytes, over the limit of {limit} bytes (raise it with \
-         RootFile::set_max_basket_bytes, or evtc convert --max-basket-size, if the file is trusted)"
+        "{what}: {bytes} uncompressed bytes, over the limit of {limit} bytes (raise the readers' \
+         basket limit, RootFile::set_max_basket_bytes, if the file is trusted)"
     )]
     BasketTooLarge {
         /// The basket, by branch and key offset.

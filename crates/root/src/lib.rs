@@ -53,7 +53,7 @@ pub use error::{Error, Result};
 pub use file::{DEFAULT_MAX_BASKET_BYTES, Key, RootFile, TreeEntry};
 pub use source::ReadAt;
 pub use ttree::read::ColumnReader;
-pub use types::{ColumnKind, ScalarType};
+pub use types::{ColumnKind, RootTypeName, ScalarType};
 
 /// Opens `data` as a ROOT file and reads every column of every tree, ignoring errors: the fuzz
 /// target's body, also used by the corruption tests. Returns how many columns read cleanly.

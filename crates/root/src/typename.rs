@@ -15,7 +15,7 @@ pub(crate) fn compact(class: &str) -> String {
 
 /// The number type of a C++ type name with its white space removed (`unsignedint`, `Float_t`).
 pub(crate) fn scalar_type(s: &str) -> Option<ScalarType> {
-    ScalarType::from_cpp(s).or(match s {
+    from_cpp(s).or(match s {
         "Longlong" | "longlong" => Some(ScalarType::I64),
         "unsignedlonglong" => Some(ScalarType::U64),
         "unsignedint" => Some(ScalarType::U32),
@@ -109,4 +109,24 @@ pub(crate) fn map_types(compact: &str) -> Option<(String, String)> {
         }
         _ => None,
     }
+}
+
+/// The number type of a C++ type name (`float`, `Float_t`, `uint32_t`).
+fn from_cpp(name: &str) -> Option<ScalarType> {
+    Some(match name.trim() {
+        "bool" | "Bool_t" => ScalarType::Bool,
+        "char" | "Char_t" | "signed char" | "int8_t" => ScalarType::I8,
+        "unsigned char" | "UChar_t" | "uint8_t" => ScalarType::U8,
+        "short" | "Short_t" | "int16_t" => ScalarType::I16,
+        "unsigned short" | "UShort_t" | "uint16_t" => ScalarType::U16,
+        "int" | "Int_t" | "int32_t" => ScalarType::I32,
+        "unsigned int" | "UInt_t" | "uint32_t" => ScalarType::U32,
+        "long" | "Long_t" | "long long" | "Long64_t" | "int64_t" => ScalarType::I64,
+        "unsigned long" | "ULong_t" | "unsigned long long" | "ULong64_t" | "uint64_t" => {
+            ScalarType::U64
+        }
+        "float" | "Float_t" => ScalarType::F32,
+        "double" | "Double_t" => ScalarType::F64,
+        _ => return None,
+    })
 }

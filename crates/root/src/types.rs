@@ -1,47 +1,15 @@
 //! The value types of columns ([`ScalarType`], [`ColumnKind`]).
 
-use std::fmt;
+pub use evtc_codecs::ScalarType;
 
-/// The type of one value, as it comes out of the reader (native endianness).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ScalarType {
-    /// `Bool_t` (`/O`).
-    Bool,
-    /// `Char_t` (`/B`).
-    I8,
-    /// `UChar_t` (`/b`).
-    U8,
-    /// `Short_t` (`/S`).
-    I16,
-    /// `UShort_t` (`/s`).
-    U16,
-    /// `Int_t` (`/I`).
-    I32,
-    /// `UInt_t` (`/i`).
-    U32,
-    /// `Long64_t` (`/L`).
-    I64,
-    /// `ULong64_t` (`/l`).
-    U64,
-    /// `Float_t` (`/F`), and `Float16_t` (`/f`) widened on reading.
-    F32,
-    /// `Double_t` (`/D`), and `Double32_t` (`/d`) widened on reading.
-    F64,
+/// ROOT's names of the value types.
+pub trait RootTypeName {
+    /// The C++ type name ROOT uses (`Float_t`, `ULong64_t`).
+    fn root_name(self) -> &'static str;
 }
 
-impl ScalarType {
-    /// Bytes per value.
-    pub fn size(self) -> usize {
-        match self {
-            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
-            ScalarType::I16 | ScalarType::U16 => 2,
-            ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
-            ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 8,
-        }
-    }
-
-    /// The C++ type name ROOT uses.
-    pub fn root_name(self) -> &'static str {
+impl RootTypeName for ScalarType {
+    fn root_name(self) -> &'static str {
         match self {
             ScalarType::Bool => "Bool_t",
             ScalarType::I8 => "Char_t",
@@ -55,31 +23,6 @@ impl ScalarType {
             ScalarType::F32 => "Float_t",
             ScalarType::F64 => "Double_t",
         }
-    }
-
-    pub(crate) fn from_cpp(name: &str) -> Option<ScalarType> {
-        Some(match name.trim() {
-            "bool" | "Bool_t" => ScalarType::Bool,
-            "char" | "Char_t" | "signed char" | "int8_t" => ScalarType::I8,
-            "unsigned char" | "UChar_t" | "uint8_t" => ScalarType::U8,
-            "short" | "Short_t" | "int16_t" => ScalarType::I16,
-            "unsigned short" | "UShort_t" | "uint16_t" => ScalarType::U16,
-            "int" | "Int_t" | "int32_t" => ScalarType::I32,
-            "unsigned int" | "UInt_t" | "uint32_t" => ScalarType::U32,
-            "long" | "Long_t" | "long long" | "Long64_t" | "int64_t" => ScalarType::I64,
-            "unsigned long" | "ULong_t" | "unsigned long long" | "ULong64_t" | "uint64_t" => {
-                ScalarType::U64
-            }
-            "float" | "Float_t" => ScalarType::F32,
-            "double" | "Double_t" => ScalarType::F64,
-            _ => return None,
-        })
-    }
-}
-
-impl fmt::Display for ScalarType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.root_name())
     }
 }
 
@@ -119,8 +62,8 @@ impl ColumnKind {
         };
         match self {
             ColumnKind::Scalar(t) => t.root_name().to_owned(),
-            ColumnKind::Fixed(t, n) => format!("{t}[{n}]"),
-            ColumnKind::Jagged(t) => format!("{t}[]"),
+            ColumnKind::Fixed(t, n) => format!("{}[{n}]", t.root_name()),
+            ColumnKind::Jagged(t) => format!("{}[]", t.root_name()),
             ColumnKind::Nested(t, depth) => vectors(depth, t.root_name()),
             ColumnKind::String => "string".to_owned(),
             ColumnKind::Strings(depth) => vectors(depth, "string"),

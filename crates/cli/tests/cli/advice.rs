@@ -14,7 +14,7 @@ fn bench_advises_plots_and_applies() {
 
     let json: Value = serde_json::from_str(&ok(&evtc(
         &[
-            &["bench", &file, "--json", "--sample", "1MiB"][..],
+            &["advise", &file, "--json", "--sample", "1MiB"][..],
             &codecs[..],
         ]
         .concat(),
@@ -45,7 +45,7 @@ fn bench_advises_plots_and_applies() {
     let text = ok(&evtc(
         &[
             &[
-                "bench",
+                "advise",
                 &file,
                 "--quiet",
                 "--goal",
@@ -82,7 +82,7 @@ fn bench_advises_plots_and_applies() {
     // A ROOT file is benched before conversion.
     let root = repo("data/nano_sample.root").display().to_string();
     let text = ok(&evtc(&[
-        "bench", &root, "--quiet", "--codecs", "lz4", "--no-rac", "--sample", "256KiB",
+        "advise", &root, "--quiet", "--codecs", "lz4", "--no-rac", "--sample", "256KiB",
     ]));
     assert!(text.contains("(root,"), "{text}");
 
@@ -90,7 +90,7 @@ fn bench_advises_plots_and_applies() {
     // installed, a clear error where none are.
     let png = dir.path().join("advice.png");
     let out = evtc(&[
-        "bench",
+        "advise",
         &file,
         "--quiet",
         "--codecs",
@@ -109,17 +109,17 @@ fn bench_advises_plots_and_applies() {
     }
     let pdf = dir.path().join("advice.pdf").display().to_string();
     fails(
-        &evtc(&["bench", &file, "--plot", &pdf]),
+        &evtc(&["advise", &file, "--plot", &pdf]),
         ".svg or .png",
         None,
     );
     fails(
-        &evtc(&["bench", &file, "--goal", "fast"]),
+        &evtc(&["advise", &file, "--goal", "fast"]),
         "unknown goal",
         None,
     );
     fails(
-        &evtc(&["bench", &file, "--float-tolerance", "Muon_*=0"]),
+        &evtc(&["advise", &file, "--float-tolerance", "Muon_*=0"]),
         "tolerance 0",
         None,
     );

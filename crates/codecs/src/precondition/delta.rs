@@ -7,6 +7,7 @@
 //! high bytes of small negative ids and flavours are zeros instead of `0xFF`.
 
 use super::Width;
+use crate::le;
 
 /// Zigzag of one unsigned word read as signed, and its inverse.
 trait Zigzag: Copy {
@@ -42,7 +43,7 @@ macro_rules! delta_impl {
             const W: usize = std::mem::size_of::<$u>();
             let mut prev: $u = 0;
             for (src, dst) in input.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
-                let x = <$u>::from_le_bytes(src.try_into().expect("chunk has W bytes"));
+                let x = <$u>::from_le_bytes(le::array(src, 0));
                 dst.copy_from_slice(&x.wrapping_sub(prev).zig().to_le_bytes());
                 prev = x;
             }
@@ -52,7 +53,7 @@ macro_rules! delta_impl {
             const W: usize = std::mem::size_of::<$u>();
             let mut prev: $u = 0;
             for (src, dst) in input.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
-                let z = <$u>::from_le_bytes(src.try_into().expect("chunk has W bytes"));
+                let z = <$u>::from_le_bytes(le::array(src, 0));
                 prev = prev.wrapping_add(z.unzig());
                 dst.copy_from_slice(&prev.to_le_bytes());
             }
@@ -62,7 +63,7 @@ macro_rules! delta_impl {
             const W: usize = std::mem::size_of::<$u>();
             let mut prev: $u = 0;
             for chunk in buf.chunks_exact_mut(W) {
-                let z = <$u>::from_le_bytes((&*chunk).try_into().expect("chunk has W bytes"));
+                let z = <$u>::from_le_bytes(le::array(chunk, 0));
                 prev = prev.wrapping_add(z.unzig());
                 chunk.copy_from_slice(&prev.to_le_bytes());
             }
@@ -75,7 +76,7 @@ macro_rules! zigzag_impl {
         fn $encode(input: &[u8], out: &mut [u8]) {
             const W: usize = std::mem::size_of::<$u>();
             for (src, dst) in input.chunks_exact(W).zip(out.chunks_exact_mut(W)) {
-                let x = <$u>::from_le_bytes(src.try_into().expect("chunk has W bytes"));
+                let x = <$u>::from_le_bytes(le::array(src, 0));
                 dst.copy_from_slice(&x.zig().to_le_bytes());
             }
         }
@@ -83,7 +84,7 @@ macro_rules! zigzag_impl {
         fn $decode_in_place(buf: &mut [u8]) {
             const W: usize = std::mem::size_of::<$u>();
             for chunk in buf.chunks_exact_mut(W) {
-                let z = <$u>::from_le_bytes((&*chunk).try_into().expect("chunk has W bytes"));
+                let z = <$u>::from_le_bytes(le::array(chunk, 0));
                 chunk.copy_from_slice(&z.unzig().to_le_bytes());
             }
         }

@@ -34,6 +34,7 @@
 //! depends on the data, and is shorter than the input only when the values are narrow.
 
 use crate::error::{Error, Result};
+use crate::le;
 
 /// Values per block.
 pub const BLOCK: usize = 1024;
@@ -68,8 +69,8 @@ pub(crate) fn read_word(bytes: &[u8], w: usize) -> u64 {
     match w {
         1 => u64::from(bytes[0]),
         2 => u64::from(u16::from_le_bytes([bytes[0], bytes[1]])),
-        4 => u64::from(u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"))),
-        _ => u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
+        4 => u64::from(le::u32_at(bytes, 0)),
+        _ => le::u64_at(bytes, 0),
     }
 }
 

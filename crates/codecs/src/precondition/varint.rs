@@ -230,7 +230,7 @@ mod avx2 {
             let Some(group) = input.get(*at..*at + 8) else {
                 break;
             };
-            let bytes = u64::from_le_bytes(group.try_into().expect("8 bytes"));
+            let bytes = crate::le::u64_at(group, 0);
             if bytes & 0x8080_8080_8080_8080 != 0 {
                 let end = (i + stretch).min(n);
                 super::decode_scalar(w, input, at, prev, &mut out[i * w..end * w], i)?;

@@ -11,6 +11,7 @@ use evtc_rac::{DecodeDictionary, RacDecoder, RacOptions, SeekTable};
 
 use super::sample::{BranchSample, Reduced};
 use crate::{Error, Result};
+use evtc_codecs::le;
 
 /// What one setting measured on one branch's sample (sizes and times of the sample itself).
 #[derive(Debug, Clone, Copy)]
@@ -228,7 +229,7 @@ pub(super) fn rounded(sample: &BranchSample, bits: u32) -> Reduced {
     match sample.dtype.scalar() {
         ScalarType::F32 => {
             for chunk in out.chunks_exact_mut(4) {
-                let x = f32::from_le_bytes(chunk.try_into().expect("4-byte chunk"));
+                let x = f32::from_le_bytes(le::array(chunk, 0));
                 let r = evtc_codecs::round_mantissa_f32(x, bits);
                 if x.is_normal() {
                     worst = worst.max(f64::from((r - x).abs() / x.abs()));
@@ -238,7 +239,7 @@ pub(super) fn rounded(sample: &BranchSample, bits: u32) -> Reduced {
         }
         ScalarType::F64 => {
             for chunk in out.chunks_exact_mut(8) {
-                let x = f64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
+                let x = f64::from_le_bytes(le::array(chunk, 0));
                 let r = evtc_codecs::round_mantissa_f64(x, bits);
                 if x.is_normal() {
                     worst = worst.max((r - x).abs() / x.abs());

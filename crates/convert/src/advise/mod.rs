@@ -1,4 +1,4 @@
-//! The codec advisor behind `evtc bench`: trial-encodes samples of a file's branches under
+//! The codec advisor behind `evtc advise`: trial-encodes samples of a file's branches under
 //! candidate settings, measures size and speeds, and recommends per-branch settings for a goal.
 //!
 //! The input is an evtc or a ROOT file. Every tree gives the same share of its entries (so the

@@ -14,6 +14,7 @@ use crate::io::ReadAt;
 use crate::meta::{BasketIndex, BasketLoc, Boundaries, DataType, ScalarType};
 use crate::record::{RECORD_HEADER_LEN, RecordHeader, RecordKind};
 use crate::types::Scalar;
+use evtc_codecs::le;
 
 impl<'a, R: ReadAt> BranchReader<'a, R> {
     /// A cursor for entry-by-entry reads of this branch (ROOT's `GetEntry`), which keeps the last
@@ -340,10 +341,7 @@ impl<R: ReadAt> BranchReader<'_, R> {
         let meta = self.meta();
         let size = meta.dtype.scalar().size();
         let head = read(loc.offset, RECORD_HEADER_LEN + 12)?;
-        let header = RecordHeader::decode(
-            head[..RECORD_HEADER_LEN].try_into().expect("48 bytes"),
-            &location(),
-        )?;
+        let header = RecordHeader::decode(&le::array(&head, 0), &location())?;
         if header.kind != RecordKind::Basket
             || header.basket_kind != 1
             || header.tree as usize != self.tree.tree
@@ -357,11 +355,7 @@ impl<R: ReadAt> BranchReader<'_, R> {
                 "random-access basket header does not match the basket index",
             ));
         }
-        let rac_len = u64::from_le_bytes(
-            head[RECORD_HEADER_LEN..RECORD_HEADER_LEN + 8]
-                .try_into()
-                .expect("8 bytes"),
-        );
+        let rac_len = le::u64_at(&head, RECORD_HEADER_LEN);
         let table_len = SeekTable::table_len(&head[RECORD_HEADER_LEN + 8..])
             .map_err(|e| Error::corrupt(location(), e.to_string()))? as u64;
         let payload_at = loc.offset + RECORD_HEADER_LEN as u64 + 8;

@@ -304,8 +304,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                     what: location.to_string(),
                     bytes: raw,
                     limit,
-                    hint: "raise ReadOptions::max_basket_bytes (evtc: --max-basket-size) if the \
-                           file is trusted",
+                    hint: "raise the readers' basket limit, ReadOptions::max_basket_bytes, if \
+                           the file is trusted",
                 });
             }
             if raw

@@ -11,7 +11,7 @@ use crate::reduced::FloatRange;
 use crate::reduced::{ReducedFloat, Stored};
 use crate::streamer::{StreamerElement, Streamers};
 use crate::typename::{compact, map_types, scalar_type, vector_element};
-use crate::types::{ColumnKind, ScalarType};
+use crate::types::{ColumnKind, RootTypeName, ScalarType};
 
 /// What every column of one branch shares: the branch, its baskets and its sizes.
 pub(crate) struct ColumnTemplate<'b> {

@@ -1,7 +1,15 @@
-//! Byte sizes on the command line (`30MB`, `256KiB`, `4096`) and in output.
+//! Byte sizes as users write them (`30MB`, `256KiB`, `4096`) and as evtc prints them.
 
 /// Parses a byte size: a number with an optional unit (B, KB, MB, GB are powers of 1000; KiB,
-/// MiB, GiB powers of 1024).
+/// MiB, GiB powers of 1024; any case).
+///
+/// ```
+/// assert_eq!(evtc_format::size::parse("256KiB"), Ok(262_144));
+/// assert_eq!(evtc_format::size::parse("1.5MB"), Ok(1_500_000));
+/// ```
+///
+/// # Errors
+/// A message naming the text that is not a size, or its unknown unit.
 pub fn parse(s: &str) -> Result<u64, String> {
     let s = s.trim();
     let split = s
@@ -28,7 +36,7 @@ pub fn parse(s: &str) -> Result<u64, String> {
     Ok((number * scale).round() as u64)
 }
 
-/// A human-readable size.
+/// A human-readable size in powers of 1000 (`23.55 MB`).
 pub fn human(bytes: u64) -> String {
     let b = bytes as f64;
     if b >= 1e9 {
@@ -39,15 +47,6 @@ pub fn human(bytes: u64) -> String {
         format!("{:.1} kB", b / 1e3)
     } else {
         format!("{bytes} B")
-    }
-}
-
-/// Reader options with `--max-basket-size`, when given.
-pub fn read_options(max_basket_size: Option<u64>) -> evtc_format::ReadOptions {
-    let options = evtc_format::ReadOptions::default();
-    match max_basket_size {
-        Some(bytes) => options.max_basket_bytes(bytes),
-        None => options,
     }
 }
 

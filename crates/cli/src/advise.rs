@@ -1,4 +1,4 @@
-//! `evtc bench FILE`: the codec advisor. Measures a file's own branches under candidate settings
+//! `evtc advise FILE`: the codec advisor. Measures a file's own branches under candidate settings
 //! and recommends per-branch settings for a goal (`evtc_convert::advise`).
 
 use std::io::Write;
@@ -15,9 +15,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::convert::parse_rule;
 use crate::plot;
-use crate::size::{self, human};
+use evtc_format::size::{self, human};
 
-/// Arguments of `evtc bench`.
+/// Arguments of `evtc advise`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// An evtc or ROOT file.
@@ -46,10 +46,10 @@ pub struct Args {
     /// Basket size of the trials.
     #[arg(long, value_name = "SIZE", value_parser = size::parse)]
     basket_size: Option<u64>,
-    /// Trees to bench (repeatable; default: every tree).
+    /// Trees to measure (repeatable; default: every tree).
     #[arg(long = "tree", value_name = "NAME")]
     trees: Vec<String>,
-    /// Branches to bench, by glob (repeatable; default: every branch).
+    /// Branches to measure, by glob (repeatable; default: every branch).
     #[arg(long = "branches", value_name = "GLOB")]
     branches: Vec<Glob>,
     /// Threads (default: all cores).
@@ -121,7 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     })
-    .with_context(|| format!("benching {}", args.file.display()))?;
+    .with_context(|| format!("measuring {}", args.file.display()))?;
     bar.finish_and_clear();
     if let Some(path) = &args.plot {
         plot::draw(&advice, args.goal, path)
