@@ -1,6 +1,7 @@
 //! Varints and the packed entry sizes that units store (layout in the crate docs).
 
 use crate::{Error, Result, Unit};
+use evtc_codecs::le;
 
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -78,7 +79,7 @@ pub(crate) fn unpack_fields<O>(
             let Some(bytes) = packed.get(at..at + 8) else {
                 break;
             };
-            let mut window = u64::from_le_bytes(bytes.try_into().expect("8 bytes")) >> (bit % 8);
+            let mut window = le::u64_at(bytes, 0) >> (bit % 8);
             for slot in &mut out[first..first + per_window] {
                 *slot = each(window & mask);
                 window >>= bits;
@@ -97,7 +98,7 @@ pub(crate) fn unpack_fields<O>(
             Some(i) if i < 8 => &last[i..i + 8],
             _ => packed.get(at..at + 8).unwrap_or(&last[8..]),
         };
-        u64::from_le_bytes(window.try_into().expect("8 bytes")) >> (bit % 8)
+        le::u64_at(window, 0) >> (bit % 8)
     };
     for (i, slot) in out.iter_mut().enumerate().skip(first) {
         let bit = i as u64 * bits64;

@@ -7,6 +7,7 @@ use crate::sizes::{
     sizes_len, unpack_fields, unpack_sizes,
 };
 use crate::{Error, FLAG_DICTIONARY, FLAG_ENTRY_SIZES, Result, Unit};
+use evtc_codecs::le;
 
 /// The seek table of a RAC payload (layout in the crate docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -368,7 +369,7 @@ impl SeekTable {
         let len = payload_start
             .get(..4)
             .ok_or_else(|| Error::CorruptTable("payload shorter than the table length".into()))?;
-        Ok(u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize)
+        Ok(le::u32_at(len, 0) as usize)
     }
 
     /// Parses a seek table (the `T` bytes after the length) of a payload whose units region is
@@ -382,7 +383,7 @@ impl SeekTable {
             return Err(bad("table too short"));
         }
         let (body, stored) = table.split_at(table.len() - 4);
-        let stored = u32::from_le_bytes(stored.try_into().expect("4 bytes"));
+        let stored = le::u32_at(stored, 0);
         let computed = crc32(body);
         if stored != computed {
             return Err(Error::CorruptTable(format!(
@@ -442,7 +443,7 @@ impl SeekTable {
             let crc = body
                 .get(at..at + 4)
                 .ok_or_else(|| bad("truncated unit checksums"))?;
-            u.crc32 = u32::from_le_bytes(crc.try_into().expect("4 bytes"));
+            u.crc32 = le::u32_at(crc, 0);
             at += 4;
         }
         if at != body.len() {

@@ -84,7 +84,7 @@ pub const LZMA_DICTIONARY_BYTES: usize = 32 << 10;
 /// shrink are stored as they are). Each unit's decode copies the prefix first, which a random
 /// read of one entry pays: hence at most [`LZMA_DICTIONARY_BYTES`].
 ///
-/// The file writer decides a RAC branch's dictionary this way, and `evtc bench` predicts what the
+/// The file writer decides a RAC branch's dictionary this way, and `evtc advise` predicts what the
 /// writer will do.
 ///
 /// # Errors
