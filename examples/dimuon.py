@@ -73,10 +73,12 @@ def sample_files(folder: str) -> list[str]:
 def main(files: list[str]) -> None:
     import distributed
 
+    import dask_awkward as dak
+
     want = eager(files)
-    evtc.reset_branch_reads()
+    mass = dimuon_mass(evtc.dask(files, tree="Events", step_size=5_000))
+    print(f"Dask reads these branches: {sorted(dak.report_necessary_columns(mass).popitem()[1])}")
     threaded = lazy(files).compute(scheduler="threads")
-    print(f"Dask (threads) read these branches: {sorted(evtc.branch_reads())}")
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster, distributed.Client(cluster) as client:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from . import _lib
+
 
 class ArrowStream:
     """A projection and entry range of a tree, read in steps as Arrow record batches."""
@@ -34,8 +36,8 @@ class ArrowStream:
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         """The Arrow C stream capsule (``requested_schema`` is not used: the stream has the
         branches' own types)."""
-        return self.tree.file._reader.arrow_stream(
-            self.tree.name, self._columns(), self.start, self.stop, self.step
+        return _lib.arrow_stream(
+            self.tree.file._reader, self.tree.name, self._columns(), self.start, self.stop, self.step
         )
 
     def reader(self) -> Any:

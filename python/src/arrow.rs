@@ -262,7 +262,11 @@ impl RecordBatchReader for Batches {
 
 /// An Arrow C stream of `columns` of `tree` over entries `start..stop` in batches of `step`
 /// entries, as a PyCapsule named `arrow_array_stream`.
-pub(crate) fn stream<'py>(
+/// An Arrow C stream (a PyCapsule named `arrow_array_stream`) of `columns` of `reader`'s tree
+/// `tree` over entries `start..stop` in batches of `step` entries; each column is `(name, kind,
+/// dtype, shape, sizes branch)`. Batches are read as the consumer asks for them.
+#[pyfunction]
+pub(crate) fn arrow_stream<'py>(
     reader: &Bound<'py, Reader>,
     tree: &str,
     columns: Vec<ColumnSpec>,

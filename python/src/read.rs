@@ -12,7 +12,7 @@ use evtc_format::{
 use evtc_root::{ColumnKind, RootFile, Tree, Values, with_values};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use rayon::prelude::*;
 
 use crate::errors;
@@ -745,20 +745,6 @@ impl Reader {
             list.append(column.into_py(py)?)?;
         }
         Ok(list)
-    }
-
-    /// An Arrow C stream (a PyCapsule named `arrow_array_stream`) of `columns` over entries
-    /// `start..stop` in batches of `step` entries; each column is `(name, kind, dtype, shape,
-    /// sizes branch)`. Batches are read as the consumer asks for them.
-    fn arrow_stream<'py>(
-        slf: &Bound<'py, Self>,
-        tree: &str,
-        columns: Vec<crate::arrow::ColumnSpec>,
-        start: u64,
-        stop: u64,
-        step: u64,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        crate::arrow::stream(slf, tree, columns, start, stop, step)
     }
 
     /// Entry `entry` of branch `name` as a `(values, levels)` tuple: evtc files read it through

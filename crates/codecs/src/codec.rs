@@ -49,6 +49,29 @@ impl Algorithm {
         }
     }
 
+    /// The cargo feature of `evtc-codecs` that brings the algorithm's backend (`lz4` for lz4hc;
+    /// `none` and `lz4` are always built).
+    pub fn feature(self) -> &'static str {
+        match self {
+            Algorithm::None => "none",
+            Algorithm::Zlib => "zlib",
+            Algorithm::Lzma => "lzma",
+            Algorithm::Lz4 | Algorithm::Lz4Hc => "lz4",
+            Algorithm::Zstd => "zstd",
+        }
+    }
+
+    /// Whether this build can compress with the algorithm (any build decodes LZ4 of either level).
+    pub fn is_built(self) -> bool {
+        match self {
+            Algorithm::None | Algorithm::Lz4 => true,
+            Algorithm::Zlib => cfg!(feature = "zlib"),
+            Algorithm::Lzma => cfg!(feature = "lzma"),
+            Algorithm::Lz4Hc => cfg!(feature = "lz4"),
+            Algorithm::Zstd => cfg!(feature = "zstd"),
+        }
+    }
+
     /// The accepted level range, inclusive, or `None` for algorithms without levels.
     pub fn level_range(self) -> Option<(i32, i32)> {
         match self {

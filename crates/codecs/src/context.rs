@@ -1,16 +1,25 @@
 //! Reusable compression and decompression contexts over every backend.
 
 use std::cell::RefCell;
+#[cfg(feature = "zstd")]
 use std::io::Cursor;
 
+#[cfg(feature = "zlib")]
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
+#[cfg(feature = "zstd")]
 use zstd::zstd_safe::zstd_sys::ZSTD_EndDirective;
+#[cfg(feature = "zstd")]
 use zstd::zstd_safe::{self, CCtx, CParameter, DCtx, InBuffer, OutBuffer, ResetDirective};
 
 use crate::codec::{Algorithm, Codec};
 use crate::dict::{DecoderDictionary, EncoderDictionary, PrefixDictionary};
-use crate::error::{Error, Result, check_end};
-use crate::{lz4c, lzma};
+#[cfg(feature = "zlib")]
+use crate::error::check_end;
+use crate::error::{Error, Result};
+#[cfg(feature = "lz4")]
+use crate::lz4c;
+#[cfg(feature = "lzma")]
+use crate::lzma;
 
 /// A compression context: holds the backends' state (a zstd `CCtx`, a zlib stream) between calls so
 /// that compressing many blocks allocates nothing per block. Keep one per thread.
@@ -28,7 +37,9 @@ use crate::{lz4c, lzma};
 #[derive(Default)]
 pub struct Compressor {
     /// The zstd context and the level it is set to.
+    #[cfg(feature = "zstd")]
     zstd: Option<(CCtx<'static>, i32)>,
+    #[cfg(feature = "zlib")]
     zlib: Option<(u32, Compress)>,
     /// LZ4 output scratch, zero-filled once and reused: `lz4_flex` writes into initialized memory, and
     /// copying the compressed bytes out costs less than zero-filling the worst case on every call.
@@ -69,6 +80,7 @@ impl Compressor {
             }
             // liblz4's HC compressor crashes on empty input at level 12; empty is one token either way.
             Algorithm::Lz4Hc if input.is_empty() => return self.compress(Codec::LZ4, input, out),
+            #[cfg(feature = "lz4")]
             Algorithm::Lz4Hc => {
                 let bound = lz4::block::compress_bound(input.len())
                     .map_err(|e| Error::compress(codec, e))?;
@@ -78,13 +90,18 @@ impl Compressor {
                     .map_err(|e| Error::compress(codec, e))?;
                 out.truncate(start + n);
             }
+            #[cfg(feature = "zstd")]
             Algorithm::Zstd => {
                 let cctx = self.zstd_at(codec)?;
                 zstd_into(out, input.len(), |dst| cctx.compress2(dst, input))
                     .map_err(|code| Error::compress(codec, zstd_safe::get_error_name(code)))?;
             }
+            #[cfg(feature = "zlib")]
             Algorithm::Zlib => self.zlib(codec, input, out)?,
+            #[cfg(feature = "lzma")]
             Algorithm::Lzma => lzma::compress(codec, input, 1, &[], out)?,
+            #[allow(unreachable_patterns)]
+            other => return Err(Error::not_built(other)),
         }
         Ok(out.len() - start)
     }
@@ -112,12 +129,21 @@ impl Compressor {
         if codec.algorithm() != Algorithm::Lzma {
             return self.compress(codec, input, out);
         }
-        let start = out.len();
-        lzma::compress(codec, input, align, &[], out)?;
-        Ok(out.len() - start)
+        #[cfg(feature = "lzma")]
+        {
+            let start = out.len();
+            lzma::compress(codec, input, align, &[], out)?;
+            Ok(out.len() - start)
+        }
+        #[cfg(not(feature = "lzma"))]
+        {
+            let _ = align;
+            Err(Error::not_built(Algorithm::Lzma))
+        }
     }
 
     /// The zstd context, set to `codec`'s level (set only when it changes).
+    #[cfg(feature = "zstd")]
     fn zstd_at(&mut self, codec: Codec) -> Result<&mut CCtx<'static>> {
         let (cctx, level) = self.zstd.get_or_insert_with(|| (CCtx::create(), i32::MIN));
         if *level != codec.level() {
@@ -152,25 +178,39 @@ impl Compressor {
         if !cuts.iter().any(|c| inside(&c)) {
             return self.compress(codec, input, out);
         }
-        let start = out.len();
         match codec.algorithm() {
-            Algorithm::Zstd => {}
+            #[cfg(feature = "zstd")]
+            Algorithm::Zstd => self.zstd_segmented(codec, input, cuts.iter().filter(inside), out),
+            #[cfg(feature = "lzma")]
             Algorithm::Lzma => {
+                let start = out.len();
                 let cuts: Vec<usize> = cuts.iter().filter(inside).copied().collect();
                 lzma::compress(codec, input, 1, &cuts, out)?;
-                return Ok(out.len() - start);
+                Ok(out.len() - start)
             }
-            _ => return self.compress(codec, input, out),
+            _ => self.compress(codec, input, out),
         }
+    }
+
+    /// [`Compressor::compress_segmented`] under zstd: a block ends at each of `cuts`.
+    #[cfg(feature = "zstd")]
+    fn zstd_segmented<'c>(
+        &mut self,
+        codec: Codec,
+        input: &[u8],
+        cuts: impl Iterator<Item = &'c usize> + Clone,
+        out: &mut Vec<u8>,
+    ) -> Result<usize> {
+        let start = out.len();
         let error = |code| Error::compress(codec, zstd_safe::get_error_name(code));
         let cctx = self.zstd_at(codec)?;
         // Worst case: the whole input's bound plus a block header per segment.
-        out.reserve(zstd_safe::compress_bound(input.len()) + 8 * (cuts.len() + 1));
+        out.reserve(zstd_safe::compress_bound(input.len()) + 8 * (cuts.clone().count() + 1));
         let result = (|| {
             cctx.set_pledged_src_size(Some(input.len() as u64))?;
             let mut output = OutBuffer::around_pos(out, start);
             let mut from = 0;
-            let ends = cuts.iter().filter(inside).copied();
+            let ends = cuts.copied();
             for end in ends.chain(std::iter::once(input.len())) {
                 if end <= from {
                     continue;
@@ -208,18 +248,27 @@ impl Compressor {
         input: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<usize> {
-        let start = out.len();
-        let (cctx, _) = self.zstd.get_or_insert_with(|| (CCtx::create(), i32::MIN));
-        zstd_into(out, input.len(), |dst| {
-            cctx.compress_using_cdict(dst, input, dictionary.cdict())
-        })
-        .map_err(|code| Error::Compress {
-            codec: "zstd+dictionary".into(),
-            reason: zstd_safe::get_error_name(code).into(),
-        })?;
-        Ok(out.len() - start)
+        #[cfg(not(feature = "zstd"))]
+        {
+            let _ = (dictionary, input, out);
+            Err(Error::not_built(Algorithm::Zstd))
+        }
+        #[cfg(feature = "zstd")]
+        {
+            let start = out.len();
+            let (cctx, _) = self.zstd.get_or_insert_with(|| (CCtx::create(), i32::MIN));
+            zstd_into(out, input.len(), |dst| {
+                cctx.compress_using_cdict(dst, input, dictionary.cdict())
+            })
+            .map_err(|code| Error::Compress {
+                codec: "zstd+dictionary".into(),
+                reason: zstd_safe::get_error_name(code).into(),
+            })?;
+            Ok(out.len() - start)
+        }
     }
 
+    #[cfg(feature = "zlib")]
     fn zlib(&mut self, codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
         let level = codec.level().unsigned_abs();
         if level == 1 {
@@ -259,6 +308,7 @@ impl Compressor {
 }
 
 /// Runs a zstd call that writes at the end of `out`, after reserving its worst-case size.
+#[cfg(feature = "zstd")]
 fn zstd_into(
     out: &mut Vec<u8>,
     input_len: usize,
@@ -278,13 +328,16 @@ fn zstd_into(
 /// decoder write or allocate more than declared.
 #[derive(Default)]
 pub struct Decompressor {
+    #[cfg(feature = "zstd")]
     zstd: Option<DCtx<'static>>,
+    #[cfg(feature = "zlib")]
     zlib: Option<Decompress>,
     /// LZ4 decoding window: a dictionary's bytes, then room for the block (prefix mode).
     lz4_window: Vec<u8>,
     /// [`PrefixDictionary`] id of the bytes at the front of `lz4_window` (0: none).
     lz4_window_id: u64,
     /// Raw LZMA2 decoder for units against a prefix, kept between units.
+    #[cfg(feature = "lzma")]
     lzma_prefix: Option<Box<lzma::PrefixDecoder>>,
 }
 
@@ -319,12 +372,17 @@ impl Decompressor {
                 Ok(())
             }
             Algorithm::Lz4 | Algorithm::Lz4Hc => lz4_decompress(algorithm, input, out, &[]),
+            #[cfg(feature = "zstd")]
             Algorithm::Zstd => {
                 let dctx = self.zstd.get_or_insert_with(DCtx::create);
                 zstd_decode(algorithm, input, out, |out| dctx.decompress(out, input))
             }
+            #[cfg(feature = "zlib")]
             Algorithm::Zlib => self.zlib(input, out),
+            #[cfg(feature = "lzma")]
             Algorithm::Lzma => lzma::decompress(input, out),
+            #[allow(unreachable_patterns)]
+            other => Err(Error::not_built(other)),
         }
     }
 
@@ -338,10 +396,18 @@ impl Decompressor {
         input: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
-        let dctx = self.zstd.get_or_insert_with(DCtx::create);
-        zstd_decode(Algorithm::Zstd, input, out, |out| {
-            dctx.decompress_using_ddict(out, input, dictionary.ddict())
-        })
+        #[cfg(not(feature = "zstd"))]
+        {
+            let _ = (dictionary, input, out);
+            Err(Error::not_built(Algorithm::Zstd))
+        }
+        #[cfg(feature = "zstd")]
+        {
+            let dctx = self.zstd.get_or_insert_with(DCtx::create);
+            zstd_decode(Algorithm::Zstd, input, out, |out| {
+                dctx.decompress_using_ddict(out, input, dictionary.ddict())
+            })
+        }
     }
 
     /// Decompresses data compressed with `algorithm` against the prefix `dictionary` into all of
@@ -360,11 +426,14 @@ impl Decompressor {
     ) -> Result<()> {
         match algorithm {
             Algorithm::Lz4 => self.lz4_with_prefix(dictionary, input, out),
+            #[cfg(feature = "lzma")]
             Algorithm::Lzma => self.lzma_prefix.get_or_insert_with(Box::default).decode(
                 dictionary.bytes(),
                 input,
                 out,
             ),
+            #[cfg(not(feature = "lzma"))]
+            Algorithm::Lzma => Err(Error::not_built(Algorithm::Lzma)),
             _ => Err(Error::Dictionary(format!(
                 "{} takes no prefix dictionary",
                 algorithm.name()
@@ -389,17 +458,20 @@ impl Decompressor {
         if self.lz4_window.len() < prefix + out.len() {
             self.lz4_window.resize(prefix + out.len(), 0);
         }
+        #[cfg(feature = "lz4")]
         match lz4c::decompress_after_prefix(input, &mut self.lz4_window, prefix, out.len()) {
             Ok(n) if n == out.len() => {
                 out.copy_from_slice(&self.lz4_window[prefix..prefix + n]);
-                Ok(())
+                return Ok(());
             }
-            Ok(n) => Err(Error::size_mismatch(algorithm.name(), out.len(), n)),
+            Ok(n) => return Err(Error::size_mismatch(algorithm.name(), out.len(), n)),
             // lz4_flex names the problem (or decodes what liblz4's sizes cannot hold).
-            Err(_) => lz4_decompress(algorithm, input, out, window),
+            Err(_) => {}
         }
+        lz4_decompress(algorithm, input, out, window)
     }
 
+    #[cfg(feature = "zlib")]
     fn zlib(&mut self, input: &[u8], out: &mut [u8]) -> Result<()> {
         let algorithm = Algorithm::Zlib;
         let stream = self.zlib.get_or_insert_with(|| Decompress::new(true));
@@ -417,14 +489,16 @@ impl Decompressor {
 }
 
 /// Decodes an LZ4 block into all of `out` with liblz4, against `dictionary` if not empty. When
-/// liblz4 fails (or the sizes exceed its `int`), `lz4_flex` decodes instead: it names what is wrong
-/// with a malformed block, and handles blocks over 2 GiB.
+/// liblz4 fails (or the sizes exceed its `int`), or a build has no liblz4 (feature `lz4`),
+/// `lz4_flex` decodes instead: it names what is wrong with a malformed block, and handles blocks
+/// over 2 GiB.
 pub(crate) fn lz4_decompress(
     algorithm: Algorithm,
     input: &[u8],
     out: &mut [u8],
     dictionary: &[u8],
 ) -> Result<()> {
+    #[cfg(feature = "lz4")]
     if let Ok(n) = lz4c::decompress(input, out, dictionary) {
         return if n == out.len() {
             Ok(())
@@ -448,6 +522,7 @@ pub(crate) fn lz4_decompress(
 }
 
 /// Checks the frame's declared size, then decodes with `call` and checks the decoded size.
+#[cfg(feature = "zstd")]
 fn zstd_decode(
     algorithm: Algorithm,
     input: &[u8],

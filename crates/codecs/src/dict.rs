@@ -15,6 +15,18 @@ pub fn train_dictionary(
     sample_sizes: &[usize],
     max_size: usize,
 ) -> Result<Vec<u8>> {
+    #[cfg(not(feature = "zstd"))]
+    {
+        let _ = (samples, sample_sizes, max_size);
+        Err(Error::not_built(crate::Algorithm::Zstd))
+    }
+    #[cfg(feature = "zstd")]
+    train_fast_cover(samples, sample_sizes, max_size)
+}
+
+/// [`train_dictionary`] with zstd's fastCOVER trainer.
+#[cfg(feature = "zstd")]
+fn train_fast_cover(samples: &[u8], sample_sizes: &[usize], max_size: usize) -> Result<Vec<u8>> {
     let total: usize = sample_sizes.iter().sum();
     if total != samples.len() {
         return Err(Error::Dictionary(format!(
@@ -77,10 +89,12 @@ pub fn train_dictionary(
 }
 
 /// The smallest dictionary zstd trains (`ZDICT_DICTSIZE_MIN`).
+#[cfg(feature = "zstd")]
 const MIN_DICTIONARY: usize = 256;
 
 /// A dictionary prepared for compression at one zstd level.
 pub struct EncoderDictionary {
+    #[cfg(feature = "zstd")]
     inner: zstd::dict::EncoderDictionary<'static>,
     level: i32,
 }
@@ -89,11 +103,19 @@ impl EncoderDictionary {
     /// Digests `dictionary` (raw content, or a trained zstd dictionary) for compression at `level`.
     ///
     /// # Errors
-    /// [`Error::Dictionary`] if zstd rejects the dictionary.
+    /// [`Error::Dictionary`] if zstd rejects the dictionary; [`Error::NotBuilt`] without zstd.
     pub fn new(dictionary: &[u8], level: i32) -> Result<EncoderDictionary> {
-        let inner = zstd::dict::EncoderDictionary::try_copy(dictionary, level)
-            .map_err(|e| Error::Dictionary(format!("zstd: {e}")))?;
-        Ok(EncoderDictionary { inner, level })
+        #[cfg(not(feature = "zstd"))]
+        {
+            let _ = (dictionary, level);
+            Err(Error::not_built(crate::Algorithm::Zstd))
+        }
+        #[cfg(feature = "zstd")]
+        {
+            let inner = zstd::dict::EncoderDictionary::try_copy(dictionary, level)
+                .map_err(|e| Error::Dictionary(format!("zstd: {e}")))?;
+            Ok(EncoderDictionary { inner, level })
+        }
     }
 
     /// The zstd level this dictionary compresses at.
@@ -101,6 +123,7 @@ impl EncoderDictionary {
         self.level
     }
 
+    #[cfg(feature = "zstd")]
     pub(crate) fn cdict(&self) -> &zstd::zstd_safe::CDict<'static> {
         self.inner.as_cdict()
     }
@@ -116,6 +139,7 @@ impl std::fmt::Debug for EncoderDictionary {
 
 /// A dictionary prepared for decompression.
 pub struct DecoderDictionary {
+    #[cfg(feature = "zstd")]
     inner: zstd::dict::DecoderDictionary<'static>,
 }
 
@@ -123,13 +147,23 @@ impl DecoderDictionary {
     /// Digests `dictionary` for decompression.
     ///
     /// # Errors
-    /// [`Error::Dictionary`] if zstd rejects the dictionary (a corrupt trained dictionary).
+    /// [`Error::Dictionary`] if zstd rejects the dictionary (a corrupt trained dictionary);
+    /// [`Error::NotBuilt`] without zstd.
     pub fn new(dictionary: &[u8]) -> Result<DecoderDictionary> {
-        let inner = zstd::dict::DecoderDictionary::try_copy(dictionary)
-            .map_err(|e| Error::Dictionary(format!("zstd: {e}")))?;
-        Ok(DecoderDictionary { inner })
+        #[cfg(not(feature = "zstd"))]
+        {
+            let _ = dictionary;
+            Err(Error::not_built(crate::Algorithm::Zstd))
+        }
+        #[cfg(feature = "zstd")]
+        {
+            let inner = zstd::dict::DecoderDictionary::try_copy(dictionary)
+                .map_err(|e| Error::Dictionary(format!("zstd: {e}")))?;
+            Ok(DecoderDictionary { inner })
+        }
     }
 
+    #[cfg(feature = "zstd")]
     pub(crate) fn ddict(&self) -> &zstd::zstd_safe::DDict<'static> {
         self.inner.as_ddict()
     }

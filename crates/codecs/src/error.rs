@@ -117,9 +117,25 @@ pub enum Error {
     /// A dictionary could not be trained or loaded, or does not fit the codec.
     #[error("dictionary: {0}")]
     Dictionary(String),
+    /// The codec's backend was left out of this build (a cargo feature of `evtc-codecs`).
+    #[error("this build of evtc has no {codec} codec: build it with the cargo feature `{feature}`")]
+    NotBuilt {
+        /// The codec, as spelled by users.
+        codec: &'static str,
+        /// The cargo feature that brings it.
+        feature: &'static str,
+    },
 }
 
 impl Error {
+    /// [`Error::NotBuilt`] for `algorithm`, whose backend this build left out.
+    pub(crate) fn not_built(algorithm: crate::Algorithm) -> Error {
+        Error::NotBuilt {
+            codec: algorithm.name(),
+            feature: algorithm.feature(),
+        }
+    }
+
     /// [`Error::Compress`] of `codec` (as users spell it) for the backend's `reason`.
     pub(crate) fn compress(codec: impl std::fmt::Display, reason: impl std::fmt::Display) -> Error {
         Error::Compress {
@@ -150,6 +166,7 @@ impl Error {
 /// all of the input (`consumed` of `len`) and filled all of the output (`produced` of `len`).
 /// A stream that stops short of its end with the output full and input left had more to give:
 /// a size mismatch; with all the input read, it is truncated. `codec` names the algorithm.
+#[cfg(any(feature = "zlib", feature = "lzma"))]
 pub(crate) fn check_end(
     codec: &str,
     ended: bool,

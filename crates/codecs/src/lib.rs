@@ -58,7 +58,9 @@ mod context;
 mod dict;
 mod error;
 pub mod le;
+#[cfg(feature = "lz4")]
 mod lz4c;
+#[cfg(feature = "lzma")]
 mod lzma;
 mod precision;
 pub mod precondition;

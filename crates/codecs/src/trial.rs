@@ -272,6 +272,16 @@ mod tests {
             .collect();
         let mut trial = Trial::new();
         for setting in Setting::candidates(&Codec::TRIAL_SET, Width::W4) {
+            let algorithm = setting.codec.algorithm();
+            if !algorithm.is_built() {
+                // A build without the codec's feature names it.
+                let err = trial.measure(setting, &sample, 32 << 10).unwrap_err();
+                assert!(
+                    matches!(err, Error::NotBuilt { feature, .. } if feature == algorithm.feature()),
+                    "{setting}: {err}"
+                );
+                continue;
+            }
             let m = trial.measure(setting, &sample, 32 << 10).unwrap();
             assert_eq!(m.raw_bytes, sample.len() as u64);
             // Four blocks of at most 32 KiB, each with its 24-byte envelope.

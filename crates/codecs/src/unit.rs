@@ -1,11 +1,13 @@
 //! Compression of many small, independently decompressible units (for random-access compression).
 
+#[cfg(feature = "zstd")]
 use zstd::zstd_safe::{self, CCtx, CParameter};
 
 use crate::codec::{Algorithm, Codec};
 use crate::context::{Compressor, Decompressor};
 use crate::dict::{DecoderDictionary, EncoderDictionary, PrefixDictionary};
 use crate::error::{Error, Result};
+#[cfg(feature = "lzma")]
 use crate::lzma;
 
 /// Compresses units with as little framing as each codec allows, optionally against a shared
@@ -35,6 +37,7 @@ use crate::lzma;
 /// ```
 pub struct UnitCompressor<'d> {
     codec: Codec,
+    #[cfg(feature = "zstd")]
     zstd: Option<CCtx<'d>>,
     prefix: &'d [u8],
     lz4_scratch: Vec<u8>,
@@ -49,6 +52,7 @@ impl std::fmt::Debug for UnitCompressor<'_> {
     }
 }
 
+#[cfg(feature = "zstd")]
 fn zstd_error(codec: Codec, code: usize) -> Error {
     Error::Compress {
         codec: codec.to_string(),
@@ -67,6 +71,12 @@ impl<'d> UnitCompressor<'d> {
         zstd_dictionary: Option<&'d EncoderDictionary>,
         prefix: &'d [u8],
     ) -> Result<UnitCompressor<'d>> {
+        if !codec.algorithm().is_built() {
+            return Err(Error::not_built(codec.algorithm()));
+        }
+        #[cfg(not(feature = "zstd"))]
+        let _ = zstd_dictionary;
+        #[cfg(feature = "zstd")]
         let zstd = if codec.algorithm() == Algorithm::Zstd {
             let mut cctx = CCtx::create();
             let set = |cctx: &mut CCtx<'d>, p| {
@@ -87,6 +97,7 @@ impl<'d> UnitCompressor<'d> {
         };
         Ok(UnitCompressor {
             codec,
+            #[cfg(feature = "zstd")]
             zstd,
             prefix,
             lz4_scratch: Vec::new(),
@@ -120,15 +131,17 @@ impl<'d> UnitCompressor<'d> {
         out: &mut Vec<u8>,
     ) -> Result<usize> {
         let start = out.len();
-        match (self.codec.algorithm(), &mut self.zstd) {
-            (Algorithm::Zstd, Some(cctx)) => {
-                out.reserve(zstd_safe::compress_bound(input.len()));
-                let mut cursor = std::io::Cursor::new(&mut *out);
-                cursor.set_position(start as u64);
-                cctx.compress2(&mut cursor, input)
-                    .map_err(|code| zstd_error(self.codec, code))?;
-            }
-            (Algorithm::Lz4, _) if !self.prefix.is_empty() => {
+        #[cfg(feature = "zstd")]
+        if let (Algorithm::Zstd, Some(cctx)) = (self.codec.algorithm(), &mut self.zstd) {
+            out.reserve(zstd_safe::compress_bound(input.len()));
+            let mut cursor = std::io::Cursor::new(&mut *out);
+            cursor.set_position(start as u64);
+            cctx.compress2(&mut cursor, input)
+                .map_err(|code| zstd_error(self.codec, code))?;
+            return Ok(out.len() - start);
+        }
+        match self.codec.algorithm() {
+            Algorithm::Lz4 if !self.prefix.is_empty() => {
                 let bound = lz4_flex::block::get_maximum_output_size(input.len());
                 if self.lz4_scratch.len() < bound {
                     self.lz4_scratch.resize(bound, 0);
@@ -144,10 +157,11 @@ impl<'d> UnitCompressor<'d> {
                 })?;
                 out.extend_from_slice(&self.lz4_scratch[..n]);
             }
-            (Algorithm::Lzma, _) if !self.prefix.is_empty() => {
+            #[cfg(feature = "lzma")]
+            Algorithm::Lzma if !self.prefix.is_empty() => {
                 lzma::compress_with_prefix(self.codec, input, cuts, self.prefix, out)?;
             }
-            (Algorithm::Lzma, _) => {
+            Algorithm::Lzma => {
                 self.inner
                     .compress_segmented(self.codec, input, cuts, out)?;
             }

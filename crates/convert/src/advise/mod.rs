@@ -44,7 +44,7 @@ use sample::{BranchSample, TreeSample};
 /// What the advisor is told.
 #[derive(Debug, Clone)]
 pub struct AdviseOptions {
-    /// Codecs to try (default: [`Codec::TRIAL_SET`]).
+    /// Codecs to try (default: those of [`Codec::TRIAL_SET`] this build has).
     pub codecs: Vec<Codec>,
     /// Uncompressed bytes sampled over the whole file (default 16 MiB); files no larger are
     /// read whole.
@@ -75,7 +75,10 @@ pub struct AdviseOptions {
 impl Default for AdviseOptions {
     fn default() -> AdviseOptions {
         AdviseOptions {
-            codecs: Codec::TRIAL_SET.to_vec(),
+            codecs: Codec::TRIAL_SET
+                .into_iter()
+                .filter(|c| c.algorithm().is_built())
+                .collect(),
             sample_bytes: 16 << 20,
             basket_bytes: 256 << 10,
             rac: true,
