@@ -155,6 +155,19 @@ pub struct Column {
     pub tot_bytes: u64,
     /// Compressed bytes of the branch's baskets (ROOT's `fZipBytes`).
     pub zip_bytes: u64,
+    /// Where the values are and how they are laid out.
+    pub(crate) source: Source,
+}
+
+/// Where a column's values come from: a TTree branch's baskets, or an RNTuple field's pages.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    Branch(Box<BranchColumn>),
+}
+
+/// A column of a TTree branch: its baskets and their byte layout.
+#[derive(Debug, Clone)]
+pub(crate) struct BranchColumn {
     pub(crate) layout: Layout,
     pub(crate) baskets: Arc<[BasketRef]>,
     /// Whether baskets in keys of their own end with entry offsets (the branch's
@@ -183,9 +196,17 @@ pub struct Column {
 }
 
 impl Column {
-    /// The branch's baskets, in entry order.
+    /// The TTree branch the column reads, if it is one.
+    pub(crate) fn branch(&self) -> Option<&BranchColumn> {
+        match &self.source {
+            Source::Branch(b) => Some(b),
+        }
+    }
+
+    /// The branch's baskets, in entry order (none for a column of an RNTuple field).
     pub fn baskets(&self) -> impl ExactSizeIterator<Item = BasketInfo> + '_ {
-        self.baskets.iter().map(|b| BasketInfo {
+        let baskets: &[BasketRef] = self.branch().map_or(&[], |b| &b.baskets);
+        baskets.iter().map(|b| BasketInfo {
             first_entry: b.first_entry,
             entries: b.entries,
             seek: b.seek,

@@ -40,6 +40,7 @@ mod error;
 mod file;
 mod members;
 mod objects;
+mod read;
 mod reduced;
 mod source;
 mod streamer;
@@ -51,8 +52,8 @@ pub use column::{BasketInfo, Column, Tree, UnsupportedBranch};
 pub use data::{ColumnData, Values};
 pub use error::{Error, Result};
 pub use file::{DEFAULT_MAX_BASKET_BYTES, Key, RootFile, TreeEntry};
+pub use read::ColumnReader;
 pub use source::ReadAt;
-pub use ttree::read::ColumnReader;
 pub use types::{ColumnKind, RootTypeName, ScalarType};
 
 /// Opens `data` as a ROOT file and reads every column of every tree, ignoring errors: the fuzz

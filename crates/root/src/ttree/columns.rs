@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::branch::{Element, RawBranch, RawLeaf};
-use crate::column::{BasketRef, Column, Layout, ListHeader};
+use crate::column::{BasketRef, BranchColumn, Column, Layout, ListHeader, Source};
 use crate::reduced::FloatRange;
 use crate::reduced::{ReducedFloat, Stored};
 use crate::streamer::{StreamerElement, Streamers};
@@ -44,16 +44,34 @@ impl<'b> ColumnTemplate<'b> {
             compression: b.compress,
             tot_bytes: u64::try_from(b.tot_bytes).unwrap_or(0),
             zip_bytes: u64::try_from(b.zip_bytes).unwrap_or(0),
-            layout,
-            baskets: self.baskets.clone(),
-            entry_offsets: b.entry_offset_len > 0,
-            counter_column: None,
-            lengths: None,
-            row: None,
-            entry_prefix: None,
-            custom_header: None,
-            plan: None,
+            source: Source::Branch(Box::new(BranchColumn {
+                layout,
+                baskets: self.baskets.clone(),
+                entry_offsets: b.entry_offset_len > 0,
+                counter_column: None,
+                lengths: None,
+                row: None,
+                entry_prefix: None,
+                custom_header: None,
+                plan: None,
+            })),
         }
+    }
+
+    /// [`ColumnTemplate::column`], with `set` filling in the fields of a special layout.
+    pub(crate) fn column_with(
+        &self,
+        name: String,
+        kind: ColumnKind,
+        layout: Layout,
+        counter: Option<String>,
+        root_type: String,
+        set: impl FnOnce(&mut BranchColumn),
+    ) -> Column {
+        let mut column = self.column(name, kind, layout, counter, root_type);
+        let Source::Branch(branch) = &mut column.source;
+        set(branch);
+        column
     }
 }
 
@@ -454,17 +472,14 @@ pub(crate) fn member_columns(
                 offset: m.offset,
                 stride,
             };
+            let dims = if m.len > 1 { m.dims } else { Vec::new() };
+            let path = format!("{name}.{}", m.path);
             Column {
-                entry_prefix: prefix.clone(),
-                custom_header: custom_header.clone(),
-                dims: if m.len > 1 { m.dims } else { Vec::new() },
-                ..template.column(
-                    format!("{name}.{}", m.path),
-                    kind,
-                    layout,
-                    None,
-                    m.type_name,
-                )
+                dims,
+                ..template.column_with(path, kind, layout, None, m.type_name, |b| {
+                    b.entry_prefix = prefix.clone();
+                    b.custom_header = custom_header.clone();
+                })
             }
         })
         .collect()

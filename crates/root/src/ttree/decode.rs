@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use crate::column::{Column, Layout, ListHeader, RowPart};
+use crate::column::{BranchColumn, Column, Layout, ListHeader, RowPart};
 use crate::cursor::Cursor;
 use crate::data::{ColumnData, Values};
 use crate::error::{Error, Result};
@@ -22,6 +22,7 @@ pub(super) type ObjectLengths = (Vec<i64>, Vec<u64>);
 /// A decompressed basket of a column: its data and its entry offsets (empty for fixed layouts).
 pub(super) struct Loaded<'a> {
     pub(super) column: &'a Column,
+    pub(super) branch: &'a BranchColumn,
     /// The basket's index in the column.
     pub(super) index: usize,
     pub(super) data: &'a [u8],
@@ -30,7 +31,7 @@ pub(super) struct Loaded<'a> {
 
 impl Loaded<'_> {
     fn bad(&self, detail: impl Into<String>) -> Error {
-        let b = &self.column.baskets[self.index];
+        let b = &self.branch.baskets[self.index];
         let what = format!(
             "basket {} of branch {:?} (key at byte {})",
             self.index, self.column.name, b.seek
@@ -40,7 +41,7 @@ impl Loaded<'_> {
 
     /// The bytes of entry `e`.
     fn entry(&self, e: usize) -> Result<&[u8]> {
-        if self.offsets.len() != self.column.baskets[self.index].entries as usize + 1 {
+        if self.offsets.len() != self.branch.baskets[self.index].entries as usize + 1 {
             return Err(self.bad("a variable-length branch's basket has no entry offsets"));
         }
         Ok(&self.data[self.offsets[e] as usize..self.offsets[e + 1] as usize])
@@ -61,7 +62,7 @@ impl Loaded<'_> {
         out: &mut ColumnData,
     ) -> Result<()> {
         let missing = |what: &str| self.bad(format!("internal: {what}"));
-        match self.column.layout {
+        match self.branch.layout {
             Layout::Fixed {
                 stored,
                 len,
@@ -242,10 +243,10 @@ impl Loaded<'_> {
         range: Range<usize>,
         out: &mut ColumnData,
     ) -> Result<()> {
-        let prefix = self.column.entry_prefix.as_deref().unwrap_or(&[]);
+        let prefix = self.branch.entry_prefix.as_deref().unwrap_or(&[]);
         let size = stored.size();
         let mut walker = member_wise
-            .zip(self.column.plan.as_deref())
+            .zip(self.branch.plan.as_deref())
             .map(|(target, plan)| Walker::new(plan, target));
         for e in range {
             let bytes = self.entry(e)?;
@@ -294,7 +295,7 @@ impl Loaded<'_> {
         range: Range<usize>,
         out: &mut ColumnData,
     ) -> Result<()> {
-        let Some(plan) = self.column.plan.as_deref() else {
+        let Some(plan) = self.branch.plan.as_deref() else {
             return Err(self.bad("internal: an interpreted column without its plan"));
         };
         // The arrays of a split collection's objects: each entry's lengths fill counter slot 0
@@ -375,7 +376,7 @@ impl Loaded<'_> {
 
     /// Leaf `target` of a leaf-list whose rows vary in size.
     fn leaf_rows(&self, target: usize, range: Range<usize>, out: &mut ColumnData) -> Result<()> {
-        let Some(parts) = self.column.row.as_deref() else {
+        let Some(parts) = self.branch.row.as_deref() else {
             return Err(self.bad("internal: a row leaf without its row"));
         };
         let stored = parts[target].stored;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::column::BasketRef;
-use crate::column::{Column, Layout, RowPart, Tree, UnsupportedBranch};
+use crate::column::{Column, Layout, RowPart, Source, Tree, UnsupportedBranch};
 use crate::error::{Error, Result};
 use crate::file::{RootFile, is_tree};
 use crate::members::Step;
@@ -21,7 +21,7 @@ use columns::{
     leaf_type_name, member, member_columns, object_vector, unsplit_object,
 };
 use interp::Plan;
-use read::ColumnReader;
+use read::BasketReader;
 
 pub(crate) mod branch;
 mod columns;
@@ -74,9 +74,10 @@ impl<R: ReadAt> RootFile<R> {
             .iter()
             .enumerate()
             .filter_map(|(i, c)| {
-                let probe: fn(&mut ColumnReader<'_, R>) -> Option<String> = match c.layout {
+                let b = c.branch()?;
+                let probe: fn(&mut BasketReader<'_, R>) -> Option<String> = match b.layout {
                     Layout::ObjectVector { .. } | Layout::Interpreted { .. } => {
-                        |r: &mut ColumnReader<'_, R>| {
+                        |r: &mut BasketReader<'_, R>| {
                             r.first_basket_misfit().map(|why| {
                                 format!(
                                     "its first basket does not read as its class is laid out: \
@@ -88,7 +89,7 @@ impl<R: ReadAt> RootFile<R> {
                     Layout::Vector { .. } | Layout::VectorVector { .. }
                         if c.root_type.contains("bitset<") =>
                     {
-                        |r: &mut ColumnReader<'_, R>| {
+                        |r: &mut BasketReader<'_, R>| {
                             r.first_basket_misfit().map(|why| {
                                 format!(
                                     "its first basket does not read as a std::bitset is streamed \
@@ -97,8 +98,8 @@ impl<R: ReadAt> RootFile<R> {
                             })
                         }
                     }
-                    Layout::String { header: false } if !c.entry_offsets => {
-                        |r: &mut ColumnReader<'_, R>| {
+                    Layout::String { header: false } if !b.entry_offsets => {
+                        |r: &mut BasketReader<'_, R>| {
                             r.unsplittable_basket().map(|why| {
                                 format!("its entries cannot be told apart in a basket: {why}")
                             })
@@ -106,10 +107,10 @@ impl<R: ReadAt> RootFile<R> {
                     }
                     _ => return None,
                 };
-                let key = c.baskets.as_ptr();
+                let key = b.baskets.as_ptr();
                 let why = probed
                     .entry(key)
-                    .or_insert_with(|| probe(&mut self.column_reader(c)));
+                    .or_insert_with(|| probe(&mut BasketReader::new(self, c, b)));
                 Some((i, why.clone()?))
             })
             .collect();
@@ -278,12 +279,14 @@ impl Tree {
     /// belong to other entries: they are refused, saying what ROOT would return.
     fn refuse_partial_branches(&mut self) {
         let entries = self.entries;
+        // Entries a branch's baskets hold.
+        let held = |c: &Column| c.baskets().last().map_or(0, |b| b.first_entry + b.entries);
         let (partial, whole): (Vec<Column>, Vec<Column>) = std::mem::take(&mut self.columns)
             .into_iter()
-            .partition(|c| c.baskets.last().map_or(0, |b| b.first_entry + b.entries) != entries);
+            .partition(|c| held(c) != entries);
         self.columns = whole;
         for c in partial {
-            let held = c.baskets.last().map_or(0, |b| b.first_entry + b.entries);
+            let held = held(&c);
             self.unsupported.push(UnsupportedBranch {
                 name: c.name,
                 class: c.kind.cpp_name(),
@@ -315,14 +318,16 @@ impl Tree {
             .columns
             .iter()
             .map(|c| {
-                let name = c.counter.as_deref().or(c.lengths.as_deref())?;
+                let lengths = c.branch().and_then(|b| b.lengths.as_deref());
+                let name = c.counter.as_deref().or(lengths)?;
                 let counter = self.columns.iter().find(|k| k.name == name)?;
                 Some(Box::new(counter.clone()))
             })
             .collect();
         let mut kept = Vec::with_capacity(self.columns.len());
         for (mut column, counter) in std::mem::take(&mut self.columns).into_iter().zip(counters) {
-            if let (Some(lengths), None) = (&column.lengths, &counter) {
+            let lengths = column.branch().and_then(|b| b.lengths.clone());
+            if let (Some(lengths), None) = (lengths, &counter) {
                 self.unsupported.push(UnsupportedBranch {
                     name: column.name.clone(),
                     class: column.root_type.clone(),
@@ -333,7 +338,8 @@ impl Tree {
                 });
                 continue;
             }
-            column.counter_column = counter;
+            let Source::Branch(branch) = &mut column.source;
+            branch.counter_column = counter;
             kept.push(column);
         }
         self.columns = kept;
@@ -546,10 +552,13 @@ impl Tree {
             for (target, (leaf, (kind, _, counter))) in b.leaves.iter().zip(row).enumerate() {
                 let layout = Layout::LeafRow { target };
                 let col_name = format!("{name}/{}", leaf.name);
+                let column =
+                    template.column_with(col_name, kind, layout, counter, root_type(leaf), |b| {
+                        b.row = Some(shape.clone());
+                    });
                 self.columns.push(Column {
                     dims: leaf_dims(&leaf.title, kind),
-                    row: Some(shape.clone()),
-                    ..template.column(col_name, kind, layout, counter, root_type(leaf))
+                    ..column
                 });
             }
             return;
@@ -608,8 +617,9 @@ impl Tree {
                 };
                 self.columns.push(Column {
                     dims,
-                    lengths,
-                    ..template.column(name, kind, layout, counter, root_type)
+                    ..template.column_with(name, kind, layout, counter, root_type, |b| {
+                        b.lengths = lengths;
+                    })
                 });
                 return;
             }
@@ -667,11 +677,12 @@ impl Tree {
             };
             let kind = ColumnKind::Jagged(t);
             let root_type = format!("{type_name}[]");
-            self.columns.push(Column {
-                entry_prefix: Some(header),
-                plan: member_wise.and(plan.clone()),
-                ..template.column(format!("{name}.{path}"), kind, layout, None, root_type)
+            let path = format!("{name}.{path}");
+            let column = template.column_with(path, kind, layout, None, root_type, |b| {
+                b.entry_prefix = Some(header);
+                b.plan = member_wise.and(plan.clone());
             });
+            self.columns.push(column);
         }
     }
 
@@ -692,12 +703,13 @@ impl Tree {
         });
         for (i, t) in plan.targets.iter().enumerate() {
             let layout = Layout::Interpreted { target: i };
-            let column = template.column(named(&t.path), t.kind, layout, None, t.type_name.clone());
-            self.columns.push(Column {
-                plan: Some(plan.clone()),
-                lengths: lengths.clone(),
-                ..column
-            });
+            let type_name = t.type_name.clone();
+            let column =
+                template.column_with(named(&t.path), t.kind, layout, None, type_name, |b| {
+                    b.plan = Some(plan.clone());
+                    b.lengths = lengths.clone();
+                });
+            self.columns.push(column);
         }
         for (path, type_name, why) in &plan.refused {
             self.refuse(&named(path), type_name, why.clone());

@@ -1,4 +1,4 @@
-//! Reading columns: baskets decompressed and decoded straight into typed vectors
+//! Reading TTree columns: baskets decompressed and decoded straight into typed vectors
 //! ([`ColumnData`]).
 
 use std::ops::Range;
@@ -7,21 +7,22 @@ use evtc_codecs::Decompressor;
 
 use super::branch::BasketFields;
 use super::decode::{Loaded, integers, tstring};
-use crate::column::{Column, Layout, ListHeader};
+use crate::column::{BranchColumn, Column, Layout, ListHeader};
 use crate::compression::decompress;
 use crate::cursor::Cursor;
-use crate::data::{ColumnData, Values};
+use crate::data::ColumnData;
 use crate::error::{Error, Result};
 use crate::file::{RootFile, read_key};
 use crate::source::ReadAt;
 use crate::types::ColumnKind;
 
-/// Reads one column basket by basket, keeping the last decoded basket so consecutive ranges
-/// decompress each basket once.
+/// Reads one TTree column basket by basket, keeping the last decoded basket so consecutive
+/// ranges decompress each basket once.
 #[derive(Debug)]
-pub struct ColumnReader<'f, R: ReadAt = std::fs::File> {
+pub(crate) struct BasketReader<'f, R: ReadAt = std::fs::File> {
     file: &'f RootFile<R>,
     column: Column,
+    branch: BranchColumn,
     dec: Decompressor,
     record: Vec<u8>,
     basket: Vec<u8>,
@@ -32,12 +33,13 @@ pub struct ColumnReader<'f, R: ReadAt = std::fs::File> {
     cached: Option<usize>,
 }
 
-impl<R: ReadAt> RootFile<R> {
-    /// A reader for `column` of a tree of this file.
-    pub fn column_reader(&self, column: &Column) -> ColumnReader<'_, R> {
-        ColumnReader {
-            file: self,
+impl<'f, R: ReadAt> BasketReader<'f, R> {
+    /// A reader of `column`, a column of branch `branch` of a tree of `file`.
+    pub(crate) fn new(file: &'f RootFile<R>, column: &Column, branch: &BranchColumn) -> Self {
+        BasketReader {
+            file,
             column: column.clone(),
+            branch: branch.clone(),
             dec: Decompressor::new(),
             record: Vec::new(),
             basket: Vec::new(),
@@ -47,48 +49,18 @@ impl<R: ReadAt> RootFile<R> {
         }
     }
 
-    /// Reads the entries `range` of `column` into new vectors.
-    ///
-    /// # Errors
-    /// [`Error::OutOfRange`], and corrupt or truncated baskets.
-    pub fn read_column(&self, column: &Column, range: Range<u64>) -> Result<ColumnData> {
-        let mut out = ColumnData::new(column.kind);
-        self.column_reader(column).read(range, &mut out)?;
-        Ok(out)
-    }
-}
-
-impl<R: ReadAt> ColumnReader<'_, R> {
     /// Drops the cached basket (the next read decompresses again), keeping the buffers.
-    pub fn forget(&mut self) {
+    pub(crate) fn forget(&mut self) {
         self.cached = None;
     }
 
-    /// The column being read.
-    pub fn column(&self) -> &Column {
-        &self.column
-    }
-
-    /// Appends the entries `range` to `out` (made by [`ColumnData::new`] for this column's kind).
+    /// Appends the entries `range` to `out`, shaped for the column's kind.
     ///
     /// # Errors
-    /// [`Error::OutputShape`] if `out` is not shaped for this column's kind;
     /// [`Error::OutOfRange`] for entries past the column's baskets; [`Error::Corrupt`] and
     /// [`Error::Decompress`] naming the branch, basket and offset for bad baskets.
-    pub fn read(&mut self, range: Range<u64>, out: &mut ColumnData) -> Result<()> {
-        let kind = self.column.kind;
-        let shaped = std::mem::discriminant(&out.values)
-            == std::mem::discriminant(&Values::new(kind.scalar()))
-            && out.offsets.is_empty() != kind.is_variable()
-            && out.levels.len() == kind.levels()
-            && out.levels.iter().all(|level| !level.is_empty());
-        if !shaped {
-            return Err(Error::OutputShape {
-                branch: self.column.name.clone(),
-                kind: kind.cpp_name(),
-            });
-        }
-        let baskets = self.column.baskets.clone();
+    pub(crate) fn read(&mut self, range: Range<u64>, out: &mut ColumnData) -> Result<()> {
+        let baskets = self.branch.baskets.clone();
         let total = baskets.last().map_or(0, |b| b.first_entry + b.entries);
         if range.start > range.end || range.end > total {
             return Err(Error::OutOfRange {
@@ -119,9 +91,9 @@ impl<R: ReadAt> ColumnReader<'_, R> {
     /// read, when the column has no entry, or when the basket cannot be read (that error comes
     /// when reading).
     pub(crate) fn first_basket_misfit(&mut self) -> Option<String> {
-        let first = self.column.baskets.iter().position(|b| b.entries > 0)?;
+        let first = self.branch.baskets.iter().position(|b| b.entries > 0)?;
         self.load(first).ok()?;
-        let entries = usize::try_from(self.column.baskets[first].entries).ok()?;
+        let entries = usize::try_from(self.branch.baskets[first].entries).ok()?;
         let mut out = ColumnData::new(self.column.kind);
         match self.decode(first, 0..entries, &mut out) {
             Err(Error::Corrupt { detail, .. }) => Some(detail),
@@ -134,7 +106,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
     /// into its entries (an empty string left no bytes), naming the basket; `None` when every
     /// basket splits, or when a basket cannot be read at all (that error comes when reading).
     pub(crate) fn unsplittable_basket(&mut self) -> Option<String> {
-        (0..self.column.baskets.len()).find_map(|i| match self.load(i) {
+        (0..self.branch.baskets.len()).find_map(|i| match self.load(i) {
             Err(Error::Corrupt { what, detail, .. }) => Some(format!("{what}: {detail}")),
             _ => None,
         })
@@ -149,7 +121,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         i: usize,
         range: &Range<usize>,
     ) -> Result<(Vec<i64>, Vec<u64>)> {
-        let first = self.column.baskets[i].first_entry;
+        let first = self.branch.baskets[i].first_entry;
         let counts = self.file.read_column(
             lengths,
             first + range.start as u64..first + range.end as u64,
@@ -173,7 +145,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
     }
 
     fn what(&self, i: usize) -> String {
-        let b = &self.column.baskets[i];
+        let b = &self.branch.baskets[i];
         format!(
             "basket {i} of branch {:?} (key at byte {})",
             self.column.name, b.seek
@@ -186,7 +158,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
             return Ok(());
         }
         self.cached = None;
-        let b = self.column.baskets[i].clone();
+        let b = self.branch.baskets[i].clone();
         let what = self.what(i);
         self.offsets.clear();
         if let Some(e) = &b.embedded {
@@ -252,7 +224,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         // TBasket::ReadBasketBuffers: entry offsets follow the data when the branch's
         // fEntryOffsetLen is non-zero (and there is room for them: else ROOT "repairs" the
         // basket as one without offsets).
-        if self.column.entry_offsets && border < obj_len {
+        if self.branch.entry_offsets && border < obj_len {
             let mut c = Cursor::new(&self.basket[self.start + border..], 0, &what);
             let _count = c.i32()?;
             if fields.entries > c.remaining() / 4 {
@@ -279,7 +251,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         }
         self.basket.truncate(self.start + border);
         let border = self.strip_custom_headers(fields.entries, border);
-        if let Layout::Fixed { stride, .. } = self.column.layout {
+        if let Layout::Fixed { stride, .. } = self.branch.layout {
             // Every entry of a fixed layout has exactly `stride` bytes: a stream that differs
             // (an unsplit object with a variable part) is refused, never read at wrong offsets.
             let entries = usize::try_from(b.entries).unwrap_or(usize::MAX);
@@ -298,7 +270,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                     "{entries} entries of {stride} bytes in a basket of {border} bytes"
                 )));
             }
-            if let Some(prefix) = &self.column.entry_prefix {
+            if let Some(prefix) = &self.branch.entry_prefix {
                 let data = &self.basket[self.start..];
                 if let Some(e) = (0..entries).find(|e| !data[e * stride..].starts_with(prefix)) {
                     return Err(bad(format!(
@@ -318,7 +290,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
     /// (the basket then reads as one without headers). Returns the data's new length.
     fn strip_custom_headers(&mut self, entries: usize, border: usize) -> usize {
         let (Some(header), Layout::Fixed { stride, .. }) =
-            (&self.column.custom_header, self.column.layout)
+            (&self.branch.custom_header, self.branch.layout)
         else {
             return border;
         };
@@ -346,7 +318,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
     /// ROOT finds its entries: strings by their length prefixes, vectors by their byte counts,
     /// `x[n]` arrays by the counter's values.
     fn rebuild_offsets(&mut self, i: usize) -> Result<()> {
-        let b = &self.column.baskets[i];
+        let b = &self.branch.baskets[i];
         let entries = usize::try_from(b.entries).unwrap_or(usize::MAX);
         let what = self.what(i);
         let bad = |detail: String| Error::corrupt(&what, b.seek, detail);
@@ -354,7 +326,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         let mut at = 0usize;
         self.offsets.clear();
         self.offsets.push(0);
-        match self.column.layout {
+        match self.branch.layout {
             Layout::Fixed { .. } => return Ok(()),
             Layout::FlaggedArray { .. }
             | Layout::ArraysInCollection { .. }
@@ -438,7 +410,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
                 }
             }
             Layout::Jagged { stored } => {
-                let Some(counter) = self.column.counter_column.as_deref() else {
+                let Some(counter) = self.branch.counter_column.as_deref() else {
                     return Err(bad(
                         "the basket has no entry offsets and the branch no counter to find \
                          its entries by"
@@ -475,13 +447,14 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         let column = &self.column;
         let basket = Loaded {
             column,
+            branch: &self.branch,
             index: i,
             data: &self.basket[self.start..],
             offsets: &self.offsets,
         };
         // The arrays of a split collection's objects: each entry's lengths, from their member's
         // branch.
-        let lengths = match (column.layout, column.counter_column.as_deref()) {
+        let lengths = match (self.branch.layout, self.branch.counter_column.as_deref()) {
             (Layout::Interpreted { .. } | Layout::PointerArraysInCollection { .. }, Some(c)) => {
                 Some(self.object_lengths(c, i, &range)?)
             }
