@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::error::Error;
 use crate::reduced::Stored;
+use crate::rntuple::FieldColumn;
 use crate::ttree::interp::Plan;
 use crate::types::ColumnKind;
 
@@ -163,6 +164,7 @@ pub struct Column {
 #[derive(Debug, Clone)]
 pub(crate) enum Source {
     Branch(Box<BranchColumn>),
+    Field(Arc<FieldColumn>),
 }
 
 /// A column of a TTree branch: its baskets and their byte layout.
@@ -200,6 +202,7 @@ impl Column {
     pub(crate) fn branch(&self) -> Option<&BranchColumn> {
         match &self.source {
             Source::Branch(b) => Some(b),
+            Source::Field(_) => None,
         }
     }
 
@@ -266,8 +269,55 @@ pub struct Tree {
     pub auto_flush: Option<u64>,
     /// The importable columns.
     pub columns: Vec<Column>,
-    /// The branches that are not importable.
+    /// The branches (fields) that are not importable.
     pub unsupported: Vec<UnsupportedBranch>,
+    /// Which kind of tree it is.
+    pub kind: TreeKind,
+    /// Of an RNTuple: the shape of its top-level fields (records, lists, optional values, fixed
+    /// arrays, variants) down to the columns that hold their values; empty for a TTree, whose
+    /// columns are its branches.
+    pub fields: Vec<FieldNode>,
+}
+
+/// The kinds of tree ROOT writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeKind {
+    /// A `TTree` (or `TNtuple`): branches cut into baskets.
+    TTree,
+    /// A `ROOT::RNTuple`: fields stored as columns of pages, in clusters.
+    RNTuple,
+}
+
+/// One field of an RNTuple, and the fields or column below it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldNode {
+    /// The field's name (`x`; `_0` for the item of a pair or tuple; empty for a variant's tag).
+    pub name: String,
+    /// Its C++ type, as the file names it (its alias where it has one: `Double32_t`).
+    pub type_name: String,
+    /// What it is.
+    pub kind: FieldKind,
+    /// The fields below it: a record's members, a list's, an optional value's or an array's
+    /// item, a variant's tag column and alternatives.
+    pub children: Vec<FieldNode>,
+}
+
+/// What a field of an RNTuple is, as evtc reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// Values: column `k` of the tree's columns.
+    Column(usize),
+    /// A record (class, struct, `std::pair`, `std::tuple`): its members.
+    Record,
+    /// A collection (`std::vector`, `ROOT::RVec`, sets and maps): a list of its item.
+    List,
+    /// `std::optional`, `std::unique_ptr`, a variant's alternative: zero or one item.
+    Option,
+    /// A fixed-size array of `n` items (`std::array`, `std::bitset`).
+    Array(u64),
+    /// `std::variant`: the tag column (the alternative held, -1 for none), then each
+    /// alternative as an optional value.
+    Variant,
 }
 
 impl Tree {

@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use evtc_codecs::Decompressor;
 
+use crate::column::{Tree, TreeKind};
 use crate::compression::decompress;
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
@@ -63,8 +64,10 @@ pub struct TreeEntry {
     pub path: String,
     /// The key's cycle.
     pub cycle: i16,
-    /// The tree's title.
+    /// The tree's title (the key's).
     pub title: String,
+    /// A TTree or an RNTuple.
+    pub kind: TreeKind,
 }
 
 impl RootFile<std::fs::File> {
@@ -185,11 +188,12 @@ impl<R: ReadAt> RootFile<R> {
     ) -> Result<()> {
         for key in &dir.keys {
             let path = format!("{prefix}{}", key.name);
-            if is_tree(&key.class_name) {
+            if let Some(kind) = tree_kind(&key.class_name) {
                 out.push(TreeEntry {
                     path,
                     cycle: key.cycle,
                     title: key.title.clone(),
+                    kind,
                 });
             } else if is_directory(&key.class_name) && depth < 64 {
                 let sub = self.subdirectory(key)?;
@@ -220,6 +224,24 @@ impl<R: ReadAt> RootFile<R> {
             };
             read().unwrap_or_else(|e| Streamers::unavailable(e.to_string()))
         })
+    }
+
+    /// Reads the tree at `path`: `name`, `dir/sub/name`, optionally with `;cycle` (default: the
+    /// newest cycle), a TTree or an RNTuple.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`], [`Error::NotATree`], and corrupt or unsupported tree records.
+    pub fn tree(&self, path: &str) -> Result<Tree> {
+        let key = self.key(path)?;
+        let name = path.rsplit_once(';').map_or(path, |(p, _)| p).to_owned();
+        match tree_kind(&key.class_name) {
+            Some(TreeKind::TTree) => self.ttree(&key, name),
+            Some(TreeKind::RNTuple) => self.rntuple(&key, name),
+            None => Err(Error::NotATree {
+                path: path.to_owned(),
+                class: key.class_name,
+            }),
+        }
     }
 
     /// Finds the key at `path` (with optional `;cycle`).
@@ -257,7 +279,13 @@ impl<R: ReadAt> RootFile<R> {
         let available = match self.trees() {
             Ok(trees) if !trees.is_empty() => trees
                 .iter()
-                .map(|t| format!("{};{} (TTree)", t.path, t.cycle))
+                .map(|t| {
+                    let kind = match t.kind {
+                        TreeKind::TTree => "TTree",
+                        TreeKind::RNTuple => "RNTuple",
+                    };
+                    format!("{};{} ({kind})", t.path, t.cycle)
+                })
                 .collect::<Vec<_>>()
                 .join(", "),
             _ => "no trees".to_owned(),
@@ -361,8 +389,13 @@ impl<R: ReadAt> RootFile<R> {
     }
 }
 
-pub(crate) fn is_tree(class: &str) -> bool {
-    matches!(class, "TTree" | "TNtuple" | "TNtupleD")
+/// The kind of tree a key of `class` holds, if it holds one.
+fn tree_kind(class: &str) -> Option<TreeKind> {
+    match class {
+        "TTree" | "TNtuple" | "TNtupleD" => Some(TreeKind::TTree),
+        "ROOT::RNTuple" | "ROOT::Experimental::RNTuple" => Some(TreeKind::RNTuple),
+        _ => None,
+    }
 }
 
 fn is_directory(class: &str) -> bool {

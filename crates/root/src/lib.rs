@@ -42,17 +42,19 @@ mod members;
 mod objects;
 mod read;
 mod reduced;
+mod rntuple;
 mod source;
 mod streamer;
 mod ttree;
 mod typename;
 mod types;
 
-pub use column::{BasketInfo, Column, Tree, UnsupportedBranch};
+pub use column::{BasketInfo, Column, FieldKind, FieldNode, Tree, TreeKind, UnsupportedBranch};
 pub use data::{ColumnData, Values};
 pub use error::{Error, Result};
 pub use file::{DEFAULT_MAX_BASKET_BYTES, Key, RootFile, TreeEntry};
 pub use read::ColumnReader;
+pub use rntuple::{ClusterLayout, ColumnLayout, NtupleLayout};
 pub use source::ReadAt;
 pub use types::{ColumnKind, RootTypeName, ScalarType};
 

@@ -7,6 +7,7 @@ use crate::column::{Column, Source};
 use crate::data::{ColumnData, Values};
 use crate::error::{Error, Result};
 use crate::file::RootFile;
+use crate::rntuple::FieldReader;
 use crate::source::ReadAt;
 use crate::ttree::read::BasketReader;
 
@@ -21,6 +22,7 @@ pub struct ColumnReader<'f, R: ReadAt = std::fs::File> {
 #[derive(Debug)]
 enum Inner<'f, R: ReadAt> {
     Baskets(Box<BasketReader<'f, R>>),
+    Pages(Box<FieldReader<'f, R>>),
 }
 
 impl<R: ReadAt> RootFile<R> {
@@ -30,6 +32,7 @@ impl<R: ReadAt> RootFile<R> {
             Source::Branch(branch) => {
                 Inner::Baskets(Box::new(BasketReader::new(self, column, branch)))
             }
+            Source::Field(field) => Inner::Pages(Box::new(FieldReader::new(self, column, field))),
         };
         ColumnReader {
             column: column.clone(),
@@ -54,6 +57,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
     pub fn forget(&mut self) {
         match &mut self.inner {
             Inner::Baskets(r) => r.forget(),
+            Inner::Pages(r) => r.forget(),
         }
     }
 
@@ -84,6 +88,7 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         }
         match &mut self.inner {
             Inner::Baskets(r) => r.read(range, out),
+            Inner::Pages(r) => r.read(range, out),
         }
     }
 }

@@ -69,8 +69,9 @@ impl<'b> ColumnTemplate<'b> {
         set: impl FnOnce(&mut BranchColumn),
     ) -> Column {
         let mut column = self.column(name, kind, layout, counter, root_type);
-        let Source::Branch(branch) = &mut column.source;
-        set(branch);
+        if let Source::Branch(branch) = &mut column.source {
+            set(branch);
+        }
         column
     }
 }

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use crate::column::BasketRef;
-use crate::column::{Column, Layout, RowPart, Source, Tree, UnsupportedBranch};
+use crate::column::{Column, Layout, RowPart, Source, Tree, TreeKind, UnsupportedBranch};
 use crate::error::{Error, Result};
-use crate::file::{RootFile, is_tree};
+use crate::file::{Key, RootFile};
 use crate::members::Step;
 use crate::objects::Parser;
 use crate::reduced::Stored;
@@ -31,22 +31,10 @@ mod plan;
 pub(crate) mod read;
 
 impl<R: ReadAt> RootFile<R> {
-    /// Reads the tree at `path`: `name`, `dir/sub/name`, optionally with `;cycle` (default: the
-    /// newest cycle).
-    ///
-    /// # Errors
-    /// [`Error::NotFound`], [`Error::NotATree`], and corrupt or unsupported tree records.
-    pub fn tree(&self, path: &str) -> Result<Tree> {
-        let key = self.key(path)?;
-        if !is_tree(&key.class_name) {
-            return Err(Error::NotATree {
-                path: path.to_owned(),
-                class: key.class_name,
-            });
-        }
-        let name = path.rsplit_once(';').map_or(path, |(p, _)| p).to_owned();
+    /// Reads the TTree (or TNtuple) behind `key`, named `name`.
+    pub(crate) fn ttree(&self, key: &Key, name: String) -> Result<Tree> {
         let what = format!("TTree {name:?} (key at byte {})", key.seek_key);
-        let record = self.read_object(&key, &what)?;
+        let record = self.read_object(key, &what)?;
         // A TNtuple or TNtupleD is a TTree (its base class, after the derived class's own
         // header) and a variable count.
         let derived = key.class_name != "TTree";
@@ -194,6 +182,8 @@ impl Tree {
             auto_flush: u64::try_from(auto_flush).ok().filter(|&n| n > 0),
             columns: Vec::new(),
             unsupported: Vec::new(),
+            kind: TreeKind::TTree,
+            fields: Vec::new(),
         };
         tree.with_branches(&branches, streamers, what)
     }
@@ -254,6 +244,8 @@ impl Tree {
                 .filter(|&n| n > 0),
             columns: Vec::new(),
             unsupported: Vec::new(),
+            kind: TreeKind::TTree,
+            fields: Vec::new(),
         };
         tree.with_branches(&branches, streamers, what)
     }
@@ -338,8 +330,9 @@ impl Tree {
                 });
                 continue;
             }
-            let Source::Branch(branch) = &mut column.source;
-            branch.counter_column = counter;
+            if let Source::Branch(branch) = &mut column.source {
+                branch.counter_column = counter;
+            }
             kept.push(column);
         }
         self.columns = kept;
