@@ -127,3 +127,32 @@ pub fn recover(data: &[u8]) {
 pub fn root_file(data: &[u8]) {
     evtc_root::read_everything(data.to_vec());
 }
+
+/// Opens `data` as a ROOT file and, for each RNTuple in it, reads its layout and every column
+/// whole and in two halves (the range reads that start inside a cluster's pages).
+pub fn rntuple_file(data: &[u8]) {
+    let Ok(file) = evtc_root::RootFile::from_source(data.to_vec()) else {
+        return;
+    };
+    let Ok(trees) = file.trees() else {
+        return;
+    };
+    for entry in trees {
+        if entry.kind != evtc_root::TreeKind::RNTuple {
+            continue;
+        }
+        let path = format!("{};{}", entry.path, entry.cycle);
+        let _ = file.ntuple_layout(&path);
+        let Ok(tree) = file.tree(&path) else {
+            continue;
+        };
+        let half = tree.entries / 2;
+        for column in &tree.columns {
+            let mut reader = file.column_reader(column);
+            for range in [0..tree.entries, 0..half, half..tree.entries] {
+                let mut out = evtc_root::ColumnData::new(column.kind);
+                let _ = reader.read(range, &mut out);
+            }
+        }
+    }
+}

@@ -61,6 +61,14 @@ fn root_file_corpus() {
 }
 
 #[test]
+fn rntuple_file_corpus() {
+    assert!(
+        replay("rntuple_file", evtc::fuzzing::rntuple_file) > 0,
+        "the rntuple_file corpus is empty"
+    );
+}
+
+#[test]
 fn recover_corpus() {
     assert!(
         replay("recover", evtc::fuzzing::recover) > 0,

@@ -200,7 +200,11 @@ impl<R: ReadAt> RootFile<R> {
                 ));
             }
             let first = list.clusters.iter().map(|c| c.first_entry).min();
-            let end = list.clusters.iter().map(|c| c.first_entry + c.entries).max();
+            let end = list
+                .clusters
+                .iter()
+                .map(|c| c.first_entry + c.entries)
+                .max();
             if !list.clusters.is_empty()
                 && (first != Some(group.min_entry)
                     || end != group.min_entry.checked_add(group.entry_span))
@@ -525,7 +529,11 @@ impl Descriptor {
         let bits = self.columns.get(c).map_or(0, |d| u32::from(d.bits));
         let mut stored = 0u64;
         let mut raw = 0u64;
-        for part in self.clusters.iter().filter_map(|k| k.columns.get(c)?.as_ref()) {
+        for part in self
+            .clusters
+            .iter()
+            .filter_map(|k| k.columns.get(c)?.as_ref())
+        {
             for page in &part.pages {
                 if let Locator::File { size, .. } = page.locator {
                     stored = stored.saturating_add(size);
@@ -543,12 +551,18 @@ impl Descriptor {
             .enumerate()
             .map(|(c, d)| {
                 let (stored_bytes, raw_bytes) = self.column_bytes(c);
-                let parts = || self.clusters.iter().filter_map(|k| k.columns.get(c)?.as_ref());
+                let parts = || {
+                    self.clusters
+                        .iter()
+                        .filter_map(|k| k.columns.get(c)?.as_ref())
+                };
                 ColumnLayout {
                     id: c as u32,
                     field: self.field_path(d.field as usize),
-                    column_type: element::ColumnType::from_code(d.kind)
-                        .map_or_else(|| format!("unknown {:#04x}", d.kind), |t| t.name().to_owned()),
+                    column_type: element::ColumnType::from_code(d.kind).map_or_else(
+                        || format!("unknown {:#04x}", d.kind),
+                        |t| t.name().to_owned(),
+                    ),
                     bits: d.bits,
                     representation: d.representation,
                     first_element: d.first_element,
@@ -581,8 +595,7 @@ impl Descriptor {
                         if let Locator::File { size, .. } = page.locator {
                             layout.stored_bytes += size;
                         }
-                        layout.raw_bytes +=
-                            element::page_bytes(page.elements, bits).unwrap_or(0);
+                        layout.raw_bytes += element::page_bytes(page.elements, bits).unwrap_or(0);
                     }
                 }
                 layout
@@ -608,7 +621,10 @@ impl<R: ReadAt> RootFile<R> {
     /// metadata.
     pub fn ntuple_layout(&self, path: &str) -> Result<NtupleLayout> {
         let key = self.key(path)?;
-        if !matches!(key.class_name.as_str(), "ROOT::RNTuple" | "ROOT::Experimental::RNTuple") {
+        if !matches!(
+            key.class_name.as_str(),
+            "ROOT::RNTuple" | "ROOT::Experimental::RNTuple"
+        ) {
             return Err(Error::NotATree {
                 path: path.to_owned(),
                 class: key.class_name,

@@ -346,6 +346,15 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
         let k = at.cluster;
         let plan = Arc::clone(&self.plan);
         let InCluster { column, part } = in_cluster(&plan, k, columns);
+        // Item ranges come from offsets in the file: bounded before anything is allocated.
+        let limit = self.file.max_basket_bytes();
+        if items.end - items.start > limit {
+            return Err(Error::BasketTooLarge {
+                what: self.what(k, column, None),
+                bytes: items.end - items.start,
+                limit,
+            });
+        }
         let n = (items.end - items.start) as usize;
         let Some(part) = part else {
             // Not in this cluster's page list: a column added later, zeros before its start.
