@@ -136,7 +136,7 @@ fn flipped_rntuple_bytes_name_the_envelope_or_the_field_cluster_and_page() {
             Err(e) => errors.push(e.to_string()),
         }
     }
-    assert!(layout.clusters.len() >= 1);
+    assert!(!layout.clusters.is_empty());
     let named = |needle: &str| errors.iter().any(|e| e.contains(needle));
     assert!(named("checksum mismatch"), "{errors:?}");
     assert!(
