@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use evtc_codecs::{Algorithm, Codec, Precondition};
 use evtc_format::FileReader;
-use evtc_root::RootFile;
+use evtc_root::{NtupleLayout, RootFile, TreeKind};
 use serde::Serialize;
 
 use evtc_format::size::human;
@@ -45,9 +45,11 @@ pub struct Report {
 pub struct TreeReport {
     /// Tree name (path for ROOT trees in subdirectories; `;cycle` for ROOT).
     pub name: String,
+    /// `evtc`, `TTree` or `RNTuple`.
+    pub kind: &'static str,
     /// Entries.
     pub entries: u64,
-    /// Clusters (evtc), or `null` for ROOT files.
+    /// Clusters (evtc and RNTuple), or `null` for a TTree.
     pub clusters: Option<u64>,
     /// Uncompressed bytes of all branches.
     pub raw_bytes: u64,
@@ -57,6 +59,69 @@ pub struct TreeReport {
     pub branches: Vec<BranchReport>,
     /// ROOT branches the importer cannot convert.
     pub unsupported: Vec<Unsupported>,
+    /// An RNTuple's storage: its clusters and physical columns, `null` for other trees.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ntuple: Option<NtupleReport>,
+}
+
+/// An RNTuple's storage.
+#[derive(Debug, Serialize)]
+pub struct NtupleReport {
+    /// The binary format version (`1.0.2.0`).
+    pub version: String,
+    /// Stored bytes of the header and footer.
+    pub metadata_bytes: u64,
+    /// Pages of all columns.
+    pub pages: u64,
+    /// The clusters.
+    pub clusters: Vec<ClusterReport>,
+    /// The physical columns: the encodings of the fields' values.
+    pub columns: Vec<ColumnReport>,
+}
+
+/// One cluster of an RNTuple.
+#[derive(Debug, Serialize)]
+pub struct ClusterReport {
+    /// First entry.
+    pub first_entry: u64,
+    /// Entries.
+    pub entries: u64,
+    /// Pages.
+    pub pages: u64,
+    /// Uncompressed bytes of its pages.
+    pub raw_bytes: u64,
+    /// Stored bytes of its pages.
+    pub stored_bytes: u64,
+}
+
+/// One physical column of an RNTuple.
+#[derive(Debug, Serialize)]
+pub struct ColumnReport {
+    /// Column id.
+    pub id: u32,
+    /// The field it belongs to (`hits._0.x`).
+    pub field: String,
+    /// Column type (`SplitReal32`).
+    #[serde(rename = "type")]
+    pub column_type: String,
+    /// Bits per element.
+    pub bits: u16,
+    /// Representation index.
+    pub representation: u16,
+    /// First element of a column added after the first entries.
+    pub first_element: i64,
+    /// Codec of its pages (`zstd:5`).
+    pub codec: String,
+    /// Pages.
+    pub pages: u64,
+    /// Elements.
+    pub elements: u64,
+    /// Uncompressed bytes.
+    pub raw_bytes: u64,
+    /// Stored bytes.
+    pub stored_bytes: u64,
+    /// raw / stored.
+    pub ratio: f64,
 }
 
 /// One branch.
@@ -86,7 +151,8 @@ pub struct BranchReport {
     pub dictionary: bool,
     /// Bytes of the dictionary record (0 without), not included in `stored_bytes`.
     pub dictionary_bytes: u64,
-    /// Number of baskets.
+    /// Number of baskets (0 for an RNTuple's fields, whose pages are counted per physical
+    /// column in `ntuple`).
     pub baskets: u64,
     /// Uncompressed bytes.
     pub raw_bytes: u64,
@@ -159,70 +225,13 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
         .with_context(|| format!("reading {}", path.display()))?;
     let file = path.display().to_string();
     if &magic == b"root" {
-        let root = RootFile::open(path).with_context(|| format!("reading {file}"))?;
-        let mut trees = Vec::new();
-        for entry in root.trees()? {
-            let name = format!("{};{}", entry.path, entry.cycle);
-            let tree = root
-                .tree(&name)
-                .with_context(|| format!("reading tree {name}"))?;
-            let branches: Vec<BranchReport> = tree
-                .columns
-                .iter()
-                .map(|c| BranchReport {
-                    name: c.name.clone(),
-                    dtype: c.root_type.clone(),
-                    counter: c.counter.clone(),
-                    codec: Codec::from_root_setting(c.compression)
-                        .map_or_else(|_| format!("ROOT {}", c.compression), |k| k.to_string()),
-                    precondition: None,
-                    boundaries: None,
-                    mantissa_bits: None,
-                    quantization: None,
-                    rac: false,
-                    dictionary: false,
-                    dictionary_bytes: 0,
-                    baskets: c.baskets().len() as u64,
-                    raw_bytes: c.tot_bytes,
-                    stored_bytes: c.zip_bytes,
-                    ratio: ratio(c.tot_bytes, c.zip_bytes),
-                    basket_list: baskets.then(|| {
-                        c.baskets()
-                            .map(|b| BasketReport {
-                                offset: b.seek,
-                                bytes: u64::from(b.bytes),
-                                first_entry: b.first_entry,
-                                entries: b.entries,
-                            })
-                            .collect()
-                    }),
-                })
-                .collect();
-            trees.push(TreeReport {
-                name,
-                entries: tree.entries,
-                clusters: None,
-                raw_bytes: branches.iter().map(|b| b.raw_bytes).sum(),
-                stored_bytes: branches.iter().map(|b| b.stored_bytes).sum(),
-                branches,
-                unsupported: tree
-                    .unsupported
-                    .iter()
-                    .map(|u| Unsupported {
-                        name: u.name.clone(),
-                        class: u.class.clone(),
-                        reason: u.reason.clone(),
-                    })
-                    .collect(),
-            });
-        }
-        return Ok(Report {
-            file,
-            format: "root",
-            size,
-            trees,
-        });
+        return root_report(path, file, size, baskets);
     }
+    evtc_report(path, file, size, baskets)
+}
+
+/// The report of an evtc file.
+fn evtc_report(path: &Path, file: String, size: u64, baskets: bool) -> anyhow::Result<Report> {
     let reader = match FileReader::open(path) {
         Ok(reader) => reader,
         Err(e) => {
@@ -281,11 +290,13 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
         trees.push(TreeReport {
             name: meta.name.clone(),
             entries: meta.entries,
+            kind: "evtc",
             clusters: Some(meta.cluster_ends.len() as u64),
             raw_bytes: branches.iter().map(|b| b.raw_bytes).sum(),
             stored_bytes: branches.iter().map(|b| b.stored_bytes).sum(),
             branches,
             unsupported: Vec::new(),
+            ntuple: None,
         });
     }
     Ok(Report {
@@ -296,13 +307,143 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
     })
 }
 
+/// The report of a ROOT file: its TTrees and RNTuples.
+fn root_report(path: &Path, file: String, size: u64, baskets: bool) -> anyhow::Result<Report> {
+    let root = RootFile::open(path).with_context(|| format!("reading {file}"))?;
+    let mut trees = Vec::new();
+    for entry in root.trees()? {
+        let name = format!("{};{}", entry.path, entry.cycle);
+        let tree = root
+            .tree(&name)
+            .with_context(|| format!("reading tree {name}"))?;
+        let branches: Vec<BranchReport> = tree
+            .columns
+            .iter()
+            .map(|c| root_branch(c, baskets))
+            .collect();
+        let ntuple = match tree.kind {
+            TreeKind::RNTuple => Some(ntuple_report(&root.ntuple_layout(&name)?)),
+            TreeKind::TTree => None,
+        };
+        trees.push(TreeReport {
+            name,
+            kind: match tree.kind {
+                TreeKind::TTree => "TTree",
+                TreeKind::RNTuple => "RNTuple",
+            },
+            entries: tree.entries,
+            clusters: ntuple.as_ref().map(|n| n.clusters.len() as u64),
+            raw_bytes: branches.iter().map(|b| b.raw_bytes).sum(),
+            stored_bytes: branches.iter().map(|b| b.stored_bytes).sum(),
+            branches,
+            unsupported: tree
+                .unsupported
+                .iter()
+                .map(|u| Unsupported {
+                    name: u.name.clone(),
+                    class: u.class.clone(),
+                    reason: u.reason.clone(),
+                })
+                .collect(),
+            ntuple,
+        });
+    }
+    Ok(Report {
+        file,
+        format: "root",
+        size,
+        trees,
+    })
+}
+
+/// A column of a ROOT tree (a branch, or an RNTuple field's values).
+fn root_branch(c: &evtc_root::Column, baskets: bool) -> BranchReport {
+    BranchReport {
+        name: c.name.clone(),
+        dtype: c.root_type.clone(),
+        counter: c.counter.clone(),
+        codec: root_codec(c.compression),
+        precondition: None,
+        boundaries: None,
+        mantissa_bits: None,
+        quantization: None,
+        rac: false,
+        dictionary: false,
+        dictionary_bytes: 0,
+        baskets: c.baskets().len() as u64,
+        raw_bytes: c.tot_bytes,
+        stored_bytes: c.zip_bytes,
+        ratio: ratio(c.tot_bytes, c.zip_bytes),
+        basket_list: baskets.then(|| {
+            c.baskets()
+                .map(|b| BasketReport {
+                    offset: b.seek,
+                    bytes: u64::from(b.bytes),
+                    first_entry: b.first_entry,
+                    entries: b.entries,
+                })
+                .collect()
+        }),
+    }
+}
+
+fn root_codec(setting: i32) -> String {
+    Codec::from_root_setting(setting).map_or_else(|_| format!("ROOT {setting}"), |k| k.to_string())
+}
+
+fn ntuple_report(layout: &NtupleLayout) -> NtupleReport {
+    NtupleReport {
+        version: layout.version.clone(),
+        metadata_bytes: layout.metadata_bytes,
+        pages: layout.clusters.iter().map(|c| c.pages).sum(),
+        clusters: layout
+            .clusters
+            .iter()
+            .map(|c| ClusterReport {
+                first_entry: c.first_entry,
+                entries: c.entries,
+                pages: c.pages,
+                raw_bytes: c.raw_bytes,
+                stored_bytes: c.stored_bytes,
+            })
+            .collect(),
+        columns: layout
+            .columns
+            .iter()
+            .map(|c| ColumnReport {
+                id: c.id,
+                field: c.field.clone(),
+                column_type: c.column_type.clone(),
+                bits: c.bits,
+                representation: c.representation,
+                first_element: c.first_element,
+                codec: root_codec(c.compression),
+                pages: c.pages,
+                elements: c.elements,
+                raw_bytes: c.raw_bytes,
+                stored_bytes: c.stored_bytes,
+                ratio: ratio(c.raw_bytes, c.stored_bytes),
+            })
+            .collect(),
+    }
+}
+
 fn print(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
     writeln!(out, "{} ({} file, {})", r.file, r.format, human(r.size))?;
     for t in &r.trees {
         let clusters = t
             .clusters
             .map_or(String::new(), |c| format!(", {c} clusters"));
-        writeln!(out, "tree {}: {} entries{clusters}", t.name, t.entries)?;
+        let kind = match &t.ntuple {
+            Some(n) => format!(" (RNTuple {}, {} pages)", n.version, n.pages),
+            None if t.kind == "TTree" => " (TTree)".to_owned(),
+            None => String::new(),
+        };
+        writeln!(
+            out,
+            "tree {}{kind}: {} entries{clusters}",
+            t.name, t.entries
+        )?;
         let width = t
             .branches
             .iter()
@@ -370,6 +511,66 @@ fn print(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
         for u in &t.unsupported {
             writeln!(out, "  unsupported {} ({}): {}", u.name, u.class, u.reason)?;
         }
+        if let Some(n) = &t.ntuple {
+            print_ntuple(out, n)?;
+        }
+    }
+    Ok(())
+}
+
+/// An RNTuple's physical columns and clusters.
+fn print_ntuple(out: &mut impl Write, n: &NtupleReport) -> std::io::Result<()> {
+    let width = n
+        .columns
+        .iter()
+        .map(|c| c.field.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    writeln!(
+        out,
+        "  columns ({} of metadata):\n    {:>4}  {:width$}  {:13} {:>4} {:>4} {:9} {:>6} {:>10} {:>12} {:>12} {:>7}",
+        human(n.metadata_bytes),
+        "id",
+        "field",
+        "type",
+        "bits",
+        "repr",
+        "codec",
+        "pages",
+        "elements",
+        "raw",
+        "on disk",
+        "ratio"
+    )?;
+    for c in &n.columns {
+        writeln!(
+            out,
+            "    {:>4}  {:width$}  {:13} {:>4} {:>4} {:9} {:>6} {:>10} {:>12} {:>12} {:>7.2}",
+            c.id,
+            c.field,
+            c.column_type,
+            c.bits,
+            c.representation,
+            c.codec,
+            c.pages,
+            c.elements,
+            human(c.raw_bytes),
+            human(c.stored_bytes),
+            c.ratio
+        )?;
+    }
+    writeln!(out, "  clusters:")?;
+    for c in &n.clusters {
+        writeln!(
+            out,
+            "    entries {}..{}: {} pages, {} raw, {} on disk",
+            c.first_entry,
+            c.first_entry + c.entries,
+            c.pages,
+            human(c.raw_bytes),
+            human(c.stored_bytes)
+        )?;
     }
     Ok(())
 }

@@ -671,3 +671,110 @@ fn real_world_layouts_convert_with_the_values_written() {
 
 mod advice;
 mod hostile;
+
+#[test]
+fn rntuples_are_inspected_converted_and_advised_as_trees_are() {
+    // inspect: the fields' columns, the physical columns with their encodings, the clusters.
+    let text = ok(&evtc(&["inspect", &fixture("rntuple_altrep.root")]));
+    let text = text.replace(&fixture("rntuple_altrep.root"), "rntuple_altrep.root");
+    let snapshot =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/inspect_rntuple_altrep.txt");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&snapshot, &text).expect("write snapshot");
+    }
+    let want = std::fs::read_to_string(&snapshot).expect("snapshot (UPDATE_SNAPSHOTS=1 writes it)");
+    assert_eq!(text, want);
+    let report: Value = serde_json::from_str(&ok(&evtc(&[
+        "inspect",
+        "--json",
+        &fixture("rntuple_mixed.root"),
+    ])))
+    .expect("JSON");
+    let trees = report["trees"].as_array().expect("trees");
+    let kinds: Vec<(&str, &str)> = trees
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["kind"].as_str().unwrap()))
+        .collect();
+    assert!(kinds.contains(&("Events;1", "TTree")), "{kinds:?}");
+    assert!(kinds.contains(&("ntpl;1", "RNTuple")), "{kinds:?}");
+    assert!(kinds.contains(&("sub/ntpl2;1", "RNTuple")), "{kinds:?}");
+    let ntpl = trees.iter().find(|t| t["name"] == "ntpl;1").expect("ntpl");
+    let columns = ntpl["ntuple"]["columns"]
+        .as_array()
+        .expect("physical columns");
+    assert!(
+        columns
+            .iter()
+            .all(|c| c["type"].is_string() && c["pages"].is_u64())
+    );
+    assert!(
+        !ntpl["ntuple"]["clusters"]
+            .as_array()
+            .expect("clusters")
+            .is_empty()
+    );
+
+    // convert --tree picks an RNTuple; its values come back through the evtc file.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("nano.evtc");
+    let path = out.display().to_string();
+    ok(&evtc(&[
+        "convert",
+        &fixture("rntuple_nano.root"),
+        &path,
+        "--tree",
+        "Events",
+        "--quiet",
+    ]));
+    let report: Value =
+        serde_json::from_str(&ok(&evtc(&["inspect", "--json", &path]))).expect("JSON");
+    let branches = report["trees"][0]["branches"].as_array().expect("branches");
+    let muon_pt = branches
+        .iter()
+        .find(|b| b["name"] == "Muon_pt")
+        .expect("Muon_pt");
+    assert_eq!(muon_pt["counter"], "nMuon");
+    let rows = evtc(&[
+        "dump",
+        &path,
+        "--branches",
+        "nMuon,Muon_pt",
+        "--format",
+        "json",
+    ]);
+    let rows: Value = serde_json::from_str(&ok(&rows)).expect("JSON");
+    let uproot: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("rntuple_nano.root.json")).expect("values"),
+    )
+    .expect("JSON");
+    let want = &uproot["Events"]["branches"]["Muon_pt"];
+    for (e, row) in rows.as_array().expect("rows").iter().enumerate() {
+        assert_eq!(
+            row["Muon_pt"].as_array().map(Vec::len),
+            want[e].as_array().map(Vec::len)
+        );
+        assert_eq!(
+            row["nMuon"],
+            Value::from(want[e].as_array().expect("list").len())
+        );
+    }
+
+    // advise measures an RNTuple's fields as it does a TTree's branches.
+    let advice: Value = serde_json::from_str(&ok(&evtc(&[
+        "advise",
+        &fixture("rntuple_kinds_505.root"),
+        "--json",
+        "--codecs",
+        "lz4,zstd:5",
+        "--no-rac",
+        "--sample",
+        "64KiB",
+    ])))
+    .expect("JSON");
+    assert!(
+        !advice["trees"][0]["branches"]
+            .as_array()
+            .expect("branches")
+            .is_empty()
+    );
+}
