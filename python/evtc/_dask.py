@@ -36,7 +36,12 @@ def _make_reader_class() -> type:
     from dask_awkward.lib.io.columnar import ColumnProjectionMixin
 
     class _ReadPartition(ColumnProjectionMixin):
-        """Reads ``(path, start, stop)`` partitions of one tree; projected to the branches needed."""
+        """Reads ``(path, start, stop)`` partitions of one tree; projected to the branches needed.
+
+        Of an RNTuple, ``fields`` holds the top-level fields offered (nested, as
+        :meth:`evtc.Tree.arrays` reads them) and ``infos`` their columns; a projection keeps the
+        columns the computation uses (their dotted paths, ``hit.x``, are dask-awkward's names of
+        them) and the fields above those."""
 
         def __init__(
             self,
@@ -44,17 +49,42 @@ def _make_reader_class() -> type:
             infos: list[BranchInfo],
             storage_options: dict[str, Any] | None,
             threads: int,
+            fields: tuple[str, ...] = (),
+            first: str | None = None,
         ) -> None:
             self.tree = tree
             self.infos = infos
             self.storage_options = storage_options
             self.threads = threads
+            self.fields = fields
+            self.first = first
             self.use_optimization = True
+
+        def _open(self, path: str) -> Any:
+            return open(path, threads=self.threads, storage_options=self.storage_options)[self.tree]
+
+        def _read_fields(self, path: str, start: int, stop: int) -> Any:
+            """The RNTuple fields of entries ``start..stop`` of ``path``, with only the kept
+            columns below them."""
+            from ._fields import record
+
+            tree = self._open(path)
+            names = tree._info._names
+            keep = {i.name for i in self.infos}
+            wanted = {c for c, name in enumerate(names) if name in keep}
+            fields = [tree._fields[n].prune(wanted) for n in self.fields]
+            fields = [f for f in fields if f is not None]
+            columns = sorted({c for f in fields for c in f.columns()})
+            data = dict(zip(columns, tree._read([names[c] for c in columns], start, stop)))
+            kinds = {c: tree._info[names[c]].kind for c in columns}
+            return record(fields, data, kinds, stop - start)
 
         @property
         def form(self) -> Any:
             import awkward as ak
 
+            if self.fields:
+                return self._read_fields(self.first, 0, 0).layout.form
             contents = [_form(info, f"b{i}") for i, info in enumerate(self.infos)]
             return ak.forms.from_dict(
                 {"class": "RecordArray", "fields": [i.name for i in self.infos], "contents": contents}
@@ -74,11 +104,16 @@ def _make_reader_class() -> type:
 
         def project_columns(self, columns: frozenset[str]) -> Any:
             keep = [i for i in self.infos if i.name in columns]
-            return _ReadPartition(self.tree, keep, self.storage_options, self.threads)
+            fields = tuple(
+                f for f in self.fields if any(i.name == f or i.name.startswith(f + ".") for i in keep)
+            )
+            return _ReadPartition(self.tree, keep, self.storage_options, self.threads, fields, self.first)
 
         def __call__(self, part: tuple[str, int, int]) -> Any:
             path, start, stop = part
-            tree = open(path, threads=self.threads, storage_options=self.storage_options)[self.tree]
+            if self.fields:
+                return self._read_fields(path, start, stop)
+            tree = self._open(path)
             return _ak_array(self.infos, tree._read(self.columns, start, stop), stop - start)
 
     _ReadPartition.__module__ = __name__
@@ -131,9 +166,16 @@ def dask(
         raise ValueError("evtc.dask needs at least one file")
     parts: list[tuple[str, int, int]] = []
     infos: list[BranchInfo] | None = None
+    fields: tuple[str, ...] = ()
     for path in paths:
         t = open(path, threads=1, storage_options=storage_options)[tree]
         names = t._select(expressions, filter_name)
+        if t._fields:
+            # An RNTuple: its top-level fields nested (a column named alone brings its field),
+            # their columns what a projection keeps.
+            top = [n if n in t._fields else n.split(".", 1)[0] for n in names]
+            fields = tuple(dict.fromkeys(n for n in top if n in t._fields))
+            names = [t._info._names[c] for n in fields for c in t._fields[n].columns()]
         if infos is None:
             infos = [t._info[n] for n in names]
         else:
@@ -156,7 +198,7 @@ def dask(
     divisions = [0]
     for _, a, b in parts:
         divisions.append(divisions[-1] + (b - a))
-    reader = _reader_class()(tree, infos or [], storage_options, threads)
+    reader = _reader_class()(tree, infos or [], storage_options, threads, fields, paths[0])
     return dak.from_map(reader, parts, label="evtc", divisions=tuple(divisions))
 
 

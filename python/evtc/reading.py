@@ -16,6 +16,8 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 
 from . import _lib
+from ._fields import Field
+from ._fields import record as _fields_record
 from ._source import FileLikeSource, FsspecSource, is_url
 from .errors import KeyInFileError, UnsupportedError
 
@@ -280,8 +282,11 @@ class Tree:
     def __init__(self, file: File, name: str) -> None:
         self.file = file
         self.name = name
-        entries, clusters, names, unsupported, nested = file._reader.tree_info(name)
+        entries, clusters, names, unsupported, nested, fields = file._reader.tree_info(name)
         self.num_entries: int = int(entries)
+        # An RNTuple's top-level fields, read nested as uproot reads them (records, lists,
+        # optional values, arrays, variants); its columns (`hit.x`) are readable alone too.
+        self._fields: dict[str, Field] = {f.name: f for f in map(Field.of, fields)}
         self.cluster_ends: list[int] = list(clusters)
         self._info = _BranchTable(file._reader, name, names)
         self.unsupported: dict[str, tuple[str, str]] = {n: (c, r) for n, c, r in unsupported}
@@ -297,21 +302,23 @@ class Tree:
     # --- the mapping of branches -------------------------------------------------------------
 
     def keys(self, filter_name: Any = None) -> list[str]:
-        """Branch names, in file order, optionally filtered (see :meth:`arrays`)."""
+        """Branch names, in file order, optionally filtered (see :meth:`arrays`); an RNTuple's
+        top-level field names."""
+        names = list(self._fields) if self._fields else list(self._info._names)
         if filter_name is None:
-            return list(self._info._names)
+            return names
         keep = _name_filter(filter_name)
-        return [n for n in self._info if keep(n)]
+        return [n for n in names if keep(n)]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._info)
+        return iter(self.keys())
 
     def __len__(self) -> int:
         """The number of branches (as for ``keys()``; entries are ``num_entries``)."""
-        return len(self._info)
+        return len(self._fields) if self._fields else len(self._info)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._info
+        return name in self._fields or name in self._info
 
     def __getitem__(self, name: str) -> Branch:
         if not isinstance(name, str):
@@ -319,6 +326,9 @@ class Tree:
         return Branch(self, self._branch_info(name))
 
     def _branch_info(self, name: str) -> BranchInfo:
+        field = self._fields.get(name)
+        if field is not None:
+            return self._field_info(field)
         try:
             return self._info[name]
         except KeyError:
@@ -327,10 +337,26 @@ class Tree:
                 raise UnsupportedError(f"branch {name!r} ({cls}): {reason}") from None
             raise KeyInFileError(f"tree {self.name!r} has no branch {name!r}") from None
 
+    def _field_info(self, field: Field) -> BranchInfo:
+        """A top-level RNTuple field as a branch: its columns' sizes summed."""
+        infos = [self._info[self._info._names[c]] for c in field.columns()]
+        return BranchInfo(
+            name=field.name,
+            kind="field",
+            dtype=np.dtype(object),
+            length=0,
+            counter=None,
+            typename=field.type,
+            codec=infos[0].codec if infos else "",
+            rac=False,
+            raw_bytes=sum(i.raw_bytes for i in infos),
+            stored_bytes=sum(i.stored_bytes for i in infos),
+        )
+
     @property
     def branches(self) -> list[Branch]:
-        """Every branch, in file order."""
-        return [Branch(self, info) for info in self._info.values()]
+        """Every branch, in file order (an RNTuple's top-level fields)."""
+        return [Branch(self, self._branch_info(n)) for n in self.keys()]
 
     def typenames(self, filter_name: Any = None) -> dict[str, str]:
         """Branch name -> type name (``float32[]``, ``Float_t`` for ROOT files, ...)."""
@@ -339,7 +365,7 @@ class Tree:
     def show(self, filter_name: Any = None, stream: Any = None) -> None:
         """Prints one line per branch: name, type, codec, RAC, on-disk and raw bytes."""
         stream = sys.stdout if stream is None else stream
-        infos = [self._info[n] for n in self.keys(filter_name)]
+        infos = [self._branch_info(n) for n in self.keys(filter_name)]
         width = max([len(i.name) for i in infos] + [4])
         types = max([len(i.typename) for i in infos] + [8])
         codecs = max([len(i.codec) for i in infos] + [5])
@@ -360,7 +386,7 @@ class Tree:
 
     def _select(self, expressions: Any, filter_name: Any) -> list[str]:
         if expressions is None:
-            names = list(self._info)
+            names = self.keys()
         else:
             if isinstance(expressions, str):
                 expressions = [expressions]
@@ -423,8 +449,45 @@ class Tree:
         lib = _library(library)
         names = self._select(expressions, filter_name)
         start, stop = self._range(entry_start, entry_stop)
-        columns = self._read(names, start, stop)
-        return _build(lib, [self._info[n] for n in names], columns, stop - start)
+        return self._arrays(lib, names, start, stop)
+
+    def _arrays(self, lib: str, names: list[str], start: int, stop: int) -> Any:
+        """Branches (or an RNTuple's fields) ``names`` of entries ``start..stop``."""
+        if not any(n in self._fields for n in names):
+            return _build(lib, [self._info[n] for n in names], self._read(names, start, stop), stop - start)
+        return self._field_arrays(lib, names, start, stop)
+
+    def _field_arrays(self, lib: str, names: list[str], start: int, stop: int) -> Any:
+        """An RNTuple's fields (and columns) ``names``, nested as uproot reads them."""
+        import awkward as ak
+
+        index = self._info._index
+        wanted = []
+        for n in names:
+            for c in self._fields[n].columns() if n in self._fields else [index[n]]:
+                if c not in wanted:
+                    wanted.append(c)
+        column_names = [self._info._names[c] for c in wanted]
+        data = dict(zip(wanted, self._read(column_names, start, stop)))
+        kinds = {c: self._info[self._info._names[c]].kind for c in wanted}
+        length = stop - start
+        contents = {}
+        for n in names:
+            field = self._fields.get(n)
+            if field is not None:
+                contents[n] = _fields_record([field], data, kinds, length)[n]
+            else:
+                # One column alone, read as a branch of a TTree is.
+                contents[n] = _ak_array([self._info[n]], [data[index[n]]], length)[n]
+        arrays = ak.zip(contents, depth_limit=1)
+        if lib == "ak":
+            return arrays
+        out = {n: _np_field(arrays[n]) for n in names}
+        if lib == "np":
+            return out
+        import pandas as pd
+
+        return pd.DataFrame(out, index=pd.RangeIndex(length) if not out else None)
 
     def iterate(
         self,
@@ -447,10 +510,9 @@ class Tree:
         names = self._select(expressions, filter_name)
         start, stop = self._range(entry_start, entry_stop)
         step = self._step_entries(names, step_size)
-        infos = [self._info[n] for n in names]
         for at in range(start, stop, step):
             end = min(at + step, stop)
-            arrays = _build(lib, infos, self._read(names, at, end), end - at)
+            arrays = self._arrays(lib, names, at, end)
             yield (arrays, (at, end)) if report else arrays
 
     def _step_entries(self, names: list[str], step_size: int | str) -> int:
@@ -463,7 +525,7 @@ class Tree:
         if not isinstance(step_size, str):
             raise TypeError("step_size must be an int or a memory size such as '100 MB'")
         limit = _memory_size(step_size)
-        raw = sum(self._info[n].raw_bytes for n in names)
+        raw = sum(self._branch_info(n).raw_bytes for n in names)
         per_entry = raw / self.num_entries if self.num_entries else 0
         return max(1, int(limit / per_entry)) if per_entry > 0 else max(1, self.num_entries)
 
@@ -484,6 +546,12 @@ class Tree:
         from ._arrow import ArrowStream
 
         names = self._select(expressions, filter_name)
+        # An RNTuple's fields as their columns (`hit.x`): Arrow gets flat columns.
+        names = [
+            self._info._names[c] if n in self._fields else n
+            for n in names
+            for c in (self._fields[n].columns() if n in self._fields else [0])
+        ]
         start, stop = self._range(entry_start, entry_stop)
         return ArrowStream(self, names, start, stop, self._step_entries(names, step_size))
 
@@ -517,6 +585,9 @@ class Branch:
         """Reads the branch (see :meth:`Tree.arrays` for the arguments and the types)."""
         lib = _library(library)
         start, stop = self.tree._range(entry_start, entry_stop)
+        if self.info.kind == "field":
+            arrays = self.tree._arrays(lib, [self.name], start, stop)
+            return arrays[self.name]
         (column,) = self.tree._read([self.name], start, stop)
         if lib == "ak":
             return _ak_array([self.info], [column], stop - start)[self.name]
@@ -529,6 +600,10 @@ class Branch:
         i = operator.index(entry)
         if i < 0:
             i += self.num_entries
+        if self.info.kind == "field":
+            if not 0 <= i < self.num_entries:
+                raise IndexError(f"entry {entry} of a tree of {self.num_entries} entries")
+            return self.tree._arrays("ak", [self.name], i, i + 1)[self.name][0]
         tree, reader = self.tree, self.tree.file._reader
         values, levels = reader.entry(tree.name, self.name, i)
         if not levels and self.info.kind not in ("scalar", "fixed"):
@@ -616,6 +691,20 @@ def _basket_cache(value: Any) -> int:
     if value < 0:
         raise ValueError(f"basket_cache must be at least 0 bytes, not {value}")
     return int(value)
+
+
+def _np_field(array: Any) -> np.ndarray:
+    """An RNTuple field as NumPy: a plain array where it is one (numbers, fixed-size arrays of
+    them), else an object array of one Awkward value per entry, as uproot's ``library="np"``."""
+    import awkward as ak
+
+    try:
+        return ak.to_numpy(array, allow_missing=False)
+    except (ValueError, TypeError):
+        out = np.empty(len(array), dtype=object)
+        for i, item in enumerate(array):
+            out[i] = item
+        return out
 
 
 def _build(lib: str, infos: list[BranchInfo], columns: list[Any], length: int) -> Any:

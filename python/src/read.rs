@@ -9,7 +9,7 @@ use evtc_format::{
     Boundaries, BranchCursor, BranchMeta, BranchReader, DataType, FileReader, LocalFile,
     ReadOptions, ScalarType, TreeReader,
 };
-use evtc_root::{ColumnKind, RootFile, Tree, Values, with_values};
+use evtc_root::{ColumnKind, FieldKind, FieldNode, RootFile, Tree, Values, with_values};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -17,6 +17,34 @@ use rayon::prelude::*;
 
 use crate::errors;
 use crate::source::{PySource, RootSource, Source};
+
+/// An RNTuple field as the nested tuple `tree_info` describes.
+fn field_tuple<'py>(py: Python<'py>, node: &FieldNode) -> PyResult<Bound<'py, PyTuple>> {
+    let (kind, column, size) = match node.kind {
+        FieldKind::Column(k) => ("column", k as i64, 0),
+        FieldKind::Record => ("record", -1, 0),
+        FieldKind::List => ("list", -1, 0),
+        FieldKind::Option => ("option", -1, 0),
+        FieldKind::Array(n) => ("array", -1, n),
+        FieldKind::Variant => ("variant", -1, 0),
+    };
+    let children = node
+        .children
+        .iter()
+        .map(|c| field_tuple(py, c))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(
+        py,
+        [
+            node.name.as_str().into_pyobject(py)?.into_any(),
+            node.type_name.as_str().into_pyobject(py)?.into_any(),
+            kind.into_pyobject(py)?.into_any(),
+            column.into_pyobject(py)?.into_any(),
+            size.into_pyobject(py)?.into_any(),
+            PyList::new(py, children)?.into_any(),
+        ],
+    )
+}
 
 /// Branch reads since the last reset, by branch name: lets tests prove that a computation read
 /// only the branches it needed (Dask's column projection).
@@ -577,10 +605,15 @@ impl Reader {
     /// nested lists of evtc files (`std::vector<std::vector<T>>`, `std::vector<std::string>`,
     /// `std::vector<std::vector<std::string>>`) with their sizes branches, innermost first
     /// (`[name/sizes, name/sizes/sizes]`, docs/format.md 4.3). Nothing per branch beyond its
-    /// name is made, so that opening a tree of many thousand branches stays cheap.
+    /// name is made, so that opening a tree of many thousand branches stays cheap. `fields`
+    /// gives an RNTuple's top-level fields as `(name, type, kind, column, size, children)`
+    /// tuples (kind `column`, `record`, `list`, `option`, `array` or `variant`; `column` the
+    /// index of a `column` field's column in `names`, else -1; `size` an array's length); empty
+    /// for other trees.
     fn tree_info<'py>(&self, py: Python<'py>, tree: &str) -> PyResult<Bound<'py, PyTuple>> {
         let unsupported = PyList::empty(py);
         let nested = PyList::empty(py);
+        let fields = PyList::empty(py);
         let (entries, clusters, names) = match &self.backend {
             Backend::Evtc(_) => {
                 let tree = self.evtc_tree(tree)?;
@@ -633,6 +666,9 @@ impl Reader {
                 for u in &tree.unsupported {
                     unsupported.append((&u.name, &u.class, &u.reason))?;
                 }
+                for field in &tree.fields {
+                    fields.append(field_tuple(py, field)?)?;
+                }
                 // ROOT clusters: the entry boundaries shared by every column's baskets.
                 let mut ends: Option<Vec<u64>> = None;
                 for c in &tree.columns {
@@ -656,6 +692,7 @@ impl Reader {
                 names.into_any(),
                 unsupported.into_any(),
                 nested.into_any(),
+                fields.into_any(),
             ],
         )
     }
