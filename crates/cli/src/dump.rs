@@ -17,8 +17,9 @@ pub struct Args {
     /// The tree (default: the file's only tree, or its first).
     #[arg(long)]
     tree: Option<String>,
-    /// Branches to print, comma-separated or repeated (default: all).
-    #[arg(long, value_delimiter = ',')]
+    /// Branches to print (default: all): repeat the flag, or separate names with commas; a
+    /// comma inside `<...>` belongs to the name (`tm/map<string,string>.first`).
+    #[arg(long, value_name = "NAMES")]
     branches: Vec<String>,
     /// Entries to print, half-open `START..END` (`100..120`, `..10`, `5..`); default all.
     #[arg(long, value_parser = parse_range)]
@@ -69,15 +70,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
     };
     let tree = reader.tree(&name)?;
+    let all: Vec<String> = tree.branches().iter().map(|b| b.name.clone()).collect();
     let names: Vec<String> = if args.branches.is_empty() {
-        tree.branches().iter().map(|b| b.name.clone()).collect()
+        // A branch's `name/sizes` chain (docs/format.md 4.3) is shown folded into it.
+        all.iter()
+            .filter(|n| {
+                n.strip_suffix("/sizes")
+                    .is_none_or(|parent| !all.iter().any(|a| a == parent))
+            })
+            .cloned()
+            .collect()
     } else {
-        args.branches.clone()
+        args.branches.iter().flat_map(|s| split_names(s)).collect()
     };
-    let dtypes: Vec<DataType> = names
-        .iter()
-        .map(|n| tree.branch(n).map(|b| b.meta().dtype))
-        .collect::<Result<_, _>>()?;
+    let mut fetched = names.clone();
+    let mut columns = Vec::with_capacity(names.len());
+    for name in &names {
+        let dtype = tree.branch(name)?.meta().dtype;
+        let mut sizes = Vec::new();
+        let mut level = format!("{name}/sizes");
+        while all.contains(&level) {
+            sizes.push(fetched.len());
+            fetched.push(level.clone());
+            level.push_str("/sizes");
+        }
+        // A string per entry, unless the sizes make lists of strings.
+        let string = is_string(dtype) && sizes.is_empty();
+        columns.push((string, sizes));
+    }
     let entries = tree.entries();
     let range: Range<u64> = match args.entries {
         Some((a, b)) => a.unwrap_or(0)..b.unwrap_or(entries),
@@ -90,19 +110,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             range.end
         );
     }
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let refs: Vec<&str> = fetched.iter().map(String::as_str).collect();
     let mut rows = tree.rows(&refs)?;
+    // Each shown column's value in entry `e`, its sizes chain folded in.
+    let mut row = |e: u64| -> anyhow::Result<Vec<Value>> {
+        let row = rows.get(e)?;
+        names
+            .iter()
+            .zip(&columns)
+            .enumerate()
+            .map(|(i, (name, (_, sizes)))| {
+                let chain: Vec<&Value> = sizes.iter().map(|&k| &row[k]).collect();
+                nest(row[i].clone(), &chain).with_context(|| {
+                    format!("branch {name:?}, entry {e}: its sizes branches do not add up")
+                })
+            })
+            .collect()
+    };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {
         Format::Json => {
             write!(out, "[")?;
             for (i, e) in range.enumerate() {
-                let row = rows.get(e)?;
+                let row = row(e)?;
                 let object: serde_json::Map<String, serde_json::Value> = names
                     .iter()
                     .zip(&row)
-                    .zip(&dtypes)
-                    .map(|((n, v), t)| (n.clone(), json(v, *t)))
+                    .zip(&columns)
+                    .map(|((n, v), (string, _))| (n.clone(), json(v, *string)))
                     .collect();
                 let sep = if i == 0 { "\n" } else { ",\n" };
                 write!(out, "{sep}  {}", serde_json::Value::Object(object))?;
@@ -114,8 +149,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             writer
                 .write_record(std::iter::once("entry").chain(names.iter().map(String::as_str)))?;
             for e in range {
-                let row = rows.get(e)?;
-                let cells = row.iter().zip(&dtypes).map(|(v, t)| text(v, *t));
+                let row = row(e)?;
+                let cells = row.iter().zip(&columns).map(|(v, (s, _))| text(v, *s));
                 writer.write_record(std::iter::once(e.to_string()).chain(cells))?;
             }
             writer.flush()?;
@@ -127,10 +162,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     .collect::<Vec<_>>(),
             ];
             for e in range {
-                let row = rows.get(e)?;
+                let row = row(e)?;
                 table.push(
                     std::iter::once(e.to_string())
-                        .chain(row.iter().zip(&dtypes).map(|(v, t)| text(v, *t)))
+                        .chain(row.iter().zip(&columns).map(|(v, (s, _))| text(v, *s)))
                         .collect(),
                 );
             }
@@ -173,15 +208,16 @@ fn string_of(v: &Value) -> String {
                 .collect();
             String::from_utf8_lossy(&bytes).into_owned()
         }
-        other => text(other, DataType::Scalar(evtc_format::ScalarType::U8)),
+        other => text(other, false),
     }
 }
 
 /// A value as JSON: numbers, booleans, arrays, strings (NaN and infinities as [`float`] spells
 /// them).
-fn json(v: &Value, t: DataType) -> serde_json::Value {
+/// With `string`, the value is one string (a `bytes` or `utf8` entry).
+fn json(v: &Value, string: bool) -> serde_json::Value {
     use serde_json::Value as J;
-    if is_string(t) {
+    if string {
         return J::from(string_of(v));
     }
     match v {
@@ -196,12 +232,7 @@ fn json(v: &Value, t: DataType) -> serde_json::Value {
         Value::U64(x) => J::from(*x),
         Value::F32(x) => float(f64::from(*x)),
         Value::F64(x) => float(*x),
-        Value::List(items) => J::Array(
-            items
-                .iter()
-                .map(|i| json(i, DataType::Scalar(evtc_format::ScalarType::U8)))
-                .collect(),
-        ),
+        Value::List(items) => J::Array(items.iter().map(|i| json(i, false)).collect()),
         Value::Str(s) => J::from(s.clone()),
         Value::Bytes(b) => J::from(String::from_utf8_lossy(b).into_owned()),
     }
@@ -219,9 +250,10 @@ fn float(x: f64) -> serde_json::Value {
     }
 }
 
-/// A value as text for the table and CSV: arrays as `[a, b]`.
-fn text(v: &Value, t: DataType) -> String {
-    if is_string(t) {
+/// A value as text for the table and CSV: arrays as `[a, b]`; with `string`, the value is one
+/// string.
+fn text(v: &Value, string: bool) -> String {
+    if string {
         return string_of(v);
     }
     match v {
@@ -229,7 +261,7 @@ fn text(v: &Value, t: DataType) -> String {
             "[{}]",
             items
                 .iter()
-                .map(|i| text(i, DataType::Scalar(evtc_format::ScalarType::U8)))
+                .map(|i| text(i, false))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -246,5 +278,98 @@ fn text(v: &Value, t: DataType) -> String {
         Value::U64(x) => x.to_string(),
         Value::F32(x) => x.to_string(),
         Value::F64(x) => x.to_string(),
+    }
+}
+
+/// An entry's value with its sizes chain folded in (docs/format.md 4.3): `chain[0]` splits the
+/// values (characters) into lists (strings), `chain[1]` groups those into lists, and so on.
+/// `None` when the sizes do not add up.
+fn nest(value: Value, chain: &[&Value]) -> Option<Value> {
+    let Some((first, rest)) = chain.split_first() else {
+        return Some(value);
+    };
+    let items: Vec<Value> = match value {
+        Value::Bytes(b) => split(&b, first)?
+            .into_iter()
+            .map(|c| Value::Bytes(c.to_vec()))
+            .collect(),
+        Value::Str(s) => split(s.as_bytes(), first)?
+            .into_iter()
+            .map(|c| Value::Str(String::from_utf8_lossy(c).into_owned()))
+            .collect(),
+        Value::List(items) => split(&items, first)?
+            .into_iter()
+            .map(|c| Value::List(c.to_vec()))
+            .collect(),
+        _ => return None,
+    };
+    // Each further level groups the lists made so far.
+    rest.iter().try_fold(Value::List(items), |grouped, sizes| {
+        let Value::List(items) = grouped else {
+            return None;
+        };
+        Some(Value::List(
+            split(&items, sizes)?
+                .into_iter()
+                .map(|c| Value::List(c.to_vec()))
+                .collect(),
+        ))
+    })
+}
+
+/// `items` cut into consecutive pieces of the lengths `sizes` (a list of integers), which must
+/// use every item.
+fn split<'a, T>(items: &'a [T], sizes: &Value) -> Option<Vec<&'a [T]>> {
+    let Value::List(sizes) = sizes else {
+        return None;
+    };
+    let mut pieces = Vec::with_capacity(sizes.len());
+    let mut at = 0usize;
+    for size in sizes {
+        let n = match size {
+            Value::U32(n) => usize::try_from(*n).ok()?,
+            Value::U64(n) => usize::try_from(*n).ok()?,
+            _ => return None,
+        };
+        let end = at.checked_add(n).filter(|&end| end <= items.len())?;
+        pieces.push(&items[at..end]);
+        at = end;
+    }
+    (at == items.len()).then_some(pieces)
+}
+
+/// Branch names separated by commas, but for commas inside template brackets, which C++ type
+/// names put in branch names (`map<string,string>`).
+fn split_names(list: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in list.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                names.push(list[start..i].to_owned());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    names.push(list[start..].to_owned());
+    names.retain(|n| !n.is_empty());
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_names;
+
+    #[test]
+    fn names_split_at_commas_outside_template_brackets() {
+        assert_eq!(split_names("a,b"), ["a", "b"]);
+        assert_eq!(
+            split_names("tm/map<string,string>.first,n"),
+            ["tm/map<string,string>.first", "n"]
+        );
+        assert_eq!(split_names("m<a,v<b,c>>.x,"), ["m<a,v<b,c>>.x"]);
     }
 }

@@ -64,8 +64,9 @@ pub enum Error {
     /// not exist, converting a file onto itself).
     #[error("{0}")]
     Options(String),
-    /// A branch the reader does not support, without `skip_unsupported`.
-    #[error("{0} (skipping the unsupported branches converts the others)")]
+    /// A branch the reader does not support, without `skip_unsupported` (each front end names
+    /// its own way to skip such branches).
+    #[error("{0}")]
     Unsupported(evtc_root::Error),
     /// [`ConvertOptions::interrupt`] was raised: the conversion stopped after its current chunk.
     /// Nothing was written at the output; with [`ConvertOptions::keep_partial`], what was

@@ -70,9 +70,10 @@ pub(crate) fn standard_argument(arg: &str) -> bool {
 
 /// The element type of `std::vector<T>` (white space removed), with or without an allocator
 /// (RDataFrame's `vector<T,ROOT::Detail::VecOps::RAdoptAllocator<T>>`), of
-/// `ROOT::VecOps::RVec<T>`, which ROOT stores as a `std::vector<T>`, and of the sets
-/// (`std::set`, `multiset`, `unordered_set`, `unordered_multiset`), which ROOT streams exactly
-/// as a vector (an object header, the size, the elements). A `std::bitset<N>` is `bool`: its
+/// `ROOT::VecOps::RVec<T>`, which ROOT stores as a `std::vector<T>`, and of `std::list`,
+/// `std::deque` and the sets (`std::set`, `multiset`, `unordered_set`, `unordered_multiset`),
+/// which ROOT's collection proxy streams exactly as a vector (an object header, the size, the
+/// elements). A `std::bitset<N>` is `bool`: its
 /// collection proxy streams it as a vector of `N` bools, bit 0 first, one byte each (uproot 5.7
 /// reads it so, as a list of booleans).
 pub(crate) fn vector_element(compact: &str) -> Option<String> {
@@ -81,10 +82,12 @@ pub(crate) fn vector_element(compact: &str) -> Option<String> {
     {
         return Some("bool".to_owned());
     }
-    const LISTS: [&str; 7] = [
+    const LISTS: [&str; 9] = [
         "vector",
         "ROOT::VecOps::RVec",
         "ROOT::RVec",
+        "list",
+        "deque",
         "set",
         "multiset",
         "unordered_set",

@@ -32,6 +32,9 @@ pub(crate) struct StreamerElement {
     pub(crate) range: FloatRange,
     /// Of a `T* x; //[n]` member (a `TStreamerBasicPointer`): the member holding its length.
     pub(crate) count_name: String,
+    /// Of a base class (a `TStreamerBase` of version 2 or later): the base class's version the
+    /// class was written with, which names the base's streamer info when the file has several.
+    pub(crate) base_version: Option<i32>,
 }
 
 /// One class version's layout.
@@ -91,6 +94,20 @@ impl Streamers {
         }
     }
 
+    /// The layout of base class `base` (a base element of another class's info): the version
+    /// the element names ([`StreamerElement::base_version`]) when the file has that one, else
+    /// the only layout of the class.
+    pub(crate) fn base_info(&self, base: &StreamerElement) -> Result<&StreamerInfo, String> {
+        base.base_version
+            .and_then(|v| {
+                self.infos
+                    .get(&compact(&base.name))?
+                    .iter()
+                    .find(|i| i.version == v)
+            })
+            .map_or_else(|| self.single_info(&base.name), Ok)
+    }
+
     /// The layout of `class` at `version`; the only layout of `class` when the file has one.
     pub(crate) fn info(&self, class: &str, version: i32) -> Option<&StreamerInfo> {
         let infos = self.infos.get(&compact(class))?;
@@ -121,4 +138,37 @@ pub(crate) fn basic(code: i32) -> Option<ScalarType> {
         18 => ScalarType::Bool,
         _ => return None,
     })
+}
+
+/// A ROOT class whose `Streamer` is written by hand, so that its streamer info does not describe
+/// its bytes; evtc reads these by their known layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Custom {
+    /// `TObject::Streamer`: a version without a byte count, the unique ID and the bits (and a
+    /// process ID when the object is referenced).
+    Object,
+    /// `TArrayC`, `TArrayS`, `TArrayI`, `TArrayL`, `TArrayL64`, `TArrayF`, `TArrayD`: the length
+    /// (a 32-bit integer) and the values, without a version or a byte count.
+    Array(ScalarType),
+    /// `TRefArray::Streamer`: a byte count and version, a `TObject`, the name, the number of
+    /// references, the lower bound, the process ID, then a 32-bit unique ID per reference.
+    RefArray,
+}
+
+impl Custom {
+    /// The known layout of `class`, if its streamer is one of these.
+    pub(crate) fn of(class: &str) -> Option<Custom> {
+        Some(match compact(class).as_str() {
+            "TObject" => Custom::Object,
+            "TArrayC" => Custom::Array(ScalarType::I8),
+            "TArrayS" => Custom::Array(ScalarType::I16),
+            "TArrayI" => Custom::Array(ScalarType::I32),
+            // Long_t is streamed as 64 bits.
+            "TArrayL" | "TArrayL64" => Custom::Array(ScalarType::I64),
+            "TArrayF" => Custom::Array(ScalarType::F32),
+            "TArrayD" => Custom::Array(ScalarType::F64),
+            "TRefArray" => Custom::RefArray,
+            _ => return None,
+        })
+    }
 }

@@ -72,7 +72,11 @@ fn streamer_info(p: &mut Parser<'_>) -> Result<StreamerInfo> {
                 return Err(p.c.error(format!("a {kind} without a byte count")));
             }
             // TStreamerSTLstring derives from TStreamerSTL, one class deeper than the others.
-            let mut el = element(p, kind == "TStreamerSTLstring")?;
+            let (mut el, own_version) = element(p, kind == "TStreamerSTLstring")?;
+            if kind == "TStreamerBase" && own_version >= 2 {
+                // fBaseVersion: the version of the base class this class was written with.
+                el.base_version = Some(p.c.i32()?);
+            }
             if matches!(kind.as_str(), "TStreamerBasicPointer" | "TStreamerLoop") {
                 // fCountVersion, fCountName, fCountClass.
                 let _count_version = p.c.i32()?;
@@ -94,10 +98,10 @@ fn streamer_info(p: &mut Parser<'_>) -> Result<StreamerInfo> {
 }
 
 /// Any `TStreamerElement` subclass: its own header (and its base's, for a class two levels
-/// below `TStreamerElement`), then the `TStreamerElement` base (the subclasses' own fields are
-/// skipped by the caller).
-fn element(p: &mut Parser<'_>, grandchild: bool) -> Result<StreamerElement> {
-    let (_, _) = p.header()?;
+/// below `TStreamerElement`), then the `TStreamerElement` base; returns the element and the
+/// subclass's version (the subclasses' own fields are read or skipped by the caller).
+fn element(p: &mut Parser<'_>, grandchild: bool) -> Result<(StreamerElement, i16)> {
+    let (_, own_version) = p.header()?;
     if grandchild {
         let (_, _) = p.header()?;
     }
@@ -145,7 +149,7 @@ fn element(p: &mut Parser<'_>, grandchild: bool) -> Result<StreamerElement> {
         FloatRange::default()
     };
     p.end(base_end)?;
-    Ok(StreamerElement {
+    let element = StreamerElement {
         name,
         title,
         kind,
@@ -154,5 +158,7 @@ fn element(p: &mut Parser<'_>, grandchild: bool) -> Result<StreamerElement> {
         dims,
         range,
         count_name: String::new(),
-    })
+        base_version: None,
+    };
+    Ok((element, own_version))
 }

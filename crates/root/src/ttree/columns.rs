@@ -9,7 +9,7 @@ use super::branch::{Element, RawBranch, RawLeaf};
 use crate::column::{BasketRef, BranchColumn, Column, Layout, ListHeader, Source};
 use crate::reduced::FloatRange;
 use crate::reduced::{ReducedFloat, Stored};
-use crate::streamer::{StreamerElement, Streamers};
+use crate::streamer::{Custom, StreamerElement, Streamers};
 use crate::typename::{compact, map_types, scalar_type, vector_element};
 use crate::types::{ColumnKind, RootTypeName, ScalarType};
 
@@ -561,11 +561,33 @@ pub(crate) fn interpreted(
 ) -> Option<Result<super::interp::Plan, String>> {
     use super::interp::{Root, plan};
     let e = b.element.as_ref()?;
+    let custom = Custom::of(&e.class_name);
+    if b.class == "TBranchObject" {
+        // The class name, then the object as its `Streamer` writes it.
+        let class_name = Some(e.class_name.as_str());
+        let result = match (custom, streamers.only_info(&e.class_name)) {
+            (Some(custom), _) => plan(streamers, Root::Custom { custom, class_name }),
+            (None, Some(info)) => plan(streamers, Root::BranchObject { info }),
+            (None, None) => Err(format!(
+                "the file has no single streamer info for class `{}`",
+                e.class_name
+            )),
+        };
+        return Some(result.and_then(|p| with_targets(p, &e.class_name)));
+    }
     if b.class != "TBranchElement" {
         return None;
     }
     let compact = compact(&e.class_name);
     let result = match (e.streamer_type, e.ftype) {
+        // A class with a streamer of its own that evtc knows (`TArrayD`, `TObject`).
+        (-1, _) if custom.is_some() => plan(
+            streamers,
+            Root::Custom {
+                custom: custom?,
+                class_name: None,
+            },
+        ),
         (-1, _) if vector_element(&compact).is_some() || map_types(&compact).is_some() => {
             plan(streamers, Root::Stl(&e.class_name))
         }
@@ -614,15 +636,16 @@ pub(crate) fn interpreted(
         }),
         _ => return None,
     };
-    Some(
-        result.and_then(|p| match (p.targets.is_empty(), p.refused.first()) {
-            (false, _) => Ok(p),
-            (true, Some((path, type_name, why))) => {
-                Err(format!("`{path}` is a `{type_name}`: {why}"))
-            }
-            (true, None) => Err(format!("`{}` has no members evtc reads", e.class_name)),
-        }),
-    )
+    Some(result.and_then(|p| with_targets(p, &e.class_name)))
+}
+
+/// A plan that reads something, or why the object of `class` gives no column.
+fn with_targets(p: super::interp::Plan, class: &str) -> Result<super::interp::Plan, String> {
+    match (p.targets.is_empty(), p.refused.first()) {
+        (false, _) => Ok(p),
+        (true, Some((path, type_name, why))) => Err(format!("`{path}` is a `{type_name}`: {why}")),
+        (true, None) => Err(format!("`{class}` has no members evtc reads")),
+    }
 }
 
 /// The plan of an unsplit object branch.

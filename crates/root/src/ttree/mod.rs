@@ -383,8 +383,15 @@ impl Tree {
             Some(p) => format!("{p}/{}", b.name),
             None => b.name.clone(),
         };
-        if !b.file_name.is_empty() {
-            let reason = format!("its baskets are in another file, {:?}", b.file_name);
+        // `TBranch::SetFile` names another file for the baskets it writes from then on, and
+        // ROOT reads every written basket from there; baskets still in memory when the tree
+        // was written (`fWriteBasket` 0) are in the tree's record, read as any branch's.
+        if !b.file_name.is_empty() && b.write_basket > 0 {
+            let reason = format!(
+                "its baskets are in another file, {:?} (the branch's fFileName, which ROOT \
+                 opens beside this file): evtc reads one file",
+                b.file_name
+            );
             self.refuse(&name, &b.class, reason);
             return Ok(());
         }
@@ -400,17 +407,22 @@ impl Tree {
             "TBranchElement" => self.add_element(&template, name, parent, streamers),
             class => {
                 let class = b.element.as_ref().map_or(class, |e| &e.class_name);
-                match unsplit_object(b, streamers) {
+                // A `TBranchObject`: at fixed offsets when the object's size is fixed, else
+                // through the interpreter.
+                let fixed = match unsplit_object(b, streamers) {
                     Some(Ok(object)) => {
                         let columns = member_columns(&name, object, &template);
                         self.columns.extend(columns);
+                        return Ok(());
                     }
+                    Some(Err(why)) => why,
+                    None => "unsplit objects are not supported (only their split members are)"
+                        .to_owned(),
+                };
+                match interpreted(b, streamers) {
+                    Some(Ok(plan)) => self.add_interpreted(&template, &name, plan),
                     Some(Err(why)) => self.refuse(&name, class, why),
-                    None => self.refuse(
-                        &name,
-                        class,
-                        "unsplit objects are not supported (only their split members are)",
-                    ),
+                    None => self.refuse(&name, class, fixed),
                 }
             }
         }

@@ -13,7 +13,7 @@
 //! [`Layout::Fixed`]: crate::column::Layout::Fixed
 
 use crate::reduced::{ReducedFloat, Stored};
-use crate::streamer::{StreamerInfo, Streamers, basic};
+use crate::streamer::{Custom, StreamerInfo, Streamers, basic};
 
 /// One basic member of a fixed-size object.
 #[derive(Debug, Clone)]
@@ -78,6 +78,13 @@ fn walk(
     if depth > MAX_DEPTH {
         return Err(format!("class `{}` nests objects too deeply", info.class));
     }
+    if Custom::of(&info.class).is_some() {
+        // Its own streamer writes no header, or a varying size: the interpreter's to read.
+        return Err(format!(
+            "class `{}` is streamed by a streamer of its own, not member by member",
+            info.class
+        ));
+    }
     *offset += HEADER_BYTES;
     let nested = |class: &str| streamers.single_info(class);
     for el in &info.elements {
@@ -89,7 +96,10 @@ fn walk(
         };
         match el.kind {
             BASE if el.name == "TObject" => *offset += TOBJECT_BYTES,
-            BASE => walk(streamers, nested(&el.name)?, prefix, offset, out, depth + 1)?,
+            BASE => {
+                let base = streamers.base_info(el)?;
+                walk(streamers, base, prefix, offset, out, depth + 1)?;
+            }
             TOBJECT => *offset += TOBJECT_BYTES,
             OBJECT => {
                 let path = format!("{prefix}{}.", el.name);

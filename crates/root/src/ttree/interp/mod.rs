@@ -23,8 +23,8 @@ mod walk;
 pub(crate) use walk::Walk;
 
 use crate::reduced::{ReducedFloat, Stored};
-use crate::streamer::{StreamerElement, StreamerInfo, Streamers};
-use crate::types::{ColumnKind, ScalarType};
+use crate::streamer::{Custom, StreamerElement, StreamerInfo, Streamers};
+use crate::types::{ColumnKind, RootTypeName, ScalarType};
 
 /// Nesting deeper than this is refused (a class cannot contain itself by value).
 const MAX_DEPTH: usize = 16;
@@ -67,8 +67,31 @@ pub(crate) enum Node {
         reader: usize,
         element: Box<Node>,
     },
-    /// `TObject` bookkeeping: version, unique ID, bits (and a process ID when referenced).
-    TObject,
+    /// A `TObject`: version (without a byte count), unique ID, bits (and a process ID when
+    /// referenced); as a base or member, bookkeeping without columns; streamed on its own (a
+    /// branch of `TObject`s), its unique ID and bits are columns.
+    TObject {
+        unique_id: Option<usize>,
+        bits: Option<usize>,
+    },
+    /// A `TArrayX` (its own streamer): a 32-bit length, then the values, without a header; a
+    /// list.
+    TArray {
+        stored: Stored,
+        column: Option<usize>,
+    },
+    /// A `TRefArray` (its own streamer): a header, a `TObject`, the name, the number of
+    /// references, the lower bound and the process ID, then a 32-bit unique ID per reference
+    /// (a list, `column`); the referenced objects are elsewhere and not followed.
+    RefArray { column: Option<usize> },
+    /// `len` pointers to objects that evtc does not follow, skipped: `tagged`, as
+    /// `TBuffer::WriteObjectAny` writes them (0 for null, a reference to an object written
+    /// before, or a byte count, a class tag and the object); else the object inline, with its
+    /// header (a `//->` member).
+    Skip { tagged: bool, len: usize },
+    /// The class name `TLeafObject` writes before a `TBranchObject`'s object: a length byte,
+    /// the name and a NUL; it must be `class` (the branch's).
+    ClassName { class: String },
     /// An object: with `header`, its byte count and version (and a checksum after version 0),
     /// checked against what its parts take; without, its members alone.
     Object { header: bool, parts: Vec<Node> },
@@ -126,6 +149,15 @@ pub(crate) enum Root<'a> {
         info: &'a StreamerInfo,
         header: bool,
     },
+    /// A `TBranchObject`'s object: the class name, then an object of this class with its
+    /// header.
+    BranchObject { info: &'a StreamerInfo },
+    /// An object of a class with a streamer of its own, after its class name when the branch
+    /// is a `TBranchObject` (`class_name`).
+    Custom {
+        custom: Custom,
+        class_name: Option<&'a str>,
+    },
     /// An STL type streamed whole, with its header (a vector branch or member).
     Stl(&'a str),
     /// An object member of a split object (`each` false) or of a split collection's objects
@@ -166,6 +198,30 @@ pub(crate) fn plan(streamers: &Streamers, root: Root<'_>) -> Result<Plan, String
     let mut lengths = None;
     let root = match root {
         Root::Class { info, header } => p.class(info, header, "", 0, 0)?,
+        Root::BranchObject { info } => Node::Object {
+            header: false,
+            parts: vec![
+                Node::ClassName {
+                    class: info.class.clone(),
+                },
+                p.class(info, true, "", 0, 0)?,
+            ],
+        },
+        Root::Custom { custom, class_name } => {
+            let node = p.custom(custom, "", 0);
+            match class_name {
+                Some(class) => Node::Object {
+                    header: false,
+                    parts: vec![
+                        Node::ClassName {
+                            class: class.to_owned(),
+                        },
+                        node,
+                    ],
+                },
+                None => node,
+            }
+        }
         Root::Stl(type_name) => p.stl(type_name, true, "", "", 0, 0)?,
         Root::ObjectMember { info, len, each } => {
             let node = p.objects(info, len, "", usize::from(each), 1)?;
@@ -242,6 +298,9 @@ impl<'s> Planner<'s> {
         if depth > MAX_DEPTH {
             return Err(format!("class `{}` nests objects too deeply", info.class));
         }
+        if let Some(custom) = Custom::of(&info.class) {
+            return Ok(self.custom(custom, prefix.trim_end_matches('.'), lists));
+        }
         let mut parts = Vec::new();
         for el in &info.elements {
             let refuse = |what: &str| {
@@ -252,14 +311,46 @@ impl<'s> Planner<'s> {
             };
             let path = format!("{prefix}{}", el.name);
             let node = match el.kind {
-                0 if el.name == "TObject" => Node::TObject,
-                66 => Node::TObject,
-                0 => self.class(self.info(&el.name)?, true, prefix, lists, depth + 1)?,
-                // An object, or a fixed array of them (kOffsetL + kObject, kAny).
-                61 | 62 | 81 | 82 => {
-                    let info = self.info(&el.type_name)?;
-                    self.objects(info, el.array_length, &format!("{path}."), lists, depth + 1)?
+                0 if el.name == "TObject" => Node::TObject {
+                    unique_id: None,
+                    bits: None,
+                },
+                66 => Node::TObject {
+                    unique_id: None,
+                    bits: None,
+                },
+                // A `TNamed` base (or member): its header, a `TObject`, the name and title.
+                67 => {
+                    let prefix = if el.name == "TNamed" {
+                        prefix.to_owned()
+                    } else {
+                        format!("{path}.")
+                    };
+                    self.named(&prefix, lists)
                 }
+                // A base `TArrayX`'s values are the object's `fArray`.
+                0 => match Custom::of(&el.name) {
+                    Some(c @ Custom::Array(_)) => {
+                        self.custom(c, &format!("{prefix}fArray"), lists)
+                    }
+                    _ => {
+                        let base = self.streamers.base_info(el)?;
+                        self.class(base, true, prefix, lists, depth + 1)?
+                    }
+                },
+                // An object, or a fixed array of them (kOffsetL + kObject, kAny).
+                61 | 62 | 81 | 82 => match Custom::of(&el.type_name) {
+                    Some(custom) if el.array_length <= 1 => self.custom(custom, &path, lists),
+                    Some(custom) => Node::Array {
+                        len: el.array_length,
+                        element: Box::new(self.custom(custom, &path, lists + 1)),
+                    },
+                    None => {
+                        let info = self.info(&el.type_name)?;
+                        let prefix = format!("{path}.");
+                        self.objects(info, el.array_length, &prefix, lists, depth + 1)?
+                    }
+                },
                 // kCharStar: a `char*` string.
                 7 => self.char_star(&path, lists),
                 27 => return Err(refuse("an array of `char*` strings")),
@@ -309,9 +400,20 @@ impl<'s> Planner<'s> {
                 }
                 65 => self.string(false, &path, "TString", lists),
                 300 | 500 => self.stl(&el.type_name, true, &path, &el.type_name, lists, depth)?,
-                // kObjectp, kObjectP, kAnyp, kAnyP (and their arrays): pointers to objects.
+                // kObjectp, kObjectP, kAnyp, kAnyP (and their arrays): pointers to objects,
+                // skipped by their byte counts and refused as columns.
                 63 | 64 | 68 | 69 | 83 | 84 | 88 | 89 => {
-                    return Err(refuse("a pointer to an object, which evtc does not follow"));
+                    self.refused.push((
+                        path.clone(),
+                        el.type_name.clone(),
+                        "a pointer to an object, which evtc does not follow (the object's \
+                         bytes are skipped)"
+                            .into(),
+                    ));
+                    Node::Skip {
+                        tagged: matches!(el.kind, 64 | 69 | 84 | 89),
+                        len: el.array_length.max(1),
+                    }
                 }
                 // kStreamLoop: `T* x //[n]`, an array of objects behind a pointer.
                 501 => {
@@ -359,6 +461,48 @@ impl<'s> Planner<'s> {
             len,
             element: Box::new(self.class(info, true, prefix, lists + 1, depth)?),
         })
+    }
+
+    /// An object of a class with a streamer of its own, at `path` (empty: the branch itself):
+    /// a `TObject`'s unique ID and bits as `path.fUniqueID` and `path.fBits`, a `TArrayX`'s
+    /// values as the list `path`, a `TRefArray`'s unique IDs as the list `path.fUIDs`.
+    fn custom(&mut self, custom: Custom, path: &str, lists: usize) -> Node {
+        let join = |member: &str| match path {
+            "" => member.to_owned(),
+            p => format!("{p}.{member}"),
+        };
+        let u32s = Stored::Plain(ScalarType::U32);
+        match custom {
+            Custom::Object => Node::TObject {
+                unique_id: self.basic_column(u32s, 1, &join("fUniqueID"), "UInt_t", lists),
+                bits: self.basic_column(u32s, 1, &join("fBits"), "UInt_t", lists),
+            },
+            Custom::Array(t) => Node::TArray {
+                stored: Stored::Plain(t),
+                column: self.basic_column(Stored::Plain(t), 1, path, t.root_name(), lists + 1),
+            },
+            Custom::RefArray => Node::RefArray {
+                column: self.basic_column(u32s, 1, &join("fUIDs"), "UInt_t", lists + 1),
+            },
+        }
+    }
+
+    /// A `TNamed` (`TNamed::Streamer`): its header, a `TObject`, then `prefix` + `fName` and
+    /// `fTitle`.
+    fn named(&mut self, prefix: &str, lists: usize) -> Node {
+        let name = self.string(false, &format!("{prefix}fName"), "TString", lists);
+        let title = self.string(false, &format!("{prefix}fTitle"), "TString", lists);
+        Node::Object {
+            header: true,
+            parts: vec![
+                Node::TObject {
+                    unique_id: None,
+                    bits: None,
+                },
+                name,
+                title,
+            ],
+        }
     }
 
     /// The counter slot of the length of member `el` (`T* x; //[n]`): `n` must be an integer
@@ -460,7 +604,12 @@ impl<'s> Planner<'s> {
         }
         let Some(element) = crate::typename::vector_element(&compact) else {
             return Err(format!(
-                "`{path}` is a `{type_name}`, not a std::vector, set, map or string"
+                "{}a `{type_name}`, not a std::vector, list, deque, set, map or string",
+                if path.is_empty() {
+                    String::new()
+                } else {
+                    format!("`{path}` is ")
+                }
             ));
         };
         let element = if let Some(t) = crate::typename::scalar_type(&element) {
@@ -472,6 +621,8 @@ impl<'s> Planner<'s> {
         {
             // The elements of an STL container are streamed without headers of their own.
             self.stl(&element, false, path, &element, lists + 1, depth + 1)?
+        } else if let Some(custom) = Custom::of(&element) {
+            self.custom(custom, path, lists + 1)
         } else {
             let info = self.info(&element)?;
             self.class(info, true, &format!("{path}."), lists + 1, depth + 1)?

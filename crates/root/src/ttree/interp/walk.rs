@@ -13,6 +13,10 @@ use crate::types::ScalarType;
 const IS_REFERENCED: u32 = 1 << 4;
 /// The byte-count flag of an object header.
 const BYTE_COUNT: u32 = 0x4000_0000;
+/// A class tag (rather than a reference to an object) in `WriteObjectAny`'s output.
+const CLASS_TAG: u32 = 0x8000_0000;
+/// The tag before a class name written for the first time.
+const NEW_CLASS_TAG: u32 = 0xFFFF_FFFF;
 /// A vector's version bit for member-wise streaming (each member of all elements in turn).
 const MEMBER_WISE: u16 = 1 << 14;
 
@@ -103,29 +107,54 @@ impl Walk<'_> {
             } => {
                 let (end, _) = object_header(c)?;
                 self.loop_objects(*counter, *reader, element, c)?;
-                if c.pos() != end {
+                if end.is_some_and(|end| c.pos() != end) {
                     return Err(
                         "an array of objects behind a pointer does not fill its byte count".into(),
                     );
                 }
             }
-            Node::TObject => {
-                let v = c.u16().map_err(|_| "a TObject runs past the entry")?;
-                if u32::from(v) << 16 & BYTE_COUNT != 0 {
-                    c.skip(4).map_err(|_| "a TObject runs past the entry")?;
+            Node::TObject { unique_id, bits } => self.tobject(*unique_id, *bits, c)?,
+            Node::TArray { stored, column } => {
+                let n = c.i32().map_err(|_| "a TArray runs past the entry")?;
+                let bytes = usize::try_from(n)
+                    .ok()
+                    .and_then(|n| n.checked_mul(stored.size()))
+                    .filter(|&b| b <= c.remaining())
+                    .ok_or_else(|| format!("a TArray of {n} values does not fit in the entry"))?;
+                let values = c.take(bytes).map_err(|_| "a TArray runs past the entry")?;
+                if *column == Some(self.target) {
+                    self.out.values.extend_stored(*stored, values)?;
+                    self.list_end(Some(0));
                 }
-                c.skip(4).map_err(|_| "a TObject runs past the entry")?;
-                let bits = c.u32().map_err(|_| "a TObject runs past the entry")?;
-                if bits & IS_REFERENCED != 0 {
-                    c.skip(2).map_err(|_| "a TObject runs past the entry")?;
+            }
+            Node::RefArray { column } => self.ref_array(*column, c)?,
+            Node::Skip { tagged, len } => {
+                for _ in 0..*len {
+                    if *tagged {
+                        skip_tagged(c)?;
+                    } else {
+                        let (end, _) = object_header(c)?;
+                        let end = end
+                            .ok_or("an object behind a pointer has no byte count to skip it by")?;
+                        c.seek(end)
+                            .map_err(|_| "an object behind a pointer runs past the entry")?;
+                    }
+                }
+            }
+            Node::ClassName { class } => {
+                let n = c.u8().map_err(|_| "a class name runs past the entry")?;
+                let name = c
+                    .take(usize::from(n) + 1)
+                    .map_err(|_| "a class name runs past the entry")?;
+                if name[..usize::from(n)] != *class.as_bytes() || name[usize::from(n)] != 0 {
+                    return Err(format!(
+                        "the entry holds an object of class `{}`, not the branch's `{class}`",
+                        String::from_utf8_lossy(&name[..usize::from(n)])
+                    ));
                 }
             }
             Node::Object { header, parts } => {
-                let end = if *header {
-                    Some(object_header(c)?.0)
-                } else {
-                    None
-                };
+                let end = if *header { object_header(c)?.0 } else { None };
                 for part in parts {
                     self.node(part, c)?;
                 }
@@ -192,7 +221,7 @@ impl Walk<'_> {
         self.members(key, n, c)?;
         self.members(value, n, c)?;
         self.list_end(self.distance(key).or_else(|| self.distance(value)));
-        if c.pos() != end {
+        if end.is_some_and(|end| c.pos() != end) {
             return Err("a map's keys and values do not fill its byte count".into());
         }
         Ok(())
@@ -287,7 +316,7 @@ impl Walk<'_> {
                 }
                 member_wise = true;
             }
-            Some(end)
+            end
         } else {
             None
         };
@@ -335,7 +364,7 @@ impl Walk<'_> {
         for _ in 0..n {
             part(self, c)?;
         }
-        if c.pos() != end {
+        if end.is_some_and(|end| c.pos() != end) {
             return Err("the members of a member-wise vector do not fill their byte count".into());
         }
         Ok(())
@@ -348,11 +377,7 @@ impl Walk<'_> {
         column: Option<usize>,
         c: &mut Cursor<'_>,
     ) -> Result<(), String> {
-        let end = if header {
-            Some(object_header(c)?.0)
-        } else {
-            None
-        };
+        let end = if header { object_header(c)?.0 } else { None };
         let len = match c.u8().map_err(|_| "a string runs past the entry")? {
             255 => c
                 .count("string length")
@@ -403,26 +428,105 @@ impl Walk<'_> {
                 .distance(key)
                 .or_else(|| self.distance(value))
                 .map(|d| d + 1),
-            Node::TObject => None,
+            Node::TObject { unique_id, bits } => (mine(unique_id) || mine(bits)).then_some(0),
+            // A TArray's values and a TRefArray's unique IDs are a list of their own.
+            Node::TArray { column, .. } | Node::RefArray { column } => mine(column).then_some(1),
+            Node::Skip { .. } | Node::ClassName { .. } => None,
         }
+    }
+
+    /// A `TObject` as its streamer writes it, keeping its unique ID or bits if either is the
+    /// target.
+    fn tobject(
+        &mut self,
+        unique_id: Option<usize>,
+        bits: Option<usize>,
+        c: &mut Cursor<'_>,
+    ) -> Result<(), String> {
+        let past = |_| "a TObject runs past the entry";
+        let v = c.u16().map_err(past)?;
+        // Written by ROOT 3 with a byte count: its second half and the version follow.
+        if u32::from(v) << 16 & BYTE_COUNT != 0 {
+            c.skip(4).map_err(past)?;
+        }
+        let id = c.take(4).map_err(past)?;
+        let flags = c.take(4).map_err(past)?;
+        for (column, bytes) in [(unique_id, id), (bits, flags)] {
+            if column == Some(self.target) {
+                self.out
+                    .values
+                    .extend_stored(Stored::Plain(ScalarType::U32), bytes)?;
+            }
+        }
+        if u32::from_be_bytes([flags[0], flags[1], flags[2], flags[3]]) & IS_REFERENCED != 0 {
+            c.skip(2).map_err(past)?;
+        }
+        Ok(())
+    }
+
+    /// A `TRefArray` as its streamer writes it, keeping its unique IDs if `column` is the
+    /// target.
+    fn ref_array(&mut self, column: Option<usize>, c: &mut Cursor<'_>) -> Result<(), String> {
+        let past = |_| "a TRefArray runs past the entry";
+        let (end, _) = object_header(c)?;
+        self.tobject(None, None, c)?;
+        self.string(false, None, c)?;
+        let n = c.i32().map_err(past)?;
+        c.skip(4 + 2).map_err(past)?; // the lower bound and the process ID
+        let bytes = usize::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_mul(4))
+            .filter(|&b| b <= c.remaining())
+            .ok_or_else(|| format!("a TRefArray of {n} references does not fit in the entry"))?;
+        let uids = c.take(bytes).map_err(past)?;
+        if column == Some(self.target) {
+            self.out
+                .values
+                .extend_stored(Stored::Plain(ScalarType::U32), uids)?;
+            self.list_end(Some(0));
+        }
+        if end.is_some_and(|end| c.pos() != end) {
+            return Err("a TRefArray does not fill its byte count".into());
+        }
+        Ok(())
     }
 }
 
-/// Reads an object header (byte count, version, and a checksum after version 0: ROOT's
-/// `WriteVersion` for classes without a dictionary version) and returns where the object ends
-/// and its version.
-fn object_header(c: &mut Cursor<'_>) -> Result<(usize, u16), String> {
+/// Skips a pointer to an object as `TBuffer::WriteObjectAny` writes it: 0 for null; a byte
+/// count, a class tag and the object; or, without a byte count, a reference to an object
+/// written before (a class tag without a byte count cannot be skipped).
+fn skip_tagged(c: &mut Cursor<'_>) -> Result<(), String> {
     let start = c.pos();
-    let bcnt = c
+    let tag = c
         .u32()
-        .map_err(|_| "an object header runs past the entry")?;
-    if bcnt & BYTE_COUNT == 0 {
-        return Err("an object without a byte count".into());
+        .map_err(|_| "a pointer to an object runs past the entry")?;
+    if tag & BYTE_COUNT != 0 {
+        let end = start + 4 + (tag & !BYTE_COUNT) as usize;
+        return c
+            .seek(end)
+            .map_err(|_| "an object behind a pointer runs past the entry".into());
     }
-    let end = start + 4 + (bcnt & !BYTE_COUNT) as usize;
-    let version = c
-        .u16()
-        .map_err(|_| "an object header runs past the entry")?;
+    if tag == NEW_CLASS_TAG || tag & CLASS_TAG != 0 {
+        return Err("an object behind a pointer has no byte count to skip it by".into());
+    }
+    Ok(())
+}
+
+/// Reads an object header (a byte count, if written, the version, and a checksum after version
+/// 0: ROOT's `WriteVersion` for classes without a dictionary version) and returns where the
+/// object ends, when its byte count says, and its version.
+fn object_header(c: &mut Cursor<'_>) -> Result<(Option<usize>, u16), String> {
+    let start = c.pos();
+    let past = |_| "an object header runs past the entry";
+    let bcnt = c.u32().map_err(past)?;
+    // `TBuffer::ReadVersion`: without the byte-count flag, the first two bytes are the version.
+    let end = if bcnt & BYTE_COUNT != 0 {
+        Some(start + 4 + (bcnt & !BYTE_COUNT) as usize)
+    } else {
+        c.seek(start).map_err(past)?;
+        None
+    };
+    let version = c.u16().map_err(past)?;
     if version & !MEMBER_WISE == 0 {
         c.skip(4)
             .map_err(|_| "an object header runs past the entry")?; // checksum
