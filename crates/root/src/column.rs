@@ -119,11 +119,29 @@ pub(crate) enum ListHeader {
 #[derive(Debug, Clone)]
 pub(crate) struct BasketRef {
     pub(crate) first_entry: u64,
+    /// Entries read from the basket, from position `skip` in it. The basket may hold more: a
+    /// later basket that starts before this one ends is read instead, as ROOT does.
     pub(crate) entries: u64,
+    /// The basket's entries before the first one read: non-zero when a later basket starts
+    /// before this one ends and ROOT reads those entries from it instead (see
+    /// `RawBranch::baskets`); several references may then share one basket.
+    pub(crate) skip: u64,
     pub(crate) seek: u64,
     pub(crate) bytes: u32,
     /// A basket stored inside the TTree record instead of a key of its own.
     pub(crate) embedded: Option<Arc<EmbeddedBasket>>,
+}
+
+impl BasketRef {
+    /// Whether `other` refers to the same basket (in the file, or in the tree record).
+    pub(crate) fn same_basket(&self, other: &BasketRef) -> bool {
+        self.seek == other.seek
+            && match (&self.embedded, &other.embedded) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+    }
 }
 
 /// The decoded contents of a basket embedded in the tree record.

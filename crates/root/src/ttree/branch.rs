@@ -38,7 +38,10 @@ pub(crate) struct RawBranch {
 }
 
 impl RawBranch {
-    /// The branch's baskets: those with keys of their own, then those embedded in the record.
+    /// The branch's baskets: those with keys of their own, then those embedded in the record,
+    /// each with the entries it holds. When they do not tile the entries in order (a later
+    /// basket that starts before an earlier one ends), the entries are assigned as ROOT's
+    /// `TBranch::GetEntry` finds them ([`root_lookup`]).
     pub(crate) fn baskets(&self, what: &str) -> Result<Arc<[BasketRef]>> {
         let bad =
             |detail: String| Error::corrupt(what, 0, format!("branch {:?}: {detail}", self.name));
@@ -63,26 +66,14 @@ impl RawBranch {
         for i in 0..n {
             let first = u64::try_from(self.basket_entry[i])
                 .map_err(|_| bad(format!("basket {i} starts at a negative entry")))?;
-            // The next basket's first entry ends this one; the last basket ends with the branch.
-            let end = if i + 1 < n || self.embedded.iter().any(|(k, _)| *k >= n) {
-                let next = self.basket_entry.get(i + 1).copied().unwrap_or(-1);
-                u64::try_from(next)
-                    .map_err(|_| bad(format!("basket {} starts at entry {next}", i + 1)))?
-            } else {
-                entries
-            };
-            if end < first {
-                return Err(bad(format!(
-                    "basket {i} ends (entry {end}) before it starts (entry {first})"
-                )));
-            }
             let seek = u64::try_from(self.basket_seek[i])
                 .map_err(|_| bad(format!("basket {i} has a negative file offset")))?;
             let bytes = u32::try_from(self.basket_bytes[i])
                 .map_err(|_| bad(format!("basket {i} has a negative size")))?;
             out.push(BasketRef {
                 first_entry: first,
-                entries: end - first,
+                entries: 0,
+                skip: 0,
                 seek,
                 bytes,
                 embedded: None,
@@ -99,30 +90,131 @@ impl RawBranch {
             out.push(BasketRef {
                 first_entry: first,
                 entries: basket.entries,
+                skip: 0,
                 seek: 0,
                 bytes: 0,
                 embedded: Some(basket.clone()),
             });
         }
-        // Baskets must tile the entries in order.
-        let mut next = 0;
-        for (i, b) in out.iter().enumerate() {
-            if b.first_entry != next {
-                return Err(bad(format!(
-                    "basket {i} starts at entry {}, expected {next}",
-                    b.first_entry
-                )));
+        // A basket with a key ends where the next one starts, the last one with the branch.
+        for i in 0..out.len() {
+            if out[i].embedded.is_none() {
+                let end = out.get(i + 1).map_or(entries, |b| b.first_entry);
+                out[i].entries = end.saturating_sub(out[i].first_entry);
             }
-            next = next
-                .checked_add(b.entries)
-                .ok_or_else(|| bad(format!("basket {i} overflows the entry count")))?;
         }
-        if next != entries {
-            return Err(bad(format!(
-                "baskets hold {next} entries, the branch {entries}"
-            )));
+        match tiling(&out, entries) {
+            Ok(()) => Ok(out.into()),
+            // ROOT reads such a table all the same (a basket's key gives its entry count when
+            // it is read, and is checked then); the tiling's own error names the first misfit
+            // when ROOT's lookup cannot assign every entry either.
+            Err(misfit) => root_lookup(&out, entries)
+                .map(Into::into)
+                .map_err(|why| bad(format!("{misfit}; read as ROOT reads it: {why}"))),
         }
-        Ok(out.into())
+    }
+}
+
+/// Whether `baskets` tile entries `0..entries` in order, or where they do not.
+fn tiling(baskets: &[BasketRef], entries: u64) -> std::result::Result<(), String> {
+    let mut next = 0u64;
+    for (i, b) in baskets.iter().enumerate() {
+        if b.first_entry != next {
+            return Err(format!(
+                "basket {i} starts at entry {}, expected {next}",
+                b.first_entry
+            ));
+        }
+        next = next
+            .checked_add(b.entries)
+            .ok_or_else(|| format!("basket {i} overflows the entry count"))?;
+    }
+    if next != entries {
+        return Err(format!("baskets hold {next} entries, the branch {entries}"));
+    }
+    Ok(())
+}
+
+/// The entries `0..entries` as ROOT's `TBranch::GetEntry` reads them in order from baskets
+/// whose first entries (`fBasketEntry`) do not tile them: entry `e` comes from the basket
+/// `TMath::BinarySearch` finds (the first whose first entry is `e`, else the last one before
+/// `e`, as `std::lower_bound` probes the table), at position `e - first` in it; the entries after
+/// `e` come from the same basket up to the next basket's first entry. Each run of entries
+/// becomes a reference to its basket that skips the basket's entries before the run. A
+/// reference to an embedded basket is checked against its entry count here, one to a basket
+/// with a key when the key is read.
+fn root_lookup(baskets: &[BasketRef], entries: u64) -> std::result::Result<Vec<BasketRef>, String> {
+    let starts: Vec<u64> = baskets.iter().map(|b| b.first_entry).collect();
+    // Runs are at most two per basket in any table ROOT reads sensibly; a table that makes
+    // more is refused rather than expanded entry by entry.
+    let limit = 2 * baskets.len() + 2;
+    let mut out: Vec<BasketRef> = Vec::new();
+    let mut e = 0u64;
+    while e < entries {
+        let k = binary_search(&starts, e)
+            .ok_or_else(|| format!("entry {e} comes before the first basket's first entry"))?;
+        let skip = e - starts[k];
+        let next = starts.get(k + 1).copied().unwrap_or(entries).min(entries);
+        // An entry past the next basket's start is read alone, and the lookup starts again.
+        let run = if next > e { next - e } else { 1 };
+        let b = &baskets[k];
+        if let Some(embedded) = &b.embedded
+            && skip + run > embedded.entries
+        {
+            return Err(format!(
+                "entries {e}..{} come from positions {skip}..{} of basket {k}, which holds {}",
+                e + run,
+                skip + run,
+                embedded.entries
+            ));
+        }
+        match out.last_mut() {
+            // The same basket, continuing where the last run ended.
+            Some(last)
+                if last.same_basket(b)
+                    && last.first_entry + last.entries == e
+                    && last.skip + last.entries == skip =>
+            {
+                last.entries += run;
+            }
+            _ => {
+                if out.len() == limit {
+                    return Err(format!(
+                        "the baskets' first entries split the entries into more than {limit} runs"
+                    ));
+                }
+                out.push(BasketRef {
+                    first_entry: e,
+                    entries: run,
+                    skip,
+                    ..b.clone()
+                });
+            }
+        }
+        e += run;
+    }
+    Ok(out)
+}
+
+/// `TMath::BinarySearch(n, array, value)`: the index of the first element equal to `value` if
+/// `std::lower_bound` finds one, else of the element before the one it finds; `None` when
+/// `value` is below every element it probes. Probes exactly as `std::lower_bound` does, so an
+/// unsorted table gives ROOT's answer.
+fn binary_search(array: &[u64], value: u64) -> Option<usize> {
+    let (mut first, mut count) = (0usize, array.len());
+    while count > 0 {
+        let step = count / 2;
+        if array[first + step] < value {
+            first += step + 1;
+            count -= step + 1;
+        } else {
+            count = step;
+        }
+    }
+    if array.get(first) == Some(&value) {
+        Some(first)
+    } else {
+        first.checked_sub(1)
     }
 }
 
@@ -572,5 +664,86 @@ impl BasketFields {
             .ok()
             .and_then(|l| l.checked_sub(key_len))
             .ok_or_else(|| format!("fLast {} is inside the {key_len}-byte key", self.last))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{binary_search, root_lookup, tiling};
+    use crate::column::{BasketRef, EmbeddedBasket};
+
+    /// Baskets in the record (their entry counts known) with these first entries and counts.
+    fn embedded(table: &[(u64, u64)]) -> Vec<BasketRef> {
+        table
+            .iter()
+            .map(|&(first_entry, entries)| BasketRef {
+                first_entry,
+                entries,
+                skip: 0,
+                seek: 0,
+                bytes: 0,
+                embedded: Some(Arc::new(EmbeddedBasket {
+                    data: Vec::new(),
+                    offsets: None,
+                    entries,
+                })),
+            })
+            .collect()
+    }
+
+    /// (first entry, entries, skip) of each run.
+    fn runs(baskets: &[BasketRef]) -> Vec<(u64, u64, u64)> {
+        baskets
+            .iter()
+            .map(|b| (b.first_entry, b.entries, b.skip))
+            .collect()
+    }
+
+    #[test]
+    fn binary_search_probes_as_std_lower_bound() {
+        let sorted = [0, 10, 20, 30];
+        assert_eq!(binary_search(&sorted, 0), Some(0));
+        assert_eq!(binary_search(&sorted, 9), Some(0));
+        assert_eq!(binary_search(&sorted, 10), Some(1));
+        assert_eq!(binary_search(&sorted, 35), Some(3));
+        assert_eq!(binary_search(&[5, 10], 4), None);
+        // Equal first entries: the first of them.
+        assert_eq!(binary_search(&[0, 10, 10, 20], 10), Some(1));
+        // Unsorted tables: wherever lower_bound's probes lead, as in ROOT.
+        assert_eq!(binary_search(&[0, 10, 0, 30, 40], 10), Some(2));
+        assert_eq!(binary_search(&[0, 20, 0], 21), Some(2));
+    }
+
+    #[test]
+    fn overlapping_baskets_are_read_as_root_reads_them() {
+        // Four baskets of 10 entries starting at 0, 5, 15, 25, 35 entries: basket 0's last five
+        // entries are never read.
+        let baskets = embedded(&[(0, 10), (5, 10), (15, 10), (25, 10)]);
+        assert!(tiling(&baskets, 35).is_err());
+        let read = root_lookup(&baskets, 35).expect("lookup");
+        assert_eq!(
+            runs(&read),
+            [(0, 5, 0), (5, 10, 0), (15, 10, 0), (25, 10, 0)]
+        );
+    }
+
+    #[test]
+    fn restarting_baskets_are_read_as_root_reads_them() {
+        // A third basket that starts again at entry 0: entry 20 comes from basket 1 (the first
+        // whose first entry equals it), then basket 2 from position 21 on.
+        let baskets = embedded(&[(0, 20), (20, 10), (0, 30)]);
+        let read = root_lookup(&baskets, 30).expect("lookup");
+        assert_eq!(runs(&read), [(0, 20, 0), (20, 1, 0), (21, 9, 21)]);
+        assert!(Arc::ptr_eq(
+            read[2].embedded.as_ref().expect("embedded"),
+            baskets[2].embedded.as_ref().expect("embedded")
+        ));
+        // The same table with a third basket too short for those positions is refused, naming
+        // them, where ROOT would read past the basket.
+        let short = embedded(&[(0, 20), (20, 10), (0, 10)]);
+        let why = root_lookup(&short, 30).expect_err("refused");
+        assert!(why.contains("positions 21..30 of basket 2"), "{why}");
     }
 }

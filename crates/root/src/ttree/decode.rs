@@ -25,6 +25,8 @@ pub(super) struct Loaded<'a> {
     pub(super) branch: &'a BranchColumn,
     /// The basket's index in the column.
     pub(super) index: usize,
+    /// Entries in the basket.
+    pub(super) held: usize,
     pub(super) data: &'a [u8],
     pub(super) offsets: &'a [u32],
 }
@@ -41,7 +43,7 @@ impl Loaded<'_> {
 
     /// The bytes of entry `e`.
     fn entry(&self, e: usize) -> Result<&[u8]> {
-        if self.offsets.len() != self.branch.baskets[self.index].entries as usize + 1 {
+        if self.offsets.len() != self.held + 1 {
             return Err(self.bad("a variable-length branch's basket has no entry offsets"));
         }
         Ok(&self.data[self.offsets[e] as usize..self.offsets[e + 1] as usize])

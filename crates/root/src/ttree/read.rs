@@ -30,6 +30,9 @@ pub(crate) struct BasketReader<'f, R: ReadAt = std::fs::File> {
     /// baskets read in place).
     start: usize,
     offsets: Vec<u32>,
+    /// Entries in the loaded basket (more than its reference reads when it is read from the
+    /// middle: [`BasketRef::skip`](crate::column::BasketRef)).
+    held: usize,
     cached: Option<usize>,
 }
 
@@ -45,6 +48,7 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
             basket: Vec::new(),
             start: 0,
             offsets: Vec::new(),
+            held: 0,
             cached: None,
         }
     }
@@ -73,8 +77,9 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
         let mut i = baskets.partition_point(|b| b.first_entry + b.entries <= range.start);
         while i < baskets.len() && baskets[i].first_entry < range.end {
             let b = &baskets[i];
-            let lo = range.start.max(b.first_entry) - b.first_entry;
-            let hi = range.end.min(b.first_entry + b.entries) - b.first_entry;
+            // Positions in the basket, past the entries it holds that are read from another.
+            let lo = range.start.max(b.first_entry) - b.first_entry + b.skip;
+            let hi = range.end.min(b.first_entry + b.entries) - b.first_entry + b.skip;
             if lo < hi {
                 self.load(i)?;
                 self.decode(i, lo as usize..hi as usize, out)?;
@@ -93,9 +98,10 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
     pub(crate) fn first_basket_misfit(&mut self) -> Option<String> {
         let first = self.branch.baskets.iter().position(|b| b.entries > 0)?;
         self.load(first).ok()?;
-        let entries = usize::try_from(self.branch.baskets[first].entries).ok()?;
+        let b = &self.branch.baskets[first];
+        let span = usize::try_from(b.skip).ok()?..usize::try_from(b.skip + b.entries).ok()?;
         let mut out = ColumnData::new(self.column.kind);
-        match self.decode(first, 0..entries, &mut out) {
+        match self.decode(first, span, &mut out) {
             Err(Error::Corrupt { detail, .. }) => Some(detail),
             _ => None,
         }
@@ -121,7 +127,9 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
         i: usize,
         range: &Range<usize>,
     ) -> Result<(Vec<i64>, Vec<u64>)> {
-        let first = self.branch.baskets[i].first_entry;
+        // Position `p` of the basket is entry `first_entry + p - skip` of the tree.
+        let b = &self.branch.baskets[i];
+        let first = b.first_entry - b.skip;
         let counts = self.file.read_column(
             lengths,
             first + range.start as u64..first + range.end as u64,
@@ -168,6 +176,7 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
             if let Some(offsets) = &e.offsets {
                 self.offsets.extend_from_slice(offsets);
             }
+            self.held = usize::try_from(e.entries).unwrap_or(usize::MAX);
             self.cached = Some(i);
             return Ok(());
         }
@@ -184,12 +193,17 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
         }
         c.seek(key_len - 19)?;
         let fields = BasketFields::read(&mut c)?;
-        if fields.entries as u64 != b.entries {
+        // The basket holds at least the entries read from it; more when a later basket
+        // starts before it ends (ROOT then reads those entries from the later one).
+        if (fields.entries as u64) < b.skip + b.entries {
             return Err(c.error(format!(
-                "the basket holds {} entries, the branch expects {}",
-                fields.entries, b.entries
+                "the basket holds {} entries, the branch reads positions {}..{} of it",
+                fields.entries,
+                b.skip,
+                b.skip + b.entries
             )));
         }
+        self.held = fields.entries;
         let limit = self.file.max_basket_bytes();
         if u64::from(key.obj_len) > limit {
             return Err(Error::BasketTooLarge {
@@ -254,7 +268,7 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
         if let Layout::Fixed { stride, .. } = self.branch.layout {
             // Every entry of a fixed layout has exactly `stride` bytes: a stream that differs
             // (an unsplit object with a variable part) is refused, never read at wrong offsets.
-            let entries = usize::try_from(b.entries).unwrap_or(usize::MAX);
+            let entries = self.held;
             if let Some(e) = self
                 .offsets
                 .windows(2)
@@ -319,7 +333,7 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
     /// `x[n]` arrays by the counter's values.
     fn rebuild_offsets(&mut self, i: usize) -> Result<()> {
         let b = &self.branch.baskets[i];
-        let entries = usize::try_from(b.entries).unwrap_or(usize::MAX);
+        let entries = self.held;
         let what = self.what(i);
         let bad = |detail: String| Error::corrupt(&what, b.seek, detail);
         let data = &self.basket[self.start..];
@@ -417,6 +431,14 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
                             .into(),
                     ));
                 };
+                if b.skip != 0 || entries as u64 != b.entries {
+                    return Err(bad(
+                        "the basket has no entry offsets and is read in part (a later basket \
+                         starts before it ends): its entries' sizes, in the counter branch, are \
+                         those of other baskets' entries"
+                            .into(),
+                    ));
+                }
                 let counts = self
                     .file
                     .read_column(counter, b.first_entry..b.first_entry + b.entries)?;
@@ -449,6 +471,7 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
             column,
             branch: &self.branch,
             index: i,
+            held: self.held,
             data: &self.basket[self.start..],
             offsets: &self.offsets,
         };

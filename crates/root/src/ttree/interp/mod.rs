@@ -330,9 +330,7 @@ impl<'s> Planner<'s> {
                 }
                 // A base `TArrayX`'s values are the object's `fArray`.
                 0 => match Custom::of(&el.name) {
-                    Some(c @ Custom::Array(_)) => {
-                        self.custom(c, &format!("{prefix}fArray"), lists)
-                    }
+                    Some(c @ Custom::Array(_)) => self.custom(c, &format!("{prefix}fArray"), lists),
                     _ => {
                         let base = self.streamers.base_info(el)?;
                         self.class(base, true, prefix, lists, depth + 1)?
