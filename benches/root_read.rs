@@ -20,6 +20,8 @@ use criterion::{Criterion, Throughput};
 use evtc::root::{ColumnData, ColumnReader, RootFile};
 
 const SETTINGS: [i32; 4] = [0, 101, 404, 505];
+/// The rows of the report: the TTree of each setting, then the RNTuple.
+const LABELS: [&str; 5] = ["0", "101", "404", "505", "RNTuple 505"];
 
 /// Reads every column of the tree, single thread, with long-lived readers (as a conversion keeps
 /// them); returns the bytes of values.
@@ -38,9 +40,11 @@ fn main() {
     let since = SystemTime::now();
     let mut c = Criterion::default().configure_from_args();
     let events = support::root_events();
+    // The TTrees of each setting, then the same data as an RNTuple (zstd:5).
     let Some(paths) = SETTINGS
         .iter()
         .map(|&s| support::nano_root_file(s, events))
+        .chain([support::nano_rntuple_file(events)])
         .collect::<Option<Vec<PathBuf>>>()
     else {
         println!(
@@ -51,7 +55,7 @@ fn main() {
     let mut value_bytes = Vec::new();
     let mut group = c.benchmark_group("root_read");
     group.sample_size(10);
-    for (setting, path) in SETTINGS.iter().zip(&paths) {
+    for (label, path) in LABELS.iter().zip(&paths) {
         let file = RootFile::open(path).expect("open");
         let tree = file.tree("Events").expect("tree");
         let mut buffers: Vec<ColumnData> = tree
@@ -63,7 +67,7 @@ fn main() {
         let bytes = read_all(&mut readers, &mut buffers, tree.entries);
         value_bytes.push(bytes);
         group.throughput(Throughput::Bytes(bytes as u64));
-        group.bench_function(format!("evtc-root {setting}"), |b| {
+        group.bench_function(format!("evtc-root {label}"), |b| {
             b.iter(|| black_box(read_all(&mut readers, &mut buffers, tree.entries)))
         });
     }
@@ -83,7 +87,7 @@ fn main() {
     );
     let _ = writeln!(
         md,
-        "Machine: {}. Command: `cargo bench --bench root_read`. A NanoAOD-like tree of {events} events (114 branches, made by `make_fixtures.py --nano`), every branch read into columns, single thread, hot page cache. evtc-root: criterion median; uproot {}: median of 5 `tree.arrays()` calls (`benches/peers/uproot_read.py`), in the same run. MB/s of values (flattened contents).\n",
+        "Machine: {}. Command: `cargo bench --bench root_read`. A NanoAOD-like tree of {events} events (114 branches, made by `make_fixtures.py --nano`) in ROOT's compression settings 0, 101, 404 and 505, and the same data as an RNTuple (ROOT 6.40's `RNTupleImporter`, zstd:5); every branch (field) read into columns, single thread, hot page cache. evtc-root: criterion median; uproot {}: median of 5 `tree.arrays()` calls (`benches/peers/uproot_read.py`), in the same run. MB/s of values (flattened contents).\n",
         support::machine(),
         Command::new(support::python())
             .args(["-c", "import uproot; print(uproot.__version__)"])
@@ -97,7 +101,7 @@ fn main() {
         "| setting | file MB | values MB | evtc-root MB/s | uproot MB/s | evtc-root / uproot | target >= 1.5x |"
     );
     let _ = writeln!(md, "|---|---|---|---|---|---|---|");
-    for ((setting, path), bytes) in SETTINGS.iter().zip(&paths).zip(&value_bytes) {
+    for ((setting, path), bytes) in LABELS.iter().zip(&paths).zip(&value_bytes) {
         let size = std::fs::metadata(path).map_or(0, |m| m.len());
         let ours = medians
             .get(&format!("evtc-root {setting}"))

@@ -139,6 +139,24 @@ pub fn root_dir() -> PathBuf {
     dir
 }
 
+/// The NanoAOD-like data of [`nano_root_file`] (setting 505) as an RNTuple written by ROOT's
+/// `RNTupleImporter` (zstd:5, `benches/peers/root_side.py rntuple-import`), when missing; `None`
+/// when it cannot be written (no ROOT).
+pub fn nano_rntuple_file(events: u64) -> Option<PathBuf> {
+    let tree = nano_root_file(505, events)?;
+    let path = root_dir().join(format!("nano_{events}_505_rntuple.root"));
+    if path.exists() {
+        return Some(path);
+    }
+    let status = std::process::Command::new(python())
+        .arg("benches/peers/root_side.py")
+        .arg("rntuple-import")
+        .arg(&tree)
+        .arg(&path)
+        .status();
+    (status.is_ok_and(|s| s.success()) && path.exists()).then_some(path)
+}
+
 /// The NanoAOD-like ROOT file of `events` events in compression `setting`, written by
 /// `make_fixtures.py --nano` when missing; `None` when it cannot be written (no ROOT).
 pub fn nano_root_file(setting: i32, events: u64) -> Option<PathBuf> {

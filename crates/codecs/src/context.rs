@@ -386,6 +386,54 @@ impl Decompressor {
         }
     }
 
+    /// Decompresses `input`, compressed with `algorithm`, onto the end of `out`, which grows by
+    /// exactly `size` bytes. The same as [`Decompressor::decompress`] into `size` new bytes, but
+    /// zstd writes into `out`'s spare room directly when `out` is empty, without zeroing it
+    /// first.
+    ///
+    /// # Errors
+    /// As for [`Decompressor::decompress`]; `out` keeps its length on error.
+    pub fn decompress_append(
+        &mut self,
+        algorithm: Algorithm,
+        input: &[u8],
+        size: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        #[cfg(feature = "zstd")]
+        if algorithm == Algorithm::Zstd && out.is_empty() {
+            if let Ok(Some(declared)) = zstd_safe::get_frame_content_size(input)
+                && declared != size as u64
+            {
+                let actual = usize::try_from(declared).unwrap_or(usize::MAX);
+                return Err(Error::size_mismatch(algorithm.name(), size, actual));
+            }
+            out.reserve_exact(size);
+            let dctx = self.zstd.get_or_insert_with(DCtx::create);
+            return match dctx.decompress(out, input) {
+                Ok(n) if n == size => Ok(()),
+                Ok(n) => {
+                    out.clear();
+                    Err(Error::size_mismatch(algorithm.name(), size, n))
+                }
+                Err(code) => {
+                    out.clear();
+                    Err(Error::corrupt(
+                        algorithm.name(),
+                        zstd_safe::get_error_name(code),
+                    ))
+                }
+            };
+        }
+        let start = out.len();
+        out.resize(start + size, 0);
+        let result = self.decompress(algorithm, input, &mut out[start..]);
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
+    }
+
     /// Decompresses a zstd frame made by [`Compressor::compress_with_dictionary`] into all of `out`.
     ///
     /// # Errors

@@ -92,8 +92,7 @@ pub(crate) fn decompress(
                 ));
             }
         };
-        out.resize(produced + u_size, 0);
-        dec.decompress(algorithm, data, &mut out[produced..])
+        dec.decompress_append(algorithm, data, u_size, out)
             .map_err(|e| fail(at, e.to_string()))?;
         at += HEADER + c_size;
         produced += u_size;

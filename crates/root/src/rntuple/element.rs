@@ -137,6 +137,26 @@ impl ColumnType {
         }
     }
 
+    /// The type a value column's elements decode to (before any conversion to the field's
+    /// type); `None` for index and switch columns.
+    pub(crate) fn natural(self) -> Option<ScalarType> {
+        use ColumnType::*;
+        Some(match self {
+            Bit => ScalarType::Bool,
+            Byte | UInt8 => ScalarType::U8,
+            Char | Int8 => ScalarType::I8,
+            Int16 | SplitInt16 => ScalarType::I16,
+            UInt16 | SplitUInt16 => ScalarType::U16,
+            Int32 | SplitInt32 => ScalarType::I32,
+            UInt32 | SplitUInt32 => ScalarType::U32,
+            Int64 | SplitInt64 => ScalarType::I64,
+            UInt64 | SplitUInt64 => ScalarType::U64,
+            Real16 | SplitReal16 | Real32 | SplitReal32 | Real32Trunc => ScalarType::F32,
+            Real64 | SplitReal64 | Real32Quant => ScalarType::F64,
+            Index32 | Index64 | SplitIndex32 | SplitIndex64 | Switch => return None,
+        })
+    }
+
     /// The bits of one element: fixed by the type, or the column's own for the reduced floats;
     /// `None` when `bits` is not what the type allows.
     pub(crate) fn element_bits(self, bits: u16) -> Option<u32> {
@@ -181,14 +201,46 @@ pub(crate) fn page_bytes(elements: u64, bits: u32) -> Option<u64> {
 }
 
 /// Undoes the byte split of `n` elements of `width` bytes (all first bytes, then all second
-/// bytes, ...) into `out`.
+/// bytes, ...: evtc's byte shuffle) into the first `n * width` bytes of `out`, which grows when
+/// it is shorter (it is scratch space, kept between pages).
 pub(crate) fn unsplit(page: &[u8], n: usize, width: usize, out: &mut Vec<u8>) {
-    out.clear();
-    out.resize(n * width, 0);
-    for (plane, bytes) in page.chunks_exact(n.max(1)).take(width).enumerate() {
-        for (i, &b) in bytes.iter().enumerate() {
-            out[i * width + plane] = b;
+    let len = n * width;
+    if out.len() < len {
+        out.resize(len, 0);
+    }
+    let width = evtc_codecs::Width::new(width as u8).expect("split widths are 2, 4 or 8");
+    evtc_codecs::Kernel::best().undo(
+        evtc_codecs::Precondition::Shuffle(width),
+        &page[..len],
+        &mut out[..len],
+    );
+}
+
+/// The eight booleans of each byte of a `Bit` column, bit 0 first.
+const BOOLS: [[bool; 8]; 256] = {
+    let mut table = [[false; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[byte][bit] = byte >> bit & 1 != 0;
+            bit += 1;
         }
+        byte += 1;
+    }
+    table
+};
+
+/// Appends the `n` booleans of a `Bit` page (bit 0 of the first byte first) to `out`, a byte
+/// at a time.
+pub(crate) fn unpack_bools(page: &[u8], n: usize, out: &mut Vec<bool>) {
+    out.reserve(n);
+    let whole = n / 8;
+    for &byte in &page[..whole] {
+        out.extend_from_slice(&BOOLS[usize::from(byte)]);
+    }
+    if !n.is_multiple_of(8) {
+        out.extend_from_slice(&BOOLS[usize::from(page[whole])][..n % 8]);
     }
 }
 
@@ -268,6 +320,12 @@ mod tests {
     #[test]
     fn zigzag_and_split() {
         assert_eq!([0, 1, 2, 3, 4].map(unzigzag), [0, -1, 1, -2, 2]);
+        let mut bools = Vec::new();
+        unpack_bools(&[0b1000_0101, 0b10], 10, &mut bools);
+        let mut bits = Vec::new();
+        unpack_bits(&[0b1000_0101, 0b10], 10, 1, |b| bits.push(b != 0));
+        assert_eq!(bools, bits);
+        assert_eq!(bools[..3], [true, false, true]);
         let mut out = Vec::new();
         unsplit(&[1, 3, 2, 4], 2, 2, &mut out);
         assert_eq!(out, [1, 2, 3, 4]);

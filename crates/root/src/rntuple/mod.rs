@@ -50,6 +50,8 @@ pub(crate) struct Descriptor {
     pub(crate) compression: i32,
     /// Bytes of the header and footer envelopes as stored.
     pub(crate) metadata_bytes: u64,
+    /// The collections' offsets of recent clusters, decoded once for every field below them.
+    pub(crate) index_cache: read::IndexCache,
 }
 
 /// The anchor: where the header and footer are.
@@ -255,6 +257,7 @@ impl<R: ReadAt> RootFile<R> {
             max_key_size: anchor.max_key_size,
             compression,
             metadata_bytes: anchor.header.1 + anchor.footer.1,
+            index_cache: read::IndexCache::default(),
         })
     }
 
@@ -369,6 +372,26 @@ impl<R: ReadAt> RootFile<R> {
         bytes.truncate(body);
         bytes.drain(..8);
         Ok((bytes, computed))
+    }
+
+    /// [`RootFile::read_payload`] into `buf`, whose allocation is reused when the payload is in
+    /// one key (a page, nearly always).
+    pub(crate) fn read_payload_into(
+        &self,
+        locator: Locator,
+        max_key_size: u64,
+        what: &str,
+        buf: &mut Vec<u8>,
+    ) -> Result<()> {
+        match locator {
+            Locator::File { offset, size } if max_key_size == 0 || size <= max_key_size => {
+                self.read_into(offset, size, buf, what)
+            }
+            locator => {
+                *buf = self.read_payload(locator, max_key_size, what)?;
+                Ok(())
+            }
+        }
     }
 
     /// The stored bytes at `locator`: one key's, or, for a payload over `max_key_size`, the

@@ -5,9 +5,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
-
-use evtc_codecs::Decompressor;
+use std::sync::{Arc, Mutex};
 
 use super::element::{self, ColumnType};
 use super::meta::{ClusterColumn, PageDesc};
@@ -27,7 +25,6 @@ pub(crate) struct FieldReader<'f, R: ReadAt> {
     file: &'f RootFile<R>,
     column: Column,
     plan: Arc<FieldColumn>,
-    dec: Decompressor,
     /// The last page decoded of each physical column, by column id.
     pages: HashMap<u32, Page>,
     stored: Vec<u8>,
@@ -53,13 +50,57 @@ enum Elements {
     Switch(Vec<(u64, u32)>),
 }
 
-impl Elements {
-    fn len(&self) -> usize {
-        match self {
-            Elements::Values(v) => v.len(),
-            Elements::Index(v) => v.len(),
-            Elements::Switch(v) => v.len(),
+/// The items of some entries of a collection: the first one's start in the level below, and
+/// each one's end, `index[span]` (relative to the cluster).
+struct Ends {
+    start: u64,
+    index: Arc<Vec<u64>>,
+    span: Range<usize>,
+}
+
+impl Ends {
+    fn ends(&self) -> &[u64] {
+        &self.index[self.span.clone()]
+    }
+
+    /// Where the last item ends (the start, for none).
+    fn end(&self) -> u64 {
+        self.ends().last().copied().unwrap_or(self.start)
+    }
+}
+
+/// The whole index columns of recent clusters, shared by the readers of an RNTuple's fields:
+/// every field below a collection (`Muon.pt`, `Muon.eta`, ...) reads the collection's offsets,
+/// which are then decoded once. Bounded: past [`IndexCache::BUDGET`] elements, the clusters
+/// other than the one being stored are dropped.
+#[derive(Debug, Default)]
+pub(crate) struct IndexCache {
+    columns: Mutex<HashMap<ColumnInCluster, Arc<Vec<u64>>>>,
+}
+
+/// A physical column's id and a cluster's number.
+type ColumnInCluster = (u32, usize);
+
+impl IndexCache {
+    /// Elements kept at most (8 bytes each).
+    const BUDGET: usize = 8 << 20;
+
+    fn get(&self, column: u32, cluster: usize) -> Option<Arc<Vec<u64>>> {
+        let map = self.columns.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&(column, cluster)).cloned()
+    }
+
+    fn put(&self, column: u32, cluster: usize, index: Arc<Vec<u64>>) {
+        let mut map = self.columns.lock().unwrap_or_else(|e| e.into_inner());
+        let held: usize = map.values().map(|v| v.len()).sum();
+        if held + index.len() > Self::BUDGET {
+            map.retain(|&(_, k), _| k == cluster);
+            let held: usize = map.values().map(|v| v.len()).sum();
+            if held + index.len() > Self::BUDGET {
+                return;
+            }
         }
+        map.insert((column, cluster), index);
     }
 }
 
@@ -76,7 +117,6 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
             file,
             column: column.clone(),
             plan: Arc::clone(plan),
-            dec: Decompressor::new(),
             pages: HashMap::new(),
             stored: Vec::new(),
             raw: Vec::new(),
@@ -157,16 +197,15 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
                     items.start * n..items.end * n
                 }
                 Level::Collection(columns) => {
-                    let (starts, ends) = self.offsets(at, columns, items.clone())?;
+                    let ends = self.offsets(at, columns, items.clone())?;
                     at.per_entry = None;
                     if let Some(bounds) = bounds {
-                        let mut last = *bounds.last().unwrap_or(&0);
-                        bounds.extend(ends.iter().map(|&e| {
-                            last += e;
-                            last
-                        }));
+                        // Each item's end, from the output's last bound on (`e >= start`:
+                        // the sum is `last + (e - start)`, whatever the wrapping on the way).
+                        let base = bounds.last().unwrap_or(&0).wrapping_sub(ends.start);
+                        bounds.extend(ends.ends().iter().map(|&e| base.wrapping_add(e)));
                     }
-                    starts
+                    ends.start..ends.end()
                 }
                 Level::Alternative { switch, tag } => {
                     let held = self.alternative(at, switch, *tag, items.clone())?;
@@ -185,8 +224,13 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
         match &plan.leaf {
             Leaf::Values { columns, output } => self.values(at, columns, items, *output, out),
             Leaf::Cardinality { columns, output } => {
-                let (_, lengths) = self.offsets(at, columns, items)?;
-                push_integers(&mut out.values, *output, lengths.iter().map(|&n| n as i128));
+                let ends = self.offsets(at, columns, items)?;
+                let lengths = ends.ends().iter().scan(ends.start, |previous, &end| {
+                    let n = end - *previous;
+                    *previous = end;
+                    Some(i128::from(n))
+                });
+                push_integers(&mut out.values, *output, lengths);
                 Ok(())
             }
             Leaf::Tag { switch } => {
@@ -230,39 +274,98 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
     }
 
     /// For items `items` of a collection (relative to cluster `k`) with index columns `columns`:
-    /// the range of their items below and each one's item count.
-    fn offsets(
+    /// where their items below start, and where each one's end (checked not to decrease).
+    fn offsets(&mut self, at: Place, columns: &Columns, items: Range<u64>) -> Result<Ends> {
+        let k = at.cluster;
+        let from = items.start.saturating_sub(1);
+        let (index, at_from, checked) = self.index(at, columns, from..items.end)?;
+        let (start, span) = if items.start == 0 {
+            (0, at_from..at_from + (items.end - from) as usize)
+        } else {
+            (
+                index[at_from],
+                at_from + 1..at_from + (items.end - from) as usize,
+            )
+        };
+        let ends = Ends { start, index, span };
+        if !checked {
+            let first = (items.start == 0).then_some(0);
+            self.check_offsets(
+                k,
+                columns,
+                first.into_iter().chain(ends.ends().iter().copied()),
+            )?;
+        }
+        Ok(ends)
+    }
+
+    /// Checks that a collection's offsets in cluster `k` never decrease.
+    fn check_offsets(
+        &self,
+        k: usize,
+        columns: &Columns,
+        offsets: impl Iterator<Item = u64> + Clone,
+    ) -> Result<()> {
+        let Some((previous, end)) = offsets.clone().zip(offsets.skip(1)).find(|(a, b)| b < a)
+        else {
+            return Ok(());
+        };
+        let which = self.in_cluster(k, columns).column;
+        Err(Error::corrupt(
+            self.what(k, which, None),
+            0,
+            format!("the collection offsets decrease, {previous} then {end}"),
+        ))
+    }
+
+    /// Index elements `items` of `columns` in cluster `at.cluster`, as a vector, the position
+    /// of the first of them in it, and whether the vector was checked not to decrease: the
+    /// whole cluster's index column from the RNTuple's [`IndexCache`] (decoded, checked and
+    /// stored here when missing), or just `items` for a column added after the cluster's first
+    /// entries.
+    fn index(
         &mut self,
         at: Place,
         columns: &Columns,
         items: Range<u64>,
-    ) -> Result<(Range<u64>, Vec<u64>)> {
-        let k = at.cluster;
-        let from = items.start.saturating_sub(1);
-        let index = self.elements(at, columns, from..items.end, Want::Index)?;
+    ) -> Result<(Arc<Vec<u64>>, usize, bool)> {
+        let plan = Arc::clone(&self.plan);
+        let InCluster { column, part } = in_cluster(&plan, at.cluster, columns);
+        let whole = part.filter(|_| plan.descriptor.columns[column as usize].first_element == 0);
+        let Some(part) = whole else {
+            let mut index = Elements::Index(Vec::new());
+            self.elements(at, columns, items, Want::Index, &mut index)?;
+            let Elements::Index(index) = index else {
+                return Err(self.internal("an index column without offsets"));
+            };
+            return Ok((Arc::new(index), 0, false));
+        };
+        let cache = &plan.descriptor.index_cache;
+        if let Some(all) = cache.get(column, at.cluster)
+            && items.end <= all.len() as u64
+        {
+            return Ok((all, items.start as usize, true));
+        }
+        let held = part.elements();
+        if items.end > held {
+            return Err(Error::corrupt(
+                self.what(at.cluster, column, None),
+                0,
+                format!(
+                    "elements {}..{} are asked for, the cluster holds {held}",
+                    items.start, items.end
+                ),
+            ));
+        }
+        let mut index = Elements::Index(Vec::new());
+        self.elements(at, columns, 0..held, Want::Index, &mut index)?;
         let Elements::Index(index) = index else {
             return Err(self.internal("an index column without offsets"));
         };
-        let (mut previous, ends) = if items.start == 0 {
-            (0, &index[..])
-        } else {
-            (index[0], &index[1..])
-        };
-        let start = previous;
-        let mut lengths = Vec::with_capacity(ends.len());
-        for &end in ends {
-            let n = end.checked_sub(previous).ok_or_else(|| {
-                let which = self.in_cluster(k, columns).column;
-                Error::corrupt(
-                    self.what(k, which, None),
-                    0,
-                    format!("the collection offsets decrease, {previous} then {end}"),
-                )
-            })?;
-            lengths.push(n);
-            previous = end;
-        }
-        Ok((start..previous, lengths))
+        self.check_offsets(at.cluster, columns, index.iter().copied())?;
+        let all = Arc::new(index);
+        cache.put(column, at.cluster, Arc::clone(&all));
+        Ok((all, items.start as usize, true))
     }
 
     /// For items `items` (relative to cluster `k`) of a variant with switch columns `columns`:
@@ -310,7 +413,9 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
         columns: &Columns,
         items: Range<u64>,
     ) -> Result<Vec<(u64, u32)>> {
-        match self.elements(at, columns, items, Want::Switch)? {
+        let mut switch = Elements::Switch(Vec::new());
+        self.elements(at, columns, items, Want::Switch, &mut switch)?;
+        match switch {
             Elements::Switch(v) => Ok(v),
             _ => Err(self.internal("a switch column without switch elements")),
         }
@@ -326,23 +431,27 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
         output: ScalarType,
         out: &mut ColumnData,
     ) -> Result<()> {
-        let Elements::Values(values) = self.elements(at, columns, items, Want::Values(output))?
-        else {
-            return Err(self.internal("a value column without values"));
-        };
-        append(&mut out.values, values);
-        Ok(())
+        // The values are appended straight onto the output.
+        let mut values = Elements::Values(std::mem::replace(&mut out.values, Values::new(output)));
+        let result = self.elements(at, columns, items, Want::Values(output), &mut values);
+        if let Elements::Values(v) = values {
+            out.values = v;
+        }
+        result
     }
 
-    /// Elements `items` (relative to cluster `k`) of `columns`, in the representation the
-    /// cluster uses: from the cached page where it holds them, else page by page.
+    /// Appends elements `items` (relative to cluster `k`) of `columns`, in the representation
+    /// the cluster uses, to `out` (of `want`'s kind): a page the items cover whole is decoded
+    /// straight onto `out` (through scratch space when the field's type is not the column's);
+    /// one they cover in part is decoded once and kept, for the next read to go on from.
     fn elements(
         &mut self,
         at: Place,
         columns: &Columns,
         items: Range<u64>,
         want: Want,
-    ) -> Result<Elements> {
+        out: &mut Elements,
+    ) -> Result<()> {
         let k = at.cluster;
         let plan = Arc::clone(&self.plan);
         let InCluster { column, part } = in_cluster(&plan, k, columns);
@@ -358,7 +467,8 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
         let n = (items.end - items.start) as usize;
         let Some(part) = part else {
             // Not in this cluster's page list: a column added later, zeros before its start.
-            return Ok(want.zeros(n));
+            want.zeros(n, out);
+            return Ok(());
         };
         // A column added in the middle of this cluster starts after the cluster's first items:
         // those before it are zeros.
@@ -370,18 +480,17 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
             _ => 0,
         };
         if skip > 0 {
-            let mut out = want.empty(n);
             let zeros = items.end.min(skip).saturating_sub(items.start);
-            want.append(&want.zeros(zeros as usize), &mut out);
+            want.zeros(zeros as usize, out);
             if items.end > skip {
                 let rest = items.start.max(skip) - skip..items.end - skip;
                 let at = Place {
                     per_entry: None,
                     ..at
                 };
-                want.append(&self.elements(at, columns, rest, want)?, &mut out);
+                self.elements(at, columns, rest, want, out)?;
             }
-            return Ok(out);
+            return Ok(());
         }
         let held = part.elements();
         if items.end > held {
@@ -397,7 +506,7 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
         let desc = self.plan.descriptor.columns[column as usize].clone();
         let t = ColumnType::from_code(desc.kind)
             .ok_or_else(|| self.internal("a column of an unknown type was planned"))?;
-        let mut out = want.empty(n);
+        want.reserve(n, out);
         let mut first = 0u64;
         for (p, page) in part.pages.iter().enumerate() {
             let end = first + page.elements;
@@ -406,29 +515,46 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
                     .pages
                     .get(&column)
                     .is_some_and(|c| c.cluster == k && c.index == p);
-                if !cached {
-                    let elements = self.page(k, column, p, page, t, &desc)?;
+                let whole = items.start <= first && end <= items.end;
+                if cached {
+                    let page = &self.pages[&column];
+                    let from = (items.start.max(first) - page.first) as usize;
+                    let to = (items.end.min(end) - page.first) as usize;
+                    want.take(&page.elements, from..to, out);
+                } else if whole && want.is_natural(t) {
+                    self.page(k, column, p, page, t, &desc, out)?;
+                } else {
+                    // Decoded into the kept page (its buffer reused), then taken from it.
+                    let mut kept = self
+                        .pages
+                        .remove(&column)
+                        .map(|page| page.elements)
+                        .filter(|e| e.is_natural(t))
+                        .unwrap_or_else(|| Elements::natural(t));
+                    kept.clear();
+                    self.page(k, column, p, page, t, &desc, &mut kept)?;
+                    let from = (items.start.max(first) - first) as usize;
+                    let to = (items.end.min(end) - first) as usize;
+                    want.take(&kept, from..to, out);
                     self.pages.insert(
                         column,
                         Page {
                             cluster: k,
                             index: p,
                             first,
-                            elements,
+                            elements: kept,
                         },
                     );
                 }
-                let page = &self.pages[&column];
-                let from = (items.start.max(first) - page.first) as usize;
-                let to = (items.end.min(end) - page.first) as usize;
-                want.take(&page.elements, from..to, &mut out);
             }
             first = end;
         }
-        Ok(out)
+        Ok(())
     }
 
-    /// Reads, checks, decompresses and decodes page `p` of column `column` in cluster `k`.
+    /// Reads, checks, decompresses and decodes page `p` of column `column` in cluster `k`,
+    /// appending its elements to `out` (of the column's natural kind).
+    #[allow(clippy::too_many_arguments)]
     fn page(
         &mut self,
         k: usize,
@@ -437,7 +563,8 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
         page: &PageDesc,
         t: ColumnType,
         desc: &super::meta::ColumnDesc,
-    ) -> Result<Elements> {
+        out: &mut Elements,
+    ) -> Result<()> {
         let what = self.what(k, column, Some(p));
         let bits = t
             .element_bits(desc.bits)
@@ -465,7 +592,8 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
                     },
                     (other, _) => other,
                 };
-                self.stored = self.file.read_payload(located, max_key, &what)?;
+                self.file
+                    .read_payload_into(located, max_key, &what, &mut self.stored)?;
                 if page.checksum {
                     let body = self.stored.len() - 8;
                     let stored = evtc_codecs::le::u64_at(&self.stored, body);
@@ -485,13 +613,15 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
                 if self.stored.len() == len {
                     std::mem::swap(&mut self.raw, &mut self.stored);
                 } else {
-                    decompress(&mut self.dec, &self.stored, len, &mut self.raw, &|| {
-                        what.clone()
+                    // The thread's decompressor: readers are many and short-lived (one per
+                    // column), a zstd context each would cost more than small pages.
+                    evtc_codecs::with_decompressor(|dec| {
+                        decompress(dec, &self.stored, len, &mut self.raw, &|| what.clone())
                     })?;
                 }
             }
         }
-        decode(&self.raw, n, t, bits, desc.range, &mut self.split)
+        decode(&self.raw, n, t, bits, desc.range, &mut self.split, out)
             .map_err(|detail| Error::corrupt(&what, 0, detail))
     }
 }
@@ -533,33 +663,32 @@ enum Want {
 }
 
 impl Want {
-    fn empty(self, n: usize) -> Elements {
+    /// Whether a column of type `t` decodes to exactly what is wanted.
+    fn is_natural(self, t: ColumnType) -> bool {
         match self {
-            Want::Values(t) => {
-                let mut v = Values::new(t);
-                reserve(&mut v, n);
-                Elements::Values(v)
-            }
-            Want::Index => Elements::Index(Vec::with_capacity(n)),
-            Want::Switch => Elements::Switch(Vec::with_capacity(n)),
+            Want::Values(output) => t.natural() == Some(output),
+            Want::Index => t.decoded() == element::Decoded::Index,
+            Want::Switch => t.decoded() == element::Decoded::Switch,
         }
     }
 
-    fn zeros(self, n: usize) -> Elements {
-        match self {
-            Want::Values(t) => {
-                let mut v = Values::new(t);
-                push_integers(&mut v, t, std::iter::repeat_n(0, n));
-                Elements::Values(v)
-            }
-            Want::Index => Elements::Index(vec![0; n]),
-            Want::Switch => Elements::Switch(vec![(0, 0); n]),
+    fn reserve(self, n: usize, out: &mut Elements) {
+        match out {
+            Elements::Values(v) => crate::with_values!(v, v => v.reserve(n)),
+            Elements::Index(v) => v.reserve(n),
+            Elements::Switch(v) => v.reserve(n),
         }
     }
 
-    /// Appends all of `elements` to `out`.
-    fn append(self, elements: &Elements, out: &mut Elements) {
-        self.take(elements, 0..elements.len(), out);
+    /// Appends `n` zeros to `out`.
+    fn zeros(self, n: usize, out: &mut Elements) {
+        match out {
+            Elements::Values(v) => {
+                crate::with_values!(v, v => v.resize(v.len() + n, Default::default()));
+            }
+            Elements::Index(v) => v.resize(v.len() + n, 0),
+            Elements::Switch(v) => v.resize(v.len() + n, (0, 0)),
+        }
     }
 
     /// Appends elements `range` of `page` to `out`, converting values to the wanted type.
@@ -573,13 +702,32 @@ impl Want {
     }
 }
 
-fn reserve(values: &mut Values, n: usize) {
-    crate::with_values!(values, v => v.reserve(n));
-}
+impl Elements {
+    /// No elements, of the kind a column of type `t` decodes to.
+    fn natural(t: ColumnType) -> Elements {
+        match (t.natural(), t.decoded()) {
+            (Some(scalar), _) => Elements::Values(Values::new(scalar)),
+            (None, element::Decoded::Switch) => Elements::Switch(Vec::new()),
+            (None, _) => Elements::Index(Vec::new()),
+        }
+    }
 
-fn append(out: &mut Values, values: Values) {
-    let n = values.len();
-    convert(&values, 0..n, out);
+    /// Whether these are of the kind a column of type `t` decodes to.
+    fn is_natural(&self, t: ColumnType) -> bool {
+        match self {
+            Elements::Values(v) => t.natural() == Some(to_scalar(v)),
+            Elements::Index(_) => t.decoded() == element::Decoded::Index,
+            Elements::Switch(_) => t.decoded() == element::Decoded::Switch,
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Elements::Values(v) => crate::with_values!(v, v => v.clear()),
+            Elements::Index(v) => v.clear(),
+            Elements::Switch(v) => v.clear(),
+        }
+    }
 }
 
 /// Appends values `range` of `from` to `to`, converted as C++ converts between the types (the
@@ -590,28 +738,48 @@ fn convert(from: &Values, range: Range<usize>, to: &mut Values) {
             $dst.extend($src[range].iter().map(|&x| x as $t))
         };
     }
-    match (from, to) {
+    // The same type: copied; integers of another type: through i128, wrapping as C++ does.
+    macro_rules! ints {
+        ($src:expr) => {{
+            let src = &$src[range];
+            match to {
+                Values::Bool(b) => b.extend(src.iter().map(|&x| i128::from(x) != 0)),
+                Values::I8(b) => b.extend(src.iter().map(|&x| i128::from(x) as i8)),
+                Values::U8(b) => b.extend(src.iter().map(|&x| i128::from(x) as u8)),
+                Values::I16(b) => b.extend(src.iter().map(|&x| i128::from(x) as i16)),
+                Values::U16(b) => b.extend(src.iter().map(|&x| i128::from(x) as u16)),
+                Values::I32(b) => b.extend(src.iter().map(|&x| i128::from(x) as i32)),
+                Values::U32(b) => b.extend(src.iter().map(|&x| i128::from(x) as u32)),
+                Values::I64(b) => b.extend(src.iter().map(|&x| i128::from(x) as i64)),
+                Values::U64(b) => b.extend(src.iter().map(|&x| i128::from(x) as u64)),
+                Values::F32(_) | Values::F64(_) => {}
+            }
+        }};
+    }
+    match (from, &mut *to) {
         (Values::F32(a), Values::F32(b)) => b.extend_from_slice(&a[range]),
         (Values::F64(a), Values::F64(b)) => b.extend_from_slice(&a[range]),
         (Values::F32(a), Values::F64(b)) => b.extend(a[range].iter().map(|&x| f64::from(x))),
         (Values::F64(a), Values::F32(b)) => cast!(a, b, f32),
         (Values::Bool(a), Values::Bool(b)) => b.extend_from_slice(&a[range]),
-        (from, to) => {
-            let ints: Vec<i128> = match from {
-                Values::Bool(v) => v[range].iter().map(|&x| i128::from(x)).collect(),
-                Values::I8(v) => v[range].iter().map(|&x| x.into()).collect(),
-                Values::U8(v) => v[range].iter().map(|&x| x.into()).collect(),
-                Values::I16(v) => v[range].iter().map(|&x| x.into()).collect(),
-                Values::U16(v) => v[range].iter().map(|&x| x.into()).collect(),
-                Values::I32(v) => v[range].iter().map(|&x| x.into()).collect(),
-                Values::U32(v) => v[range].iter().map(|&x| x.into()).collect(),
-                Values::I64(v) => v[range].iter().map(|&x| x.into()).collect(),
-                Values::U64(v) => v[range].iter().map(|&x| x.into()).collect(),
-                Values::F32(_) | Values::F64(_) => return,
-            };
-            let t = to_scalar(to);
-            push_integers(to, t, ints.into_iter());
-        }
+        (Values::I8(a), Values::I8(b)) => b.extend_from_slice(&a[range]),
+        (Values::U8(a), Values::U8(b)) => b.extend_from_slice(&a[range]),
+        (Values::I16(a), Values::I16(b)) => b.extend_from_slice(&a[range]),
+        (Values::U16(a), Values::U16(b)) => b.extend_from_slice(&a[range]),
+        (Values::I32(a), Values::I32(b)) => b.extend_from_slice(&a[range]),
+        (Values::U32(a), Values::U32(b)) => b.extend_from_slice(&a[range]),
+        (Values::I64(a), Values::I64(b)) => b.extend_from_slice(&a[range]),
+        (Values::U64(a), Values::U64(b)) => b.extend_from_slice(&a[range]),
+        (Values::Bool(a), _) => ints!(a),
+        (Values::I8(a), _) => ints!(a),
+        (Values::U8(a), _) => ints!(a),
+        (Values::I16(a), _) => ints!(a),
+        (Values::U16(a), _) => ints!(a),
+        (Values::I32(a), _) => ints!(a),
+        (Values::U32(a), _) => ints!(a),
+        (Values::I64(a), _) => ints!(a),
+        (Values::U64(a), _) => ints!(a),
+        (Values::F32(_) | Values::F64(_), _) => {}
     }
 }
 
@@ -649,7 +817,8 @@ fn push_integers(out: &mut Values, t: ScalarType, ints: impl Iterator<Item = i12
     }
 }
 
-/// Decodes the `n` elements of type `t` (`bits` each) of an uncompressed page.
+/// Decodes the `n` elements of type `t` (`bits` each) of an uncompressed page, appending them
+/// to `out`, which must be of the type's natural kind ([`Elements::natural`]).
 fn decode(
     raw: &[u8],
     n: usize,
@@ -657,7 +826,8 @@ fn decode(
     bits: u32,
     range: Option<(f64, f64)>,
     split: &mut Vec<u8>,
-) -> std::result::Result<Elements, String> {
+    out: &mut Elements,
+) -> std::result::Result<(), String> {
     use ColumnType::*;
     let width = (bits / 8) as usize;
     let need = element::page_bytes(n as u64, bits).unwrap_or(u64::MAX);
@@ -667,112 +837,168 @@ fn decode(
             raw.len()
         ));
     }
+    #[cfg(target_endian = "little")]
+    if unsplit_into(raw, n, t, out) {
+        return Ok(());
+    }
     // The little-endian element bytes, byte planes joined for the split types.
     let le: &[u8] = match t {
         SplitInt16 | SplitUInt16 | SplitInt32 | SplitUInt32 | SplitInt64 | SplitUInt64
         | SplitReal16 | SplitReal32 | SplitReal64 | SplitIndex32 | SplitIndex64 => {
-            element::unsplit(&raw[..n * width], n, width, split);
-            split
+            element::unsplit(raw, n, width, split);
+            &split[..n * width]
         }
-        _ => raw,
+        _ => &raw[..need as usize],
     };
+    let mismatch = || format!("internal: a {} page decoded into another kind", t.name());
     macro_rules! ints {
-        ($t:ty, $variant:ident) => {{
+        ($out:ident, $t:ty, $variant:ident) => {{
             const N: usize = std::mem::size_of::<$t>();
-            Values::$variant(
-                le[..n * N]
-                    .chunks_exact(N)
-                    .map(|c| <$t>::from_le_bytes(evtc_codecs::le::array(c, 0)))
-                    .collect(),
-            )
+            let Elements::Values(Values::$variant(v)) = $out else {
+                return Err(mismatch());
+            };
+            v.extend(
+                le.chunks_exact(N)
+                    .map(|c| <$t>::from_le_bytes(evtc_codecs::le::array(c, 0))),
+            );
         }};
     }
     macro_rules! zigzag {
-        ($u:ty, $s:ty, $variant:ident) => {{
+        ($out:ident, $u:ty, $s:ty, $variant:ident) => {{
             const N: usize = std::mem::size_of::<$u>();
-            Values::$variant(
-                le[..n * N]
-                    .chunks_exact(N)
-                    .map(|c| {
-                        let z = <$u>::from_le_bytes(evtc_codecs::le::array(c, 0)) as u64;
-                        element::unzigzag(z) as $s
-                    })
-                    .collect(),
-            )
+            let Elements::Values(Values::$variant(v)) = $out else {
+                return Err(mismatch());
+            };
+            v.extend(le.chunks_exact(N).map(|c| {
+                let z = <$u>::from_le_bytes(evtc_codecs::le::array(c, 0));
+                element::unzigzag(u64::from(z)) as $s
+            }));
         }};
     }
-    Ok(Elements::Values(match t {
-        Bit => {
-            let mut v = Vec::with_capacity(n);
-            element::unpack_bits(raw, n, 1, |b| v.push(b != 0));
-            Values::Bool(v)
-        }
-        Byte | UInt8 => Values::U8(raw[..n].to_vec()),
-        Char | Int8 => Values::I8(raw[..n].iter().map(|&b| b as i8).collect()),
-        Int16 => ints!(i16, I16),
-        UInt16 | SplitUInt16 => ints!(u16, U16),
-        Int32 => ints!(i32, I32),
-        UInt32 | SplitUInt32 => ints!(u32, U32),
-        Int64 => ints!(i64, I64),
-        UInt64 | SplitUInt64 => ints!(u64, U64),
-        SplitInt16 => zigzag!(u16, i16, I16),
-        SplitInt32 => zigzag!(u32, i32, I32),
-        SplitInt64 => zigzag!(u64, i64, I64),
-        Real16 | SplitReal16 => Values::F32(
-            le[..n * 2]
-                .chunks_exact(2)
-                .map(|c| element::half_to_f32(u16::from_le_bytes([c[0], c[1]])))
-                .collect(),
+    match (t, out) {
+        (Bit, Elements::Values(Values::Bool(v))) => element::unpack_bools(raw, n, v),
+        (Byte | UInt8, Elements::Values(Values::U8(v))) => v.extend_from_slice(le),
+        (Char | Int8, Elements::Values(Values::I8(v))) => v.extend(le.iter().map(|&b| b as i8)),
+        (Int16, out) => ints!(out, i16, I16),
+        (UInt16 | SplitUInt16, out) => ints!(out, u16, U16),
+        (Int32, out) => ints!(out, i32, I32),
+        (UInt32 | SplitUInt32, out) => ints!(out, u32, U32),
+        (Int64, out) => ints!(out, i64, I64),
+        (UInt64 | SplitUInt64, out) => ints!(out, u64, U64),
+        (SplitInt16, out) => zigzag!(out, u16, i16, I16),
+        (SplitInt32, out) => zigzag!(out, u32, i32, I32),
+        (SplitInt64, out) => zigzag!(out, u64, i64, I64),
+        (Real16 | SplitReal16, Elements::Values(Values::F32(v))) => v.extend(
+            le.chunks_exact(2)
+                .map(|c| element::half_to_f32(u16::from_le_bytes([c[0], c[1]]))),
         ),
-        Real32 | SplitReal32 => ints!(f32, F32),
-        Real64 | SplitReal64 => ints!(f64, F64),
-        Real32Trunc => {
-            let mut v = Vec::with_capacity(n);
+        (Real32 | SplitReal32, out) => ints!(out, f32, F32),
+        (Real64 | SplitReal64, out) => ints!(out, f64, F64),
+        (Real32Trunc, Elements::Values(Values::F32(v))) => {
+            v.reserve(n);
             element::unpack_bits(raw, n, bits, |x| v.push(f32::from_bits(x << (32 - bits))));
-            Values::F32(v)
         }
-        Real32Quant => {
+        (Real32Quant, Elements::Values(Values::F64(v))) => {
             let (min, max) = range.ok_or("a quantized column without its range")?;
             let steps = if bits == 32 {
                 f64::from(u32::MAX)
             } else {
                 f64::from((1u32 << bits) - 1)
             };
-            let mut v = Vec::with_capacity(n);
+            v.reserve(n);
             element::unpack_bits(raw, n, bits, |q| {
                 v.push(min + f64::from(q) * (max - min) / steps);
             });
-            Values::F64(v)
         }
-        Index32 | SplitIndex32 | Index64 | SplitIndex64 => {
-            let mut offsets: Vec<u64> = if width == 4 {
-                le[..n * 4]
-                    .chunks_exact(4)
-                    .map(|c| u64::from(u32::from_le_bytes(evtc_codecs::le::array(c, 0))))
-                    .collect()
+        (Index32 | SplitIndex32 | Index64 | SplitIndex64, Elements::Index(v)) => {
+            let start = v.len();
+            if width == 4 {
+                v.extend(
+                    le.chunks_exact(4)
+                        .map(|c| u64::from(u32::from_le_bytes(evtc_codecs::le::array(c, 0)))),
+                );
             } else {
-                le[..n * 8]
-                    .chunks_exact(8)
-                    .map(|c| u64::from_le_bytes(evtc_codecs::le::array(c, 0)))
-                    .collect()
-            };
+                v.extend(
+                    le.chunks_exact(8)
+                        .map(|c| u64::from_le_bytes(evtc_codecs::le::array(c, 0))),
+                );
+            }
             if matches!(t, SplitIndex32 | SplitIndex64) {
                 // Deltas within the page, the first stored as is.
                 let mut sum = 0u64;
-                for o in &mut offsets {
+                for o in &mut v[start..] {
                     sum = sum.wrapping_add(*o);
                     *o = sum;
                 }
             }
-            return Ok(Elements::Index(offsets));
         }
-        Switch => {
-            return Ok(Elements::Switch(
-                raw[..n * 12]
-                    .chunks_exact(12)
-                    .map(|c| (evtc_codecs::le::u64_at(c, 0), evtc_codecs::le::u32_at(c, 8)))
-                    .collect(),
-            ));
+        (Switch, Elements::Switch(v)) => v.extend(
+            le.chunks_exact(12)
+                .map(|c| (evtc_codecs::le::u64_at(c, 0), evtc_codecs::le::u32_at(c, 8))),
+        ),
+        _ => return Err(mismatch()),
+    }
+    Ok(())
+}
+
+/// On a little-endian machine, a split column's byte planes joined straight into `out`'s
+/// memory, then zigzag- or delta-decoded in place: one pass over the values where joining into
+/// scratch bytes and converting them take two. False (nothing done) for the other types, and
+/// for 32-bit index columns, which widen.
+#[cfg(target_endian = "little")]
+fn unsplit_into(raw: &[u8], n: usize, t: ColumnType, out: &mut Elements) -> bool {
+    use ColumnType::*;
+    use evtc_codecs::{Kernel, Precondition, Width};
+    macro_rules! join {
+        ($v:expr, $ty:ty, $width:expr) => {{
+            let start = $v.len();
+            $v.resize(start + n, Default::default());
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut $v[start..]);
+            let len = bytes.len();
+            Kernel::best().undo(Precondition::Shuffle($width), &raw[..len], bytes);
+            &mut $v[start..]
+        }};
+    }
+    match (t, out) {
+        (SplitUInt16, Elements::Values(Values::U16(v))) => {
+            let _ = join!(v, u16, Width::W2);
         }
-    }))
+        (SplitUInt32, Elements::Values(Values::U32(v))) => {
+            let _ = join!(v, u32, Width::W4);
+        }
+        (SplitUInt64, Elements::Values(Values::U64(v))) => {
+            let _ = join!(v, u64, Width::W8);
+        }
+        (SplitReal32, Elements::Values(Values::F32(v))) => {
+            let _ = join!(v, f32, Width::W4);
+        }
+        (SplitReal64, Elements::Values(Values::F64(v))) => {
+            let _ = join!(v, f64, Width::W8);
+        }
+        (SplitInt16, Elements::Values(Values::I16(v))) => {
+            for x in join!(v, i16, Width::W2) {
+                *x = element::unzigzag(u64::from(*x as u16)) as i16;
+            }
+        }
+        (SplitInt32, Elements::Values(Values::I32(v))) => {
+            for x in join!(v, i32, Width::W4) {
+                *x = element::unzigzag(u64::from(*x as u32)) as i32;
+            }
+        }
+        (SplitInt64, Elements::Values(Values::I64(v))) => {
+            for x in join!(v, i64, Width::W8) {
+                *x = element::unzigzag(*x as u64);
+            }
+        }
+        (SplitIndex64, Elements::Index(v)) => {
+            // Deltas within the page, the first stored as is.
+            let mut sum = 0u64;
+            for o in join!(v, u64, Width::W8) {
+                sum = sum.wrapping_add(*o);
+                *o = sum;
+            }
+        }
+        _ => return false,
+    }
+    true
 }

@@ -3,8 +3,6 @@
 
 use std::ops::Range;
 
-use evtc_codecs::Decompressor;
-
 use super::branch::BasketFields;
 use super::decode::{Loaded, integers, tstring};
 use crate::column::{BranchColumn, Column, Layout, ListHeader};
@@ -23,7 +21,6 @@ pub(crate) struct BasketReader<'f, R: ReadAt = std::fs::File> {
     file: &'f RootFile<R>,
     column: Column,
     branch: BranchColumn,
-    dec: Decompressor,
     record: Vec<u8>,
     basket: Vec<u8>,
     /// Where the loaded basket's data starts in `basket` (after the key, for uncompressed
@@ -43,7 +40,6 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
             file,
             column: column.clone(),
             branch: branch.clone(),
-            dec: Decompressor::new(),
             record: Vec::new(),
             basket: Vec::new(),
             start: 0,
@@ -220,13 +216,11 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
             self.start = key_len;
         } else {
             self.start = 0;
-            decompress(
-                &mut self.dec,
-                compressed,
-                obj_len,
-                &mut self.basket,
-                &|| what.clone(),
-            )?;
+            // The thread's decompressor: one reader per column, each with a zstd context of
+            // its own, would cost more than the small baskets of most branches.
+            evtc_codecs::with_decompressor(|dec| {
+                decompress(dec, compressed, obj_len, &mut self.basket, &|| what.clone())
+            })?;
         }
         let bad = |detail: String| Error::corrupt(&what, b.seek, detail);
         let border = fields.border(key_len).map_err(bad)?;
