@@ -87,7 +87,7 @@ fn main() {
     );
     let _ = writeln!(
         md,
-        "Machine: {}. Command: `cargo bench --bench root_read`. A NanoAOD-like tree of {events} events (114 branches, made by `make_fixtures.py --nano`) in ROOT's compression settings 0, 101, 404 and 505, and the same data as an RNTuple (ROOT 6.40's `RNTupleImporter`, zstd:5); every branch (field) read into columns, single thread, hot page cache. evtc-root: criterion median; uproot {}: median of 5 `tree.arrays()` calls (`benches/peers/uproot_read.py`), in the same run. MB/s of values (flattened contents).\n",
+        "Machine: {}. Command: `cargo bench --bench root_read`. A NanoAOD-like tree of {events} events (114 branches, made by `make_fixtures.py --nano`) in ROOT's compression settings 0, 101, 404 and 505, and the same data as an RNTuple (ROOT 6.40's `RNTupleImporter`, zstd:5); every branch (field) read into columns, single thread, hot page cache. evtc-root: criterion median; uproot {}: median of 5 `tree.arrays()` calls (`benches/peers/uproot_read.py`), in the same run. MB/s of values (flattened contents, as evtc-root counts them, over each reader's time).\n",
         support::machine(),
         Command::new(support::python())
             .args(["-c", "import uproot; print(uproot.__version__)"])
@@ -106,9 +106,11 @@ fn main() {
         let ours = medians
             .get(&format!("evtc-root {setting}"))
             .map(|&ns| support::mb_per_s(*bytes, ns));
+        // The same bytes over uproot's time: of an RNTuple, uproot also reads the importer's
+        // `_collectionN` records, the same columns again, which its own count would add.
         let theirs = uproot.as_ref().and_then(|u| {
             let entry = &u[path.display().to_string()];
-            Some(entry["value_bytes"].as_f64()? / entry["median_s"].as_f64()? / 1e6)
+            Some(*bytes as f64 / entry["median_s"].as_f64()? / 1e6)
         });
         let cell = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.0}"));
         let ratio = ours.zip(theirs).map(|(a, b)| a / b);

@@ -36,6 +36,17 @@ OUT = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "evtc-
 DATA = OUT / "python"
 
 
+def cpu_name() -> str:
+    """The CPU's model name (Linux), else what `platform` knows."""
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def median_time(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -66,6 +77,22 @@ def root_file(setting: int, events: int) -> pathlib.Path:
         tmp = path.with_suffix(".tmp.root")
         subprocess.run(
             [root_python, str(script), "--nano", str(events), "--setting", str(setting), str(tmp)],
+            check=True,
+        )
+        tmp.rename(path)
+    return path
+
+
+def rntuple_file(events: int) -> pathlib.Path:
+    """The NanoAOD-like data of `root_file(505, events)` as an RNTuple written by ROOT 6.40's
+    RNTupleImporter (zstd:5, `benches/peers/root_side.py rntuple-import`)."""
+    path = DATA / f"nano_{events}_505_rntuple.root"
+    if not path.exists():
+        root_python = os.environ.get("ROOT_PYTHON", str(REPO / ".venv-root" / "bin" / "python"))
+        tmp = path.with_suffix(".tmp.root")
+        script = REPO / "benches" / "peers" / "root_side.py"
+        subprocess.run(
+            [root_python, str(script), "rntuple-import", str(root_file(505, events)), str(tmp), "505"],
             check=True,
         )
         tmp.rename(path)
@@ -121,6 +148,38 @@ def bench_full_read(events: int, repeat: int) -> list[str]:
         "| codec | evtc MB | ROOT MB | evtc ms | uproot ms | evtc / uproot | evtc on the ROOT file ms |",
         "|---|---|---|---|---|---|---|",
         *rows,
+        "",
+    ]
+
+
+def bench_rntuple_read(events: int, repeat: int) -> list[str]:
+    rntuple = rntuple_file(events)
+    r505 = root_file(505, events)
+    # Same values on both sides before timing anything. uproot also gives the importer's untyped
+    # `_collectionN` records, whose columns are the projected fields' (evtc does not repeat
+    # them), and reads the cardinality fields (`nMuon`) as int64 where ROOT has uint32.
+    a, b = read_all_evtc(rntuple), read_all_uproot(rntuple)
+    assert set(a.fields) == {f for f in b.fields if not f.startswith("_collection")}
+    assert all(ak.array_equal(a[f], b[f], equal_nan=True, dtype_exact=False) for f in a.fields)
+    raw = sum(ak.flatten(a[f], axis=None).nbytes for f in a.fields) / 1e6
+    t_e, t_r, t_et = interleaved(
+        [lambda: read_all_evtc(rntuple), lambda: read_all_uproot(rntuple), lambda: read_all_evtc(r505)],
+        repeat,
+    )
+    return [
+        f"## Read every field of an RNTuple ({events:,} events, {len(a.fields)} fields, {raw:.1f} MB of values)",
+        "",
+        "The NanoAOD-like data as an RNTuple written by ROOT 6.40's `RNTupleImporter` (zstd:5): "
+        "`evtc.open(f, threads=1)[\"Events\"].arrays()` against "
+        "`uproot.open(f, array_cache=None, object_cache=None)[\"Events\"].arrays()`, open included, "
+        f"median of {repeat} runs taken in turn, the same values checked first (uproot also gives the "
+        "importer's `_collectionN` records, made of the same columns); the last column is evtc "
+        "reading the same data from the TTree (ROOT 505) it was imported from.",
+        "",
+        "| RNTuple MB | evtc ms | uproot ms | evtc / uproot | evtc on the TTree ms |",
+        "|---|---|---|---|---|",
+        f"| {rntuple.stat().st_size / 1e6:.1f} | {t_e * 1e3:.0f} ({raw / t_e:.0f} MB/s) "
+        f"| {t_r * 1e3:.0f} ({raw / t_r:.0f} MB/s) | **{t_r / t_e:.1f}x** | {t_et * 1e3:.0f} |",
         "",
     ]
 
@@ -272,14 +331,14 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--reads", type=int, default=1_000)
-    parser.add_argument("--only", choices=["read", "iterate", "branches", "dask", "entries"])
+    parser.add_argument("--only", choices=["read", "rntuple", "iterate", "branches", "dask", "entries"])
     args = parser.parse_args()
     DATA.mkdir(parents=True, exist_ok=True)
 
     lines = [
         "# Python package (`benches/python/bench.py`)",
         "",
-        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; Python "
+        f"Machine: {cpu_name()}, {os.cpu_count()} cores; Python "
         f"{platform.python_version()}, evtc {evtc.__version__}, uproot {uproot.__version__}, "
         f"awkward {ak.__version__}. Single thread, hot page cache. Load average at the start: "
         f"{os.getloadavg()[0]:.1f} (the machine is shared).",
@@ -287,6 +346,8 @@ def main() -> None:
     ]
     if args.only in (None, "read"):
         lines += bench_full_read(args.events, args.repeat)
+    if args.only in (None, "rntuple"):
+        lines += bench_rntuple_read(args.events, args.repeat)
     if args.only in (None, "iterate"):
         lines += bench_iterate(args.events, args.repeat)
     if args.only in (None, "branches"):
