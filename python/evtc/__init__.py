@@ -9,7 +9,8 @@
   NumPy or pandas, ``branch[i]`` for single entries, ``tree.arrow(...)`` for Arrow consumers.
 - :func:`iterate` and :func:`concatenate` read a tree of several files, as uproot's.
 - :func:`recreate` writes files (``file["Events"] = {...}``, ``file["Events"].extend({...})``).
-- :func:`convert` converts ROOT or evtc files into evtc files, as ``evtc convert`` does.
+- :func:`convert` converts ROOT or evtc files into evtc files, as ``evtc convert`` does;
+  :func:`merge` merges files into one, as ``evtc merge`` (and ROOT's ``hadd``) does.
 - :func:`advise` benches a file's branches and recommends settings, as ``evtc advise`` does.
 - :func:`dask` builds a lazy ``dask_awkward.Array`` over many files with column projection.
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 from . import _lib
 from ._dask import dask
 from .advising import advise
-from .converting import convert
+from .converting import convert, merge
 from .errors import (
     CorruptFileError,
     EntryRangeError,
@@ -56,6 +57,7 @@ __all__ = [
     "advise",
     "concatenate",
     "convert",
+    "merge",
     "dask",
     "iterate",
     "open",

@@ -1,4 +1,5 @@
-"""``evtc.convert``: ROOT or evtc files into evtc files, as the ``evtc convert`` command."""
+"""``evtc.convert`` and ``evtc.merge``: ROOT or evtc files into evtc files, as the ``evtc
+convert`` and ``evtc merge`` commands."""
 
 from __future__ import annotations
 
@@ -156,3 +157,93 @@ def convert(
     )
     summary: dict[str, Any] = json.loads(text)
     return summary
+
+
+def merge(
+    output: str | os.PathLike[str],
+    inputs: list[str | os.PathLike[str]],
+    *,
+    union: bool = False,
+    intersect: bool = False,
+    recompress: bool = False,
+    codec: str = "zstd:5",
+    rac: bool | str = False,
+    branch_codecs: dict[str, str] | None = None,
+    branch_preconditions: dict[str, str] | None = None,
+    branch_rac: dict[str, bool | str] | None = None,
+    float_precision: dict[str, int] | None = None,
+    float_quantize: dict[str, tuple[float, float, int]] | None = None,
+    precondition: str = "auto",
+    boundaries: str = "auto",
+    skip_unsupported: bool = False,
+    basket_size: int | None = None,
+    rac_unit_bytes: int | None = None,
+    rac_dictionary: bool = True,
+    autoflush: int | str | None = None,
+    flush_at_cluster: bool = False,
+    max_basket_size: int | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """Concatenates the trees of evtc (and ROOT) files into one new evtc file, as ROOT's ``hadd``
+    and the ``evtc merge`` command do: baskets are copied as they are stored where an input's
+    branch is laid out as the output's (that of the first input that has it), written again
+    otherwise; clusters are kept.
+
+    Args:
+        output: the new file; it appears only if the merge succeeds.
+        inputs: evtc or ROOT files (converted on the way), in order; ``"@list.txt"`` names a text
+            file of paths, one per line.
+        union: keep every branch of any input; where an input lacks one, it holds its type's
+            default there (the file records where, in the tree extension ``merge-defaults``).
+        intersect: keep only the branches every input has. Without either, inputs whose
+            branches differ are refused, naming the input and the branch.
+        recompress: write every branch again with the codec options below instead of copying.
+        codec, rac, branch_codecs, ..., threads: as for :func:`convert`; they apply to ROOT
+            inputs and, with ``recompress``, to every branch.
+
+    Returns:
+        The report, as ``evtc merge --json`` prints it: ``inputs``, ``converted`` (ROOT inputs),
+        ``input_bytes``, ``output_bytes``, ``seconds`` and ``trees``, each a dict of ``name``,
+        ``entries``, ``inputs``, ``branches``, ``copied_baskets``, ``rewritten`` and
+        ``defaulted`` ((branch, input) pairs) and ``dropped`` (branch names).
+
+    Raises:
+        evtc.errors.SchemaError: the inputs' branches differ (without ``union`` or
+            ``intersect``), or a branch's type differs between inputs.
+        evtc.errors.OptionsError, evtc.errors.FileError, evtc.errors.CorruptFileError, ...
+    """
+    if union and intersect:
+        raise ValueError("union and intersect do not go together")
+    if isinstance(inputs, (str, os.PathLike)):
+        raise TypeError("inputs must be a list of paths")
+    if threads is None:
+        threads = os.cpu_count() or 1
+    if autoflush is not None and (isinstance(autoflush, bool) or not isinstance(autoflush, (int, str))):
+        raise TypeError("autoflush is a number of entries (int) or a size such as '30MB'")
+    text = _lib.merge(
+        os.fspath(output),
+        [os.fspath(p) for p in inputs],
+        schemas="union" if union else "intersect" if intersect else "same",
+        recompress=bool(recompress),
+        codec=codec,
+        rac=_rac(rac),
+        branch_settings=_branch_settings(
+            codec=dict(_branch_codecs(branch_codecs)),
+            precondition=branch_preconditions,
+            rac=branch_rac,
+            mantissa_bits=float_precision,
+            quantize=float_quantize,
+        ),
+        precondition=precondition,
+        boundaries=boundaries,
+        skip_unsupported=bool(skip_unsupported),
+        basket_size=basket_size,
+        rac_unit_bytes=rac_unit_bytes,
+        rac_dictionary=bool(rac_dictionary),
+        autoflush=None if autoflush is None else str(autoflush),
+        flush_at_cluster=bool(flush_at_cluster),
+        max_basket_bytes=max_basket_size,
+        threads=threads,
+    )
+    report: dict[str, Any] = json.loads(text)
+    return report

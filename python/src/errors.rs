@@ -20,8 +20,16 @@ pub(crate) fn raise(class: &str, message: String) -> PyErr {
 
 /// An `evtc-format` error as `evtc.errors`' class for its kind.
 pub(crate) fn format(error: evtc_format::Error) -> PyErr {
+    raise(format_class(&error), error.to_string())
+}
+
+/// The `evtc.errors` class of an `evtc-format` error (of the error inside, for one that names
+/// its file).
+fn format_class(error: &evtc_format::Error) -> &'static str {
     use evtc_format::Error as E;
-    let class = match &error {
+    match error {
+        E::InFile { source, .. } => format_class(source),
+        E::Merge(_) => "OptionsError",
         E::Io { .. } => "FileError",
         E::NoSuchTree { .. } | E::NoSuchBranch { .. } => "KeyInFileError",
         E::EntryOutOfRange { .. } => "EntryRangeError",
@@ -29,8 +37,7 @@ pub(crate) fn format(error: evtc_format::Error) -> PyErr {
         E::UnsupportedVersion { .. } | E::RequiredExtension { .. } => "UnsupportedError",
         E::Compress { .. } | E::Rac { .. } => "Error",
         _ => "CorruptFileError",
-    };
-    raise(class, error.to_string())
+    }
 }
 
 /// An `evtc-root` error as `evtc.errors`' class for its kind.

@@ -314,8 +314,123 @@ pub(crate) fn convert(
     max_basket_bytes: Option<u64>,
     threads: usize,
 ) -> PyResult<String> {
+    let options = convert_options(
+        Settings {
+            codec,
+            rac,
+            branch_settings: &branch_settings,
+            precondition,
+            boundaries,
+            basket_size,
+            rac_unit_bytes,
+            rac_dictionary,
+            autoflush,
+            flush_at_cluster,
+            max_basket_bytes,
+            threads,
+        },
+        skip_unsupported,
+    )?
+    .trees(trees)
+    .branches(branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?);
+    let summary = py
+        .detach(|| evtc_convert::convert(&input, &output, &options, &mut |_| {}))
+        .map_err(errors::convert)?;
+    serde_json::to_string(&summary).map_err(errors::value)
+}
+
+/// Merges evtc (and ROOT) files into a new evtc file (`evtc_convert::merge`); returns the report
+/// as JSON, as `evtc merge --json` prints it. `schemas` is `same`, `union` or `intersect`; the
+/// writing options are spelled as for [`convert`] and matter for ROOT inputs and, with
+/// `recompress`, for every branch.
+#[pyfunction]
+#[pyo3(signature = (output, inputs, schemas="same", recompress=false, codec="zstd:5", rac="off", branch_settings=Vec::new(), precondition="auto", boundaries="auto", skip_unsupported=false, basket_size=None, rac_unit_bytes=None, rac_dictionary=true, autoflush=None, flush_at_cluster=false, max_basket_bytes=None, threads=1))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn merge(
+    py: Python<'_>,
+    output: PathBuf,
+    inputs: Vec<String>,
+    schemas: &str,
+    recompress: bool,
+    codec: &str,
+    rac: &str,
+    branch_settings: Vec<(String, String, String)>,
+    precondition: &str,
+    boundaries: &str,
+    skip_unsupported: bool,
+    basket_size: Option<usize>,
+    rac_unit_bytes: Option<usize>,
+    rac_dictionary: bool,
+    autoflush: Option<&str>,
+    flush_at_cluster: bool,
+    max_basket_bytes: Option<u64>,
+    threads: usize,
+) -> PyResult<String> {
+    let convert = convert_options(
+        Settings {
+            codec,
+            rac,
+            branch_settings: &branch_settings,
+            precondition,
+            boundaries,
+            basket_size,
+            rac_unit_bytes,
+            rac_dictionary,
+            autoflush,
+            flush_at_cluster,
+            max_basket_bytes,
+            threads,
+        },
+        skip_unsupported,
+    )?;
+    let options = evtc_convert::MergeOptions {
+        schemas: schemas
+            .parse()
+            .map_err(|e| errors::value(format!("schemas {schemas:?}: {e}")))?,
+        recompress,
+        convert,
+    };
+    let inputs = evtc_convert::expand_inputs(&inputs).map_err(errors::convert)?;
+    let report = py
+        .detach(|| evtc_convert::merge(&output, &inputs, &options, &mut |_| {}))
+        .map_err(errors::convert)?;
+    serde_json::to_string(&report).map_err(errors::value)
+}
+
+/// The writing options that `convert` and `merge` share, as the command line spells them.
+struct Settings<'a> {
+    codec: &'a str,
+    rac: &'a str,
+    branch_settings: &'a [(String, String, String)],
+    precondition: &'a str,
+    boundaries: &'a str,
+    basket_size: Option<usize>,
+    rac_unit_bytes: Option<usize>,
+    rac_dictionary: bool,
+    autoflush: Option<&'a str>,
+    flush_at_cluster: bool,
+    max_basket_bytes: Option<u64>,
+    threads: usize,
+}
+
+/// The conversion options of `settings`, parsed once here for both front ends.
+fn convert_options(settings: Settings<'_>, skip_unsupported: bool) -> PyResult<ConvertOptions> {
     let named =
         |name: &str, value: &str, e: String| errors::value(format!("{name} {value:?}: {e}"));
+    let Settings {
+        codec,
+        rac,
+        branch_settings,
+        precondition,
+        boundaries,
+        basket_size,
+        rac_unit_bytes,
+        rac_dictionary,
+        autoflush,
+        flush_at_cluster,
+        max_basket_bytes,
+        threads,
+    } = settings;
     let mut options = ConvertOptions::default()
         .codec(self::codec(codec)?)
         .rac(rac_mode(rac)?)
@@ -332,8 +447,6 @@ pub(crate) fn convert(
                 .parse()
                 .map_err(|e| named("boundaries", boundaries, e))?,
         )
-        .trees(trees)
-        .branches(branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?)
         .skip_unsupported(skip_unsupported)
         .max_basket_bytes(max_basket_bytes);
     if let Some(bytes) = basket_size {
@@ -346,12 +459,9 @@ pub(crate) fn convert(
         let size: ClusterSize = spec.parse().map_err(|e| named("autoflush", spec, e))?;
         options = options.cluster_size(size);
     }
-    for (pattern, kind, value) in &branch_settings {
+    for (pattern, kind, value) in branch_settings {
         let settings = BranchSettings::parse(kind, value).map_err(errors::value)?;
         options = options.branch_rule(glob(pattern)?, settings);
     }
-    let summary = py
-        .detach(|| evtc_convert::convert(&input, &output, &options, &mut |_| {}))
-        .map_err(errors::convert)?;
-    serde_json::to_string(&summary).map_err(errors::value)
+    Ok(options)
 }

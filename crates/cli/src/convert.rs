@@ -20,6 +20,39 @@ pub struct Args {
     input: PathBuf,
     /// The evtc file to write; it appears only when the conversion succeeds.
     output: PathBuf,
+    #[command(flatten)]
+    write: WriteArgs,
+    /// Trees to convert (repeatable; default: every tree).
+    #[arg(long = "tree", value_name = "NAME")]
+    trees: Vec<String>,
+    /// Branches to keep, by glob (repeatable; default: every branch).
+    #[arg(long = "branches", value_name = "GLOB")]
+    branches: Vec<Glob>,
+    /// Skip branches the ROOT reader does not support instead of failing.
+    #[arg(long)]
+    skip_unsupported: bool,
+    /// Threads for reading and compressing (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bar and no summary.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+    /// On Ctrl-C or SIGTERM, keep what was written so far as OUTPUT.partial (for `evtc
+    /// recover`) instead of removing it.
+    #[arg(long)]
+    keep_partial: bool,
+    /// Largest uncompressed input basket to decode (default 256MiB); raise it for trusted files.
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    max_basket_size: Option<u64>,
+}
+
+/// The output's codec and layout settings, which `evtc convert` and `evtc merge --recompress`
+/// share.
+#[derive(Debug, clap::Args)]
+pub struct WriteArgs {
     /// Codec of every branch: none, lz4, lz4hc:N, zlib:N, lzma:N, zstd:N, or a ROOT setting (505).
     #[arg(long, default_value = "zstd:5")]
     codec: Codec,
@@ -69,31 +102,32 @@ pub struct Args {
     /// Write one basket per branch per cluster.
     #[arg(long)]
     flush_at_cluster: bool,
-    /// Trees to convert (repeatable; default: every tree).
-    #[arg(long = "tree", value_name = "NAME")]
-    trees: Vec<String>,
-    /// Branches to keep, by glob (repeatable; default: every branch).
-    #[arg(long = "branches", value_name = "GLOB")]
-    branches: Vec<Glob>,
-    /// Skip branches the ROOT reader does not support instead of failing.
-    #[arg(long)]
-    skip_unsupported: bool,
-    /// Threads for reading and compressing (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// No progress bar and no summary.
-    #[arg(long, short)]
-    quiet: bool,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    json: bool,
-    /// On Ctrl-C or SIGTERM, keep what was written so far as OUTPUT.partial (for `evtc
-    /// recover`) instead of removing it.
-    #[arg(long)]
-    keep_partial: bool,
-    /// Largest uncompressed input basket to decode (default 256MiB); raise it for trusted files.
-    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
-    max_basket_size: Option<u64>,
+}
+
+impl WriteArgs {
+    /// `options` with these settings (codec, layout, per-branch rules).
+    pub(crate) fn apply(&self, mut options: ConvertOptions) -> ConvertOptions {
+        options = options
+            .codec(self.codec)
+            .rac(self.rac)
+            .rac_dictionary(!self.no_rac_dictionary)
+            .flush_at_cluster(self.flush_at_cluster)
+            .precondition(self.precondition)
+            .boundaries(self.offsets);
+        if let Some(bytes) = self.rac_unit {
+            options = options.rac_unit_bytes(bytes as usize);
+        }
+        if let Some(size) = self.autoflush {
+            options = options.cluster_size(size);
+        }
+        if let Some(bytes) = self.basket_size {
+            options = options.basket_size(bytes as usize);
+        }
+        for (glob, settings) in self.branch_settings() {
+            options = options.branch_rule(glob, settings);
+        }
+        options
+    }
 }
 
 /// Parses a per-branch rule, `GLOB=VALUE`.
@@ -111,30 +145,32 @@ where
     ))
 }
 
-/// The per-branch rules of the command line, in the order of their kinds (each field is decided
-/// by the last rule of its own kind that matches).
-fn branch_settings(args: &Args) -> Vec<(Glob, BranchSettings)> {
-    /// Each `GLOB=VALUE` rule of one flag as the setting `set` makes of its value.
-    fn rules<'a, T: Copy>(
-        pairs: &'a [(Glob, T)],
-        set: impl Fn(&mut BranchSettings, T) + 'a,
-    ) -> impl Iterator<Item = (Glob, BranchSettings)> + 'a {
-        pairs.iter().map(move |(glob, value)| {
-            let mut settings = BranchSettings::default();
-            set(&mut settings, *value);
-            (glob.clone(), settings)
-        })
+impl WriteArgs {
+    /// The per-branch rules of the command line, in the order of their kinds (each field is
+    /// decided by the last rule of its own kind that matches).
+    fn branch_settings(&self) -> Vec<(Glob, BranchSettings)> {
+        /// Each `GLOB=VALUE` rule of one flag as the setting `set` makes of its value.
+        fn rules<'a, T: Copy>(
+            pairs: &'a [(Glob, T)],
+            set: impl Fn(&mut BranchSettings, T) + 'a,
+        ) -> impl Iterator<Item = (Glob, BranchSettings)> + 'a {
+            pairs.iter().map(move |(glob, value)| {
+                let mut settings = BranchSettings::default();
+                set(&mut settings, *value);
+                (glob.clone(), settings)
+            })
+        }
+        rules(&self.branch_codec, |s, c| s.codec = Some(c))
+            .chain(rules(&self.branch_precondition, |s, p| {
+                s.precondition = Some(p)
+            }))
+            .chain(rules(&self.branch_rac, |s, m| s.rac = Some(m)))
+            .chain(rules(&self.float_precision, |s, b| {
+                s.mantissa_bits = Some(b)
+            }))
+            .chain(rules(&self.float_quantize, |s, q| s.quantize = Some(q)))
+            .collect()
     }
-    rules(&args.branch_codec, |s, c| s.codec = Some(c))
-        .chain(rules(&args.branch_precondition, |s, p| {
-            s.precondition = Some(p)
-        }))
-        .chain(rules(&args.branch_rac, |s, m| s.rac = Some(m)))
-        .chain(rules(&args.float_precision, |s, b| {
-            s.mantissa_bits = Some(b)
-        }))
-        .chain(rules(&args.float_quantize, |s, q| s.quantize = Some(q)))
-        .collect()
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -155,30 +191,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut options = ConvertOptions::default()
-        .codec(args.codec)
-        .rac(args.rac)
-        .rac_dictionary(!args.no_rac_dictionary)
-        .flush_at_cluster(args.flush_at_cluster)
-        .threads(threads)
-        .precondition(args.precondition)
-        .boundaries(args.offsets)
-        .trees(args.trees.clone())
-        .branches(args.branches.clone())
-        .skip_unsupported(args.skip_unsupported)
-        .max_basket_bytes(args.max_basket_size);
-    if let Some(bytes) = args.rac_unit {
-        options = options.rac_unit_bytes(bytes as usize);
-    }
-    if let Some(size) = args.autoflush {
-        options = options.cluster_size(size);
-    }
-    if let Some(bytes) = args.basket_size {
-        options = options.basket_size(bytes as usize);
-    }
-    for (glob, settings) in branch_settings(&args) {
-        options = options.branch_rule(glob, settings);
-    }
+    let mut options = args.write.apply(
+        ConvertOptions::default()
+            .threads(threads)
+            .trees(args.trees.clone())
+            .branches(args.branches.clone())
+            .skip_unsupported(args.skip_unsupported)
+            .max_basket_bytes(args.max_basket_size),
+    );
     options.interrupt = Some(crate::interrupt::flag());
     options.keep_partial = args.keep_partial;
     let bar = if args.quiet || args.json {

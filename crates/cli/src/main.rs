@@ -10,6 +10,7 @@ mod dump;
 mod generate;
 mod inspect;
 mod interrupt;
+mod merge;
 mod plot;
 mod recover;
 mod verify;
@@ -31,6 +32,9 @@ struct Cli {
 enum Command {
     /// Convert a ROOT file (TTree import) or an evtc file (re-compression) into a new evtc file.
     Convert(convert::Args),
+    /// Concatenate the trees of evtc (and ROOT) files into one evtc file, copying baskets where
+    /// the inputs' layouts allow (ROOT's hadd).
+    Merge(merge::Args),
     /// Print trees, branches, codecs and sizes of an evtc or ROOT file.
     Inspect(inspect::Args),
     /// Check an evtc file's structure and checksums (and, with --deep, every basket's contents).
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Convert(args) => convert::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Dump(args) => dump::run(args),

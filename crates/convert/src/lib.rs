@@ -24,6 +24,7 @@
 
 pub mod advise;
 mod glob;
+mod merge;
 mod options;
 mod source;
 
@@ -35,7 +36,9 @@ use evtc_codecs::Width;
 use evtc_format::{Boundaries, BranchSpec, DataType, FileWriter, RacMode};
 use serde::Serialize;
 
+pub use evtc_format::Schemas;
 pub use glob::Glob;
+pub use merge::{MergeOptions, MergeReport, MergeStep, MergedTreeReport, expand_inputs, merge};
 pub use options::{BoundaryChoice, BranchSettings, ConvertOptions, PreconditionChoice};
 use source::{Input, SourceTree};
 
@@ -290,75 +293,8 @@ fn branch_specs(
                 .iter()
                 .any(|o| &o.name == *n && matches!(o.dtype, DataType::Scalar(t) if t.is_integer()))
         });
-        let mut spec = BranchSpec::new(c.name.clone(), c.dtype);
-        if !c.shape.is_empty() {
-            spec = spec.shape(c.shape.clone());
-        }
         let counter = counter.filter(|_| c.nested == 0);
-        if let Some(counter) = counter {
-            spec = spec.counter(counter.clone());
-        }
-        // Per field, the last rule that matches the branch and sets the field wins.
-        let rules = options
-            .branch_settings
-            .iter()
-            .rev()
-            .filter(|(g, _)| g.matches(&c.name))
-            .map(|(_, s)| s);
-        let boundary_choice = rules
-            .clone()
-            .find_map(|s| s.boundaries)
-            .unwrap_or(options.boundaries);
-        let rac = rules.clone().find_map(|s| s.rac);
-        if c.dtype.is_variable() {
-            let boundaries = match (boundary_choice, counter.is_some()) {
-                // With a counter, the writer's default: `none`, or `counts` with RAC.
-                (BoundaryChoice::Auto, true) => None,
-                (BoundaryChoice::Auto, false) => Some(Boundaries::Counts),
-                (BoundaryChoice::Offsets, _) => Some(Boundaries::Offsets),
-                (BoundaryChoice::Counts, _) | (BoundaryChoice::None, false) => {
-                    Some(Boundaries::Counts)
-                }
-                (BoundaryChoice::None, true) => Some(Boundaries::None),
-            };
-            if let Some(boundaries) = boundaries {
-                spec = spec.boundaries(boundaries);
-            }
-        }
-        if let Some(mode) = rac {
-            spec = spec.rac(mode);
-        }
-        // RAC baskets store counts: with offsets asked for, `auto` leaves the branch without RAC
-        // (an explicit `on` is refused by the writer with a clear error).
-        if c.dtype.is_variable()
-            && boundary_choice == BoundaryChoice::Offsets
-            && rac.unwrap_or(options.write.rac_mode()) == RacMode::Auto
-        {
-            spec = spec.rac(RacMode::Off);
-        }
-        if let Some(codec) = rules.clone().find_map(|s| s.codec) {
-            spec = spec.codec(codec);
-        }
-        let is_float =
-            c.dtype.scalar().is_float() && !matches!(c.dtype, DataType::Bytes | DataType::Utf8);
-        if let Some(bits) = rules
-            .clone()
-            .find_map(|s| s.mantissa_bits)
-            .filter(|_| is_float)
-        {
-            spec = spec.mantissa_bits(bits);
-        }
-        if let Some(q) = rules.clone().find_map(|s| s.quantize).filter(|_| is_float) {
-            spec = spec.quantize(q);
-        }
-        let width = Width::new(c.dtype.scalar().size() as u8).unwrap_or(Width::W1);
-        let precondition = rules
-            .clone()
-            .find_map(|s| s.precondition)
-            .unwrap_or(options.precondition);
-        if let Some(precondition) = precondition.at(width) {
-            spec = spec.precondition(precondition);
-        }
+        let spec = branch_spec(&c.name, c.dtype, counter, &c.shape, options);
         specs.push((spec, Some(i)));
         let boundaries = match options.boundaries {
             BoundaryChoice::Offsets => Boundaries::Offsets,
@@ -374,4 +310,82 @@ fn branch_specs(
     }
     source.select(&specs);
     specs
+}
+
+/// The output branch `name` of type `dtype` (counted by `counter`, of dimensions `shape` when
+/// it has two or more) with `options`' settings: the per-branch rules that match it over the
+/// file-wide ones.
+pub(crate) fn branch_spec(
+    name: &str,
+    dtype: DataType,
+    counter: Option<&String>,
+    shape: &[u32],
+    options: &ConvertOptions,
+) -> BranchSpec {
+    let mut spec = BranchSpec::new(name.to_owned(), dtype);
+    if !shape.is_empty() {
+        spec = spec.shape(shape.to_vec());
+    }
+    if let Some(counter) = counter {
+        spec = spec.counter(counter.clone());
+    }
+    // Per field, the last rule that matches the branch and sets the field wins.
+    let rules = options
+        .branch_settings
+        .iter()
+        .rev()
+        .filter(|(g, _)| g.matches(name))
+        .map(|(_, s)| s);
+    let boundary_choice = rules
+        .clone()
+        .find_map(|s| s.boundaries)
+        .unwrap_or(options.boundaries);
+    let rac = rules.clone().find_map(|s| s.rac);
+    if dtype.is_variable() {
+        let boundaries = match (boundary_choice, counter.is_some()) {
+            // With a counter, the writer's default: `none`, or `counts` with RAC.
+            (BoundaryChoice::Auto, true) => None,
+            (BoundaryChoice::Auto, false) => Some(Boundaries::Counts),
+            (BoundaryChoice::Offsets, _) => Some(Boundaries::Offsets),
+            (BoundaryChoice::Counts, _) | (BoundaryChoice::None, false) => Some(Boundaries::Counts),
+            (BoundaryChoice::None, true) => Some(Boundaries::None),
+        };
+        if let Some(boundaries) = boundaries {
+            spec = spec.boundaries(boundaries);
+        }
+    }
+    if let Some(mode) = rac {
+        spec = spec.rac(mode);
+    }
+    // RAC baskets store counts: with offsets asked for, `auto` leaves the branch without RAC
+    // (an explicit `on` is refused by the writer with a clear error).
+    if dtype.is_variable()
+        && boundary_choice == BoundaryChoice::Offsets
+        && rac.unwrap_or(options.write.rac_mode()) == RacMode::Auto
+    {
+        spec = spec.rac(RacMode::Off);
+    }
+    if let Some(codec) = rules.clone().find_map(|s| s.codec) {
+        spec = spec.codec(codec);
+    }
+    let is_float = dtype.scalar().is_float() && !matches!(dtype, DataType::Bytes | DataType::Utf8);
+    if let Some(bits) = rules
+        .clone()
+        .find_map(|s| s.mantissa_bits)
+        .filter(|_| is_float)
+    {
+        spec = spec.mantissa_bits(bits);
+    }
+    if let Some(q) = rules.clone().find_map(|s| s.quantize).filter(|_| is_float) {
+        spec = spec.quantize(q);
+    }
+    let width = Width::new(dtype.scalar().size() as u8).unwrap_or(Width::W1);
+    let precondition = rules
+        .clone()
+        .find_map(|s| s.precondition)
+        .unwrap_or(options.precondition);
+    if let Some(precondition) = precondition.at(width) {
+        spec = spec.precondition(precondition);
+    }
+    spec
 }

@@ -80,36 +80,51 @@ fn root_kind(dtype: DataType) -> ColumnKind {
     }
 }
 
+/// What kind of file an input is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileKind {
+    Root,
+    Evtc,
+}
+
+/// The kind of the file at `path`, by its first bytes.
+pub(crate) fn file_kind(path: &Path) -> Result<FileKind> {
+    let fail = |reason: String| Error::Input {
+        path: path.display().to_string(),
+        reason,
+    };
+    let mut magic = [0u8; 4];
+    let mut file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    std::io::Read::read_exact(&mut file, &mut magic)
+        .map_err(|_| fail("too short to be a ROOT or evtc file".into()))?;
+    match &magic {
+        b"root" => Ok(FileKind::Root),
+        b"EVTC" => Ok(FileKind::Evtc),
+        _ => Err(fail(format!(
+            "neither a ROOT nor an evtc file (starts with {magic:?})"
+        ))),
+    }
+}
+
 impl Input {
     /// Opens `path`, ROOT or evtc, with `max_basket_bytes` as the readers' basket limit (their
     /// default when `None`).
     pub(crate) fn open(path: &Path, max_basket_bytes: Option<u64>) -> Result<Input> {
-        let fail = |reason: String| Error::Input {
-            path: path.display().to_string(),
-            reason,
-        };
-        let mut magic = [0u8; 4];
-        let mut file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
-        std::io::Read::read_exact(&mut file, &mut magic)
-            .map_err(|_| fail("too short to be a ROOT or evtc file".into()))?;
-        match &magic {
-            b"root" => {
+        match file_kind(path)? {
+            FileKind::Root => {
                 let mut file = RootFile::open(path)?;
                 if let Some(limit) = max_basket_bytes {
                     file.set_max_basket_bytes(limit);
                 }
                 Ok(Input::Root(file))
             }
-            b"EVTC" => {
+            FileKind::Evtc => {
                 let mut options = ReadOptions::default().threads(1);
                 if let Some(limit) = max_basket_bytes {
                     options = options.max_basket_bytes(limit);
                 }
                 Ok(Input::Evtc(Box::new(FileReader::open_with(path, options)?)))
             }
-            _ => Err(fail(format!(
-                "neither a ROOT nor an evtc file (starts with {magic:?})"
-            ))),
         }
     }
 

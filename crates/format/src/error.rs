@@ -216,9 +216,31 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A merge that cannot be made as asked (no inputs, the output among them).
+    #[error("{0}")]
+    Merge(String),
+    /// An error reading one of several files (a merge's inputs), with the file's path.
+    #[error("{}: {source}", path.display())]
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong in it.
+        source: Box<Error>,
+    },
 }
 
 impl Error {
+    /// This error, naming `path` (unless it is an I/O error that names a file already).
+    pub fn in_file(self, path: &std::path::Path) -> Error {
+        match self {
+            e @ (Error::Io { path: Some(_), .. } | Error::InFile { .. }) => e,
+            e => Error::InFile {
+                path: path.to_owned(),
+                source: Box::new(e),
+            },
+        }
+    }
+
     pub(crate) fn io(path: Option<&std::path::Path>, source: std::io::Error) -> Error {
         Error::Io {
             path: path.map(ToOwned::to_owned),

@@ -52,6 +52,7 @@ mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod io;
+mod merge;
 mod meta;
 mod output;
 mod reader;
@@ -64,14 +65,15 @@ mod writer;
 
 pub use error::{Error, Location, Result};
 pub use io::{LocalFile, ReadAt};
+pub use merge::{MergeOptions, MergeProgress, MergeSummary, MergedTree, Schemas, merge};
 pub use meta::{
-    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS, EXT_QUANTIZED,
-    EXT_RAC_ENTRY_SIZES, EXT_RAC_LZMA_DICTIONARY, EXT_SHAPE, Extension, FileMeta, ScalarType,
-    TreeMeta, TreeSchema,
+    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS,
+    EXT_MERGE_DEFAULTS, EXT_QUANTIZED, EXT_RAC_ENTRY_SIZES, EXT_RAC_LZMA_DICTIONARY, EXT_SHAPE,
+    Extension, FileMeta, ScalarType, TreeMeta, TreeSchema,
 };
 pub use reader::{
-    BranchCursor, BranchReader, DEFAULT_BASKET_CACHE_BYTES, FileReader, Jagged, ReadOptions,
-    RowReader, TreeReader, Value, ValueRef,
+    BranchCursor, BranchReader, DEFAULT_BASKET_CACHE_BYTES, FileReader, Jagged, RawBasket,
+    ReadOptions, RowReader, TreeReader, Value, ValueRef,
 };
 pub use recover::{RecoveredTree, Recovery, Scan, recover, recover_into, scan_records};
 pub use schema::{

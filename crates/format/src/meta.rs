@@ -108,6 +108,13 @@ pub const EXT_QUANTIZED: &str = "quantized";
 /// array's length (docs/format.md 4.2).
 pub const EXT_SHAPE: &str = "shape";
 
+/// Key of the optional tree extension that records, since version 1.10, the entries of
+/// branches that a merge filled with their type's default because an input lacked them
+/// (`evtc merge --union`); its value is 20-byte items, one per branch and input: the branch's
+/// number in the tree (u32), the first entry and the entry count (u64), little-endian
+/// (docs/format.md 4.2).
+pub const EXT_MERGE_DEFAULTS: &str = "merge-defaults";
+
 /// An addition of a later minor version (docs/format.md 4.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Extension {

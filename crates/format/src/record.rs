@@ -14,7 +14,7 @@ pub const RECORD_MAGIC: [u8; 4] = *b"EVRC";
 /// The format version this crate writes.
 pub const MAJOR: u16 = 1;
 /// The format minor version this crate writes.
-pub const MINOR: u16 = 9;
+pub const MINOR: u16 = 10;
 /// File header length.
 pub const FILE_HEADER_LEN: u64 = 16;
 /// Trailer length.

@@ -2,7 +2,7 @@
 
 use evtc_codecs::{Codec, Precondition, Width};
 
-use crate::meta::{Boundaries, DataType, ScalarType};
+use crate::meta::{Boundaries, BranchMeta, DataType, ScalarType};
 
 /// A branch to create: name, type and optional per-branch settings.
 ///
@@ -25,6 +25,16 @@ pub struct BranchSpec {
     pub(crate) mantissa_bits: Option<u32>,
     pub(crate) quantize: Option<evtc_codecs::Quantization>,
     pub(crate) shape: Option<Vec<u32>>,
+    /// A branch laid out as another file's ([`BranchSpec::like`]).
+    pub(crate) preset: Option<Box<Preset>>,
+}
+
+/// The settled layout of a branch of another file, which a [`BranchSpec::like`] branch takes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Preset {
+    pub(crate) meta: BranchMeta,
+    /// The branch's dictionary record's body, when `meta` names one.
+    pub(crate) dictionary: Option<Vec<u8>>,
 }
 
 impl BranchSpec {
@@ -41,6 +51,28 @@ impl BranchSpec {
             mantissa_bits: None,
             quantize: None,
             shape: None,
+            preset: None,
+        }
+    }
+
+    /// A branch laid out exactly as `meta`, a branch of another file, is: its type, counter,
+    /// boundaries, codec, preconditioners, RAC with its unit size and `dictionary` (the body of
+    /// its dictionary record, [`BranchReader::dictionary_bytes`]), and extensions (a lossy
+    /// reduction it records is applied to the values filled). Nothing is left to decide at
+    /// its first basket, so that the other file's baskets can be copied into it as they are
+    /// ([`TreeWriter::copy_basket`]) between entries filled as usual.
+    ///
+    /// [`BranchReader::dictionary_bytes`]: crate::BranchReader::dictionary_bytes
+    /// [`TreeWriter::copy_basket`]: crate::TreeWriter::copy_basket
+    pub fn like(meta: &BranchMeta, dictionary: Option<Vec<u8>>) -> BranchSpec {
+        BranchSpec {
+            counter: meta.counter.clone(),
+            boundaries: Some(meta.boundaries),
+            preset: Some(Box::new(Preset {
+                meta: meta.clone(),
+                dictionary,
+            })),
+            ..BranchSpec::new(meta.name.clone(), meta.dtype)
         }
     }
 

@@ -395,7 +395,7 @@ fn format_1_0_rac_counts_files_still_read() {
     assert_eq!(rows(&old), rows(&new));
     let bytes = |file: &str| std::fs::read(file).expect("read");
     assert_eq!(&bytes(&old)[8..12], &[1, 0, 0, 0], "version 1.0");
-    assert_eq!(&bytes(&new)[8..12], &[1, 0, 9, 0], "version 1.9");
+    assert_eq!(&bytes(&new)[8..12], &[1, 0, 10, 0], "version 1.10");
 }
 
 #[test]
@@ -657,6 +657,7 @@ fn real_world_layouts_convert_with_the_values_written() {
 
 mod advice;
 mod hostile;
+mod merge;
 
 #[test]
 fn rntuples_are_inspected_converted_and_advised_as_trees_are() {

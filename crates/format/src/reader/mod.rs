@@ -36,7 +36,7 @@ use cursor::BasketTable;
 pub use cursor::BranchCursor;
 pub(crate) use decode::{decode_body, split_rac};
 pub use rows::{RowReader, Value, ValueRef};
-pub use tree::{BranchReader, TreeReader};
+pub use tree::{BranchReader, RawBasket, TreeReader};
 
 use decode::{BlockError, Counts, check_entry_sizes_flag, decode_block_into};
 
@@ -750,8 +750,8 @@ mod tests {
         assert_eq!(x.read::<u32>().unwrap(), values);
         let mut cursor = x.cursor::<u32>().unwrap();
         assert_eq!(cursor.get(12_345).unwrap(), &values[12_345 * 6..12_346 * 6]);
-        // Dictionaries came with version 1.8; this writer's files are 1.9.
-        assert_eq!(file.meta().minor, 9);
+        // Dictionaries came with version 1.8; this writer's files are 1.10.
+        assert_eq!(file.meta().minor, 10);
 
         let end = file.records_end;
         let mut meta = file.meta().clone();

@@ -112,7 +112,22 @@ impl<R: ReadAt> std::fmt::Debug for BranchReader<'_, R> {
     }
 }
 
-/// One decoded basket's per-entry counts, where the basket stores them.
+/// A basket record of a branch as its file stores it ([`BranchReader::raw_basket`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawBasket {
+    /// Whether it is a random-access basket (basket kind 1).
+    pub rac: bool,
+    /// Its entries.
+    pub entries: u64,
+    /// Its values (entries times the array length for fixed arrays; the sum of the entries'
+    /// lengths for variable-length branches).
+    pub elements: u64,
+    /// The record's body: its blocks, or its RAC payload.
+    pub body: Vec<u8>,
+    /// The CRC32 of `body`, as the record header stores it.
+    pub body_crc: u32,
+}
+
 impl<'a, R: ReadAt> BranchReader<'a, R> {
     /// The branch's metadata.
     pub fn meta(&self) -> &'a BranchMeta {
@@ -173,6 +188,72 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         })?;
         self.validate_index(&index)?;
         Ok(cell.get_or_init(|| Arc::new(index)).clone())
+    }
+
+    /// Basket `i` (in entry order) as the file stores it, its record checked (header, and body
+    /// when the reader verifies checksums, the default): what [`TreeWriter::copy_basket`] copies
+    /// into a branch laid out as this one ([`BranchSpec::like`]).
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`]-like corruption errors for a basket that does not exist, and the
+    /// record's I/O and checksum errors, with its location.
+    ///
+    /// [`TreeWriter::copy_basket`]: crate::TreeWriter::copy_basket
+    /// [`BranchSpec::like`]: crate::BranchSpec::like
+    pub fn raw_basket(&self, i: usize) -> Result<RawBasket> {
+        let index = self.baskets()?;
+        let loc = index.baskets.get(i).ok_or_else(|| {
+            Error::corrupt(
+                self.location(None, 0),
+                format!("no basket {i} (the branch has {})", index.baskets.len()),
+            )
+        })?;
+        let file = self.file();
+        let location = self.location(Some(i), loc.offset);
+        let (header, body) = file.read_record(
+            loc.offset,
+            loc.record_len,
+            RecordKind::Basket,
+            &location,
+            file.records_end,
+        )?;
+        if header.tree as usize != self.tree.tree
+            || header.branch as usize != self.branch
+            || header.first_entry != loc.first_entry
+            || header.entries != loc.entries
+        {
+            return Err(Error::corrupt(
+                location,
+                "the basket record does not match its place in the branch index",
+            ));
+        }
+        Ok(RawBasket {
+            rac: header.basket_kind == 1,
+            entries: loc.entries,
+            elements: loc.elements,
+            body: body.to_vec(),
+            body_crc: header.body_crc,
+        })
+    }
+
+    /// The body of the branch's dictionary record (RAC branches trained one), for a branch laid
+    /// out as this one in another file ([`BranchSpec::like`]).
+    ///
+    /// # Errors
+    /// The record's I/O and checksum errors.
+    ///
+    /// [`BranchSpec::like`]: crate::BranchSpec::like
+    pub fn dictionary_bytes(&self) -> Result<Option<Vec<u8>>> {
+        let meta = self.meta();
+        if meta.dictionary_len == 0 {
+            return Ok(None);
+        }
+        let (_, body) = self.read_branch_record(
+            meta.dictionary_offset,
+            meta.dictionary_len,
+            RecordKind::Dictionary,
+        )?;
+        Ok(Some(body.to_vec()))
     }
 
     /// Reads every basket record of the branch and checks its header and body checksums and that

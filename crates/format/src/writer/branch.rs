@@ -444,6 +444,12 @@ pub(super) fn build_branches(
             )));
         }
         let counter = counter_of(&spec, &states).map_err(invalid)?;
+        if spec.preset.is_some() {
+            let number = u32::try_from(states.len())
+                .map_err(|_| invalid("more than 2^32 - 1 branches".into()))?;
+            states.push(BranchState::preset(number, spec, counter).map_err(invalid)?);
+            continue;
+        }
         let boundaries = boundaries_of(&spec, counter.is_some()).map_err(invalid)?;
         let rac = spec.rac.unwrap_or(options.rac);
         if rac != RacMode::Off && boundaries == Boundaries::Offsets {
@@ -554,6 +560,23 @@ fn shape_extension(spec: &BranchSpec) -> Result<Option<Extension>, String> {
 
 /// The lossy reduction `spec` asks for (mantissa bits or quantization, of float values only),
 /// with the extension that records it pushed to `extensions`.
+/// The lossy reduction that a branch's extensions record (`mantissa-bits`, `quantized`).
+fn reduction_of_extensions(extensions: &[Extension], scalar: ScalarType) -> Option<Reduction> {
+    let float = matches!(scalar, ScalarType::F32 | ScalarType::F64);
+    extensions
+        .iter()
+        .find_map(|e| match (e.key.as_str(), e.value.as_slice()) {
+            (EXT_MANTISSA_BITS, [bits]) if float => Some(Reduction::Mantissa(u32::from(*bits))),
+            (EXT_QUANTIZED, v) if float && v.len() == 17 => {
+                let f = |at: usize| f64::from_le_bytes(v[at..at + 8].try_into().unwrap_or([0; 8]));
+                Quantization::new(f(0), f(8), u32::from(v[16]))
+                    .ok()
+                    .map(Reduction::Quantize)
+            }
+            _ => None,
+        })
+}
+
 fn reduction_of(
     spec: &BranchSpec,
     extensions: &mut Vec<Extension>,
@@ -605,6 +628,85 @@ fn reduction_of(
 }
 
 impl BranchState {
+    /// The state of branch `number` of a [`BranchSpec::like`] spec: settled from the start,
+    /// with the other file's settings, dictionary and extensions (its lossy reduction applied to
+    /// the values filled, so that the extension holds for them too).
+    fn preset(
+        number: u32,
+        spec: BranchSpec,
+        counter: Option<usize>,
+    ) -> Result<BranchState, String> {
+        let preset = *spec.preset.expect("a preset spec");
+        let meta = preset.meta;
+        let name = meta.name.clone();
+        let bad = |what: &str, e: &dyn std::fmt::Display| format!("branch {name:?}: {what}: {e}");
+        let algorithm = Algorithm::from_id(meta.codec).map_err(|e| bad("its codec", &e))?;
+        let codec =
+            Codec::new(algorithm, i32::from(meta.level)).map_err(|e| bad("its codec", &e))?;
+        let precondition = Precondition::from_parts(meta.precondition, meta.width)
+            .map_err(|e| bad("its preconditioner", &e))?;
+        // 0: no counts block (other boundaries, or RAC units that hold their entries' sizes).
+        let count_precondition = match meta.count_precondition {
+            0 => COUNT_PRECONDITION,
+            id => Precondition::from_parts(id, 4)
+                .map_err(|e| bad("its counts' preconditioner", &e))?,
+        };
+        let dictionary = match (&preset.dictionary, meta.dictionary_len) {
+            (Some(bytes), len) if len > 0 => {
+                let zstd = match algorithm {
+                    Algorithm::Zstd => Some(
+                        EncoderDictionary::new(bytes, codec.level())
+                            .map_err(|e| bad("its dictionary", &e))?,
+                    ),
+                    _ => None,
+                };
+                Some(Arc::new(WriterDictionary {
+                    bytes: bytes.clone(),
+                    zstd,
+                }))
+            }
+            (None, len) if len > 0 => {
+                return Err(format!("branch {name:?}: its dictionary was not given"));
+            }
+            _ => None,
+        };
+        let reduction = reduction_of_extensions(&meta.extensions, meta.dtype.scalar());
+        let rac = if meta.rac { RacMode::On } else { RacMode::Off };
+        Ok(BranchState {
+            number,
+            meta: BranchMeta {
+                // Where the dictionary and index go, and how much is written, are this file's.
+                dictionary_offset: 0,
+                dictionary_len: 0,
+                entries: 0,
+                raw_bytes: 0,
+                stored_bytes: 0,
+                baskets: 0,
+                index_offset: 0,
+                index_len: 0,
+                ..meta.clone()
+            },
+            codec,
+            precondition,
+            count_precondition,
+            counter,
+            values: Vec::new(),
+            consumed: 0,
+            counts: Vec::new(),
+            counts_consumed: 0,
+            buffered: 0,
+            first_entry: 0,
+            baskets: Vec::new(),
+            rac,
+            settled: true,
+            rac_unit_bytes: meta.rac_unit_bytes as usize,
+            auto_boundaries: false,
+            auto_precondition: false,
+            dictionary,
+            reduction,
+        })
+    }
+
     /// The state of branch `number` of `spec`, checked by [`build_branches`]: its counter's
     /// index, boundaries and RAC setting in `layout`, and the extensions and reduction found.
     fn new(

@@ -19,9 +19,10 @@ use branch::{BranchState, TrialBlocks, build_branches};
 use encode::{Encoding, encode_basket, schema_record};
 
 use crate::error::{Error, Result};
-use crate::meta::{BasketIndex, BasketLoc, FileMeta, TreeMeta};
+use crate::meta::{BasketIndex, BasketLoc, Extension, FileMeta, TreeMeta};
 use crate::output::Output;
-use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind, Trailer};
+use crate::reader::RawBasket;
+use crate::record::{self, NO_BRANCH, RECORD_HEADER_LEN, RecordHeader, RecordKind, Trailer};
 use crate::schema::{BranchSpec, ClusterSize, WriteOptions};
 use crate::types::decode_counts;
 
@@ -144,12 +145,22 @@ impl FileWriter {
                 reason: "the file already has a tree of this name".into(),
             });
         }
-        let states = build_branches(&name, branches, &self.options)?;
+        let mut states = build_branches(&name, branches, &self.options)?;
         let tree_no = u32::try_from(self.trees.len()).map_err(|_| Error::InvalidSchema {
             tree: name.clone(),
             reason: "too many trees".into(),
         })?;
         self.write(&schema_record(tree_no, &name, &states, false))?;
+        // Branches laid out as another file's bring their dictionaries (`BranchSpec::like`).
+        for state in &mut states {
+            if let Some(dictionary) = &state.dictionary {
+                let header = RecordHeader::metadata(RecordKind::Dictionary, tree_no, state.number);
+                let record = record::encode_record(header, &dictionary.bytes);
+                state.meta.dictionary_offset = self.offset;
+                state.meta.dictionary_len = record.len() as u64;
+                self.write(&record)?;
+            }
+        }
         self.open_tree = Some(name.clone());
         Ok(TreeWriter::new(
             FileRef::Borrowed(self),
@@ -325,6 +336,8 @@ pub struct TreeWriter<'f> {
     in_flight: VecDeque<InFlight>,
     /// Whether the tree-schema record with every branch's final settings was written.
     settled: bool,
+    /// The tree's extensions, for its footer entry.
+    extensions: Vec<Extension>,
 }
 
 /// The file a tree writer writes into: borrowed ([`FileWriter::tree`]) or owned
@@ -449,7 +462,15 @@ impl<'f> TreeWriter<'f> {
             pending_raw: 0,
             in_flight: VecDeque::new(),
             settled: false,
+            extensions: Vec::new(),
         }
+    }
+
+    /// Adds an extension to the tree's entry in the footer (docs/format.md 4.2), replacing one
+    /// of the same key.
+    pub fn set_extension(&mut self, extension: Extension) {
+        self.extensions.retain(|e| e.key != extension.key);
+        self.extensions.push(extension);
     }
 
     /// The position of branch `name`, for the fill methods.
@@ -533,6 +554,11 @@ impl<'f> TreeWriter<'f> {
         for (i, b) in self.branches.iter().enumerate() {
             let Some(c) = b.counter else { continue };
             let counter = &self.branches[c];
+            // Entries copied as baskets of another file ([`TreeWriter::copy_basket`]) are not in
+            // memory: that file's own checks hold for them.
+            if counter.buffered < new || b.buffered < new {
+                continue;
+            }
             let size = counter.value_size();
             let uncommitted = (counter.first_entry + counter.buffered - self.entries) as usize;
             debug_assert_eq!(uncommitted as u64, new);
@@ -571,10 +597,10 @@ impl<'f> TreeWriter<'f> {
     /// The entry at which the current cluster ends, if it is known by `end` (committed + new).
     fn next_cluster_end(&mut self, end: u64) -> Option<u64> {
         match self.file.options.cluster {
-            ClusterSize::Entries(n) => Some(self.cluster_start + n),
+            ClusterSize::Entries(n) => Some(self.cluster_start.saturating_add(n)),
             ClusterSize::Bytes(target) => {
                 if let Some(n) = self.cluster_entries {
-                    return Some(self.cluster_start + n);
+                    return Some(self.cluster_start.saturating_add(n));
                 }
                 // First cluster: find the first entry at which the uncompressed bytes reach the
                 // target. The bytes so far: written, compressing (batches in flight, which only a
@@ -737,12 +763,8 @@ impl<'f> TreeWriter<'f> {
             self.drain()?;
         }
         self.decide_layouts(&mut pending)?;
-        if !self.settled && self.branches.iter().all(|b| b.settled) {
-            // Every branch's layout is decided: what recovery needs to read the baskets.
-            let record = schema_record(self.tree_no, &self.name, &self.branches, true);
-            self.file.write(&record)?;
-            self.settled = true;
-        }
+        // Every branch's layout decided: what recovery needs to read the baskets.
+        self.settle_schema()?;
         let baskets: Vec<SealedInfo> = pending
             .iter()
             .map(|s| SealedInfo {
@@ -829,6 +851,109 @@ impl<'f> TreeWriter<'f> {
         Ok(())
     }
 
+    /// Appends `basket`, a basket record of another file's branch laid out as branch `branch`
+    /// is ([`BranchSpec::like`]), to that branch, as it is: its body is copied, its header
+    /// renumbered for this tree, branch and first entry. The branch's entries buffered so far
+    /// are sealed first (the baskets of a branch go in entry order); the copied entries count as
+    /// filled, to be committed with the other branches' ([`TreeWriter::commit`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidFill`] if the branch was not made by [`BranchSpec::like`]; I/O errors.
+    ///
+    /// [`BranchSpec::like`]: crate::BranchSpec::like
+    pub fn copy_basket(&mut self, branch: usize, basket: &RawBasket) -> Result<()> {
+        let state = self
+            .branches
+            .get(branch)
+            .ok_or_else(|| self.fill_error(0, format!("no branch number {branch}")))?;
+        if !state.settled || state.auto_precondition || state.auto_boundaries {
+            return Err(self.fill_error(
+                branch,
+                "baskets are copied only into branches laid out as their file's (BranchSpec::like)",
+            ));
+        }
+        if basket.rac != (state.rac == crate::schema::RacMode::On) {
+            return Err(self.fill_error(
+                branch,
+                "a random-access basket goes only into a random-access branch, and the other way",
+            ));
+        }
+        if state.buffered > 0 {
+            let k = state.buffered as usize;
+            self.seal(branch, k);
+        }
+        if self.pending.iter().any(|s| s.branch == branch) {
+            self.write_pending()?;
+        }
+        if self
+            .in_flight
+            .iter()
+            .any(|b| b.baskets.iter().any(|s| s.branch == branch))
+        {
+            self.drain()?;
+        }
+        self.settle_schema()?;
+        let state = &self.branches[branch];
+        let header = RecordHeader {
+            kind: RecordKind::Basket,
+            basket_kind: u8::from(basket.rac),
+            tree: self.tree_no,
+            branch: state.number,
+            first_entry: state.first_entry,
+            entries: basket.entries,
+            body_len: basket.body.len() as u64,
+            body_crc: basket.body_crc,
+        };
+        let loc = BasketLoc {
+            offset: self.file.offset,
+            record_len: (RECORD_HEADER_LEN + basket.body.len()) as u64,
+            first_entry: state.first_entry,
+            entries: basket.entries,
+            elements: basket.elements,
+        };
+        let raw_bytes = match state.meta.dtype.fixed_len() {
+            Some(_) => basket.elements * state.value_size() as u64,
+            None => basket.elements * state.value_size() as u64 + 4 * basket.entries,
+        };
+        self.file.write(&header.encode())?;
+        self.file.write(&basket.body)?;
+        let state = &mut self.branches[branch];
+        state.first_entry += basket.entries;
+        state.meta.raw_bytes += raw_bytes;
+        state.meta.stored_bytes += loc.record_len;
+        state.meta.baskets += 1;
+        state.meta.entries = loc.first_entry + loc.entries;
+        state.baskets.push(loc);
+        Ok(())
+    }
+
+    /// Ends the current cluster after the committed entries (clusters are otherwise cut by
+    /// [`WriteOptions::cluster`](crate::WriteOptions)): for a writer that keeps another file's
+    /// clusters while copying its baskets.
+    ///
+    /// # Errors
+    /// [`Error::InvalidFill`] if entries were filled but not committed; compression and I/O
+    /// errors.
+    pub fn end_cluster(&mut self) -> Result<()> {
+        for (i, b) in self.branches.iter().enumerate() {
+            if b.first_entry + b.buffered != self.entries {
+                return Err(self.fill_error(i, "entries were filled but not committed"));
+            }
+        }
+        self.cut_cluster()
+    }
+
+    /// Writes the settled tree-schema record once every branch's layout is decided (recovery
+    /// reads it).
+    fn settle_schema(&mut self) -> Result<()> {
+        if !self.settled && self.branches.iter().all(|b| b.settled) {
+            let record = schema_record(self.tree_no, &self.name, &self.branches, true);
+            self.file.write(&record)?;
+            self.settled = true;
+        }
+        Ok(())
+    }
+
     /// Writes the rest of the tree and its branch indexes.
     ///
     /// # Errors
@@ -864,7 +989,7 @@ impl<'f> TreeWriter<'f> {
             entries: self.entries,
             cluster_ends: std::mem::take(&mut self.cluster_ends),
             branches: metas,
-            extensions: Vec::new(),
+            extensions: std::mem::take(&mut self.extensions),
         });
         self.file.open_tree = None;
         Ok(())

@@ -1,0 +1,159 @@
+//! `evtc merge OUTPUT INPUT...`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use evtc_convert::{ConvertOptions, MergeOptions, MergeStep, Schemas, expand_inputs, merge};
+use evtc_format::size;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::convert::WriteArgs;
+
+/// Arguments of `evtc merge`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The evtc file to write; it appears only when the merge succeeds.
+    output: PathBuf,
+    /// The files to merge, in order: evtc files, ROOT files (converted on the way), or
+    /// `@LIST`, a text file of paths, one per line.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<String>,
+    /// Keep every branch of any input; where an input lacks one, it holds its type's default
+    /// there (and the file records where).
+    #[arg(long, conflicts_with = "intersect")]
+    union: bool,
+    /// Keep only the branches every input has.
+    #[arg(long)]
+    intersect: bool,
+    /// Write every branch again with the codec options below instead of copying the inputs'
+    /// baskets.
+    #[arg(long)]
+    recompress: bool,
+    #[command(flatten)]
+    write: WriteArgs,
+    /// Skip branches of ROOT inputs the ROOT reader does not support instead of failing.
+    #[arg(long)]
+    skip_unsupported: bool,
+    /// Threads for writing again and for converting ROOT inputs (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bar and no summary.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Largest uncompressed input basket to decode (default 256MiB); raise it for trusted files.
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    max_basket_size: Option<u64>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.output.is_dir() {
+        bail!(
+            "output {} is a directory; give a file name",
+            args.output.display()
+        );
+    }
+    let inputs = expand_inputs(&args.inputs)?;
+    if let Some(missing) = inputs.iter().find(|p| !p.exists()) {
+        bail!("input {} does not exist", missing.display());
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let convert = args.write.apply(
+        ConvertOptions::default()
+            .threads(threads)
+            .skip_unsupported(args.skip_unsupported)
+            .max_basket_bytes(args.max_basket_size),
+    );
+    let options = MergeOptions {
+        schemas: if args.union {
+            Schemas::Union
+        } else if args.intersect {
+            Schemas::Intersect
+        } else {
+            Schemas::Same
+        },
+        recompress: args.recompress,
+        convert,
+    };
+    let bar = if args.quiet || args.json {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(inputs.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} inputs, {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    };
+    let report = merge(&args.output, &inputs, &options, &mut |step| match step {
+        MergeStep::Converting { path, index, total } => {
+            bar.set_prefix("converting");
+            bar.set_length(total as u64);
+            bar.set_position(index as u64);
+            bar.set_message(path.display().to_string());
+        }
+        MergeStep::Merging {
+            tree,
+            input,
+            inputs,
+            entries,
+        } => {
+            bar.set_prefix(format!("merging {tree}"));
+            bar.set_length(inputs as u64);
+            bar.set_position(input as u64 + 1);
+            bar.set_message(format!("{entries} entries"));
+        }
+    })
+    .with_context(|| format!("merging into {}", args.output.display()))?;
+    bar.finish_and_clear();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else if !args.quiet {
+        writeln!(
+            out,
+            "merged {} inputs ({}{}) -> {} ({}) in {:.2} s ({:.0} MB/s of input)",
+            report.inputs,
+            size::human(report.input_bytes),
+            if report.converted > 0 {
+                format!(", {} ROOT files converted", report.converted)
+            } else {
+                String::new()
+            },
+            args.output.display(),
+            size::human(report.output_bytes),
+            report.seconds,
+            report.input_bytes as f64 / report.seconds.max(1e-9) / 1e6
+        )?;
+        for t in &report.trees {
+            writeln!(
+                out,
+                "  tree {}: {} entries from {} inputs, {} branches; {} baskets copied, {} \
+                 branch-inputs written again",
+                t.name,
+                t.entries,
+                t.inputs,
+                t.branches,
+                t.copied_baskets,
+                t.rewritten.len()
+            )?;
+            for (branch, input) in &t.defaulted {
+                writeln!(out, "    {branch}: defaults where {input} lacks it")?;
+            }
+            if !t.dropped.is_empty() {
+                writeln!(out, "    left out: {}", t.dropped.join(", "))?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
