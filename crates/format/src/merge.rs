@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::meta::{BranchMeta, DataType, EXT_MERGE_DEFAULTS, Extension, ScalarType};
 use crate::reader::{FileReader, ReadOptions, TreeReader};
+use crate::record::{RECORD_HEADER_LEN, RecordKind};
 use crate::schema::{BranchSpec, ClusterSize, WriteOptions};
-use crate::writer::{FileWriter, TreeWriter};
+use crate::writer::{CopiedBasket, FileWriter, TreeWriter};
 
 /// Runs the macro `$go` with the Rust type of scalar type `$t`.
 macro_rules! by_type {
@@ -433,6 +434,7 @@ fn merge_tree(
             ..MergedTree::default()
         },
         defaults: Vec::new(),
+        span: Vec::new(),
     };
     for (k, &i) in plan.inputs.iter().enumerate() {
         let reader = open(inputs, i, &options.read)?;
@@ -451,6 +453,8 @@ struct TreeMerge<'f> {
     merged: MergedTree,
     /// The `merge-defaults` extension's items so far.
     defaults: Vec<u8>,
+    /// The records of a cluster read at once, reused.
+    span: Vec<u8>,
 }
 
 impl TreeMerge<'_> {
@@ -492,11 +496,24 @@ impl TreeMerge<'_> {
                 }
             }
         }
+        // The branch indexes, one read for all (a writer puts them together).
+        tree.load_indexes(SPAN_BYTES)?;
+        let all_copied = ways.iter().all(|w| matches!(w, Way::Copy(_)));
         let mut start = 0;
         for &end in &tree.meta().cluster_ends {
+            if all_copied {
+                self.merged.copied_baskets += copy_cluster_span(
+                    &mut self.out,
+                    (reader, &tree),
+                    &ways,
+                    start..end,
+                    &mut self.span,
+                )?;
+            }
             for (b, way) in ways.iter().enumerate() {
                 let out = &mut self.out;
                 match *way {
+                    Way::Copy(_) if all_copied => {}
                     Way::Copy(from) => {
                         self.merged.copied_baskets +=
                             copy_cluster(out, b, &tree, from, start..end)?;
@@ -569,6 +586,86 @@ fn way(
     } else {
         Way::Rewrite(at)
     })
+}
+
+/// The most bytes of neighbouring records read at once (a cluster's baskets, a tree's indexes).
+const SPAN_BYTES: u64 = 64 << 20;
+
+/// Copies the baskets of every branch (all copied) holding entries `range` (a cluster), reading
+/// their records in one read when they lie within [`SPAN_BYTES`] (a writer writes a cluster's
+/// baskets together), else basket by basket; returns how many.
+fn copy_cluster_span(
+    out: &mut TreeWriter<'_>,
+    (reader, tree): (&FileReader, &TreeReader<'_>),
+    ways: &[Way],
+    range: std::ops::Range<u64>,
+    buffer: &mut Vec<u8>,
+) -> Result<u64> {
+    let mut baskets = Vec::new();
+    for (b, way) in ways.iter().enumerate() {
+        let Way::Copy(from) = *way else { continue };
+        let branch = tree.branch(&tree.branches()[from].name)?;
+        let index = branch.baskets()?;
+        let first = index
+            .baskets
+            .partition_point(|l| l.first_entry < range.start);
+        for (i, loc) in index.baskets.iter().enumerate().skip(first) {
+            if loc.first_entry >= range.end {
+                break;
+            }
+            baskets.push((b, from, i, loc.clone()));
+        }
+    }
+    let (Some(start), Some(end)) = (
+        baskets.iter().map(|(.., l)| l.offset).min(),
+        baskets.iter().map(|(.., l)| l.offset + l.record_len).max(),
+    ) else {
+        return Ok(0);
+    };
+    if end - start > SPAN_BYTES {
+        let mut copied = 0;
+        for (b, way) in ways.iter().enumerate() {
+            if let Way::Copy(from) = *way {
+                copied += copy_cluster(out, b, tree, from, range.clone())?;
+            }
+        }
+        return Ok(copied);
+    }
+    let bytes = reader.read_span(start, end - start, buffer)?;
+    for (b, from, i, loc) in &baskets {
+        let branch = &tree.branches()[*from];
+        let location = crate::error::Location {
+            tree: Some(tree.name().to_owned()),
+            branch: Some(branch.name.clone()),
+            basket: Some(*i),
+            offset: loc.offset,
+        };
+        let at = (loc.offset - start) as usize;
+        let record = &bytes[at..at + loc.record_len as usize];
+        let header =
+            crate::reader::check_record(record, RecordKind::Basket, &location, reader.verifies())?;
+        if header.tree as usize != tree.number()
+            || header.branch as usize != *from
+            || header.first_entry != loc.first_entry
+            || header.entries != loc.entries
+        {
+            return Err(Error::corrupt(
+                location,
+                "the basket record does not match its place in the branch index",
+            ));
+        }
+        out.copy_record(
+            *b,
+            CopiedBasket {
+                rac: header.basket_kind == 1,
+                entries: loc.entries,
+                elements: loc.elements,
+                body: &record[RECORD_HEADER_LEN..],
+                body_crc: header.body_crc,
+            },
+        )?;
+    }
+    Ok(baskets.len() as u64)
 }
 
 /// Copies the baskets of the input's branch `from` holding entries `range` (a cluster: baskets

@@ -414,6 +414,49 @@ impl<R: ReadAt> FileReader<R> {
         Ok(TreeReader { file: self, tree })
     }
 
+    /// The bytes at `offset..offset + len` of the record region, read at once into `buffer`
+    /// (reused): for reading many neighbouring records in one go (a merge's cluster of baskets,
+    /// a tree's indexes), each then checked by [`check_record`].
+    pub(crate) fn read_span<'b>(
+        &self,
+        offset: u64,
+        len: u64,
+        buffer: &'b mut Vec<u8>,
+    ) -> Result<&'b [u8]> {
+        let location = Location {
+            tree: None,
+            branch: None,
+            basket: None,
+            offset,
+        };
+        if offset.checked_add(len).is_none_or(|e| e > self.records_end) {
+            return Err(Error::Truncated {
+                what: "records",
+                location,
+                needed: offset.saturating_add(len),
+                file_len: self.records_end,
+            });
+        }
+        let len = usize::try_from(len)
+            .map_err(|_| Error::corrupt(location.clone(), "a span too large for memory"))?;
+        if let Some(more) = len.checked_sub(buffer.len()) {
+            buffer.try_reserve_exact(more).map_err(|_| {
+                Error::corrupt(location, format!("cannot allocate {len} bytes for records"))
+            })?;
+        }
+        // Reused: only its growth is zeroed.
+        let bytes = evtc_codecs::scratch(buffer, len);
+        self.source
+            .read_exact_at(offset, bytes)
+            .map_err(|e| Error::io(self.source.path(), e))?;
+        Ok(bytes)
+    }
+
+    /// Whether the reader checks body checksums.
+    pub(crate) fn verifies(&self) -> bool {
+        self.options.verify_checksums
+    }
+
     /// Reads the record at `offset..offset + len`, checks its header (kind, lengths, CRCs) and
     /// returns the header and body.
     fn read_record(
@@ -531,6 +574,51 @@ impl<R: ReadAt> FileReader<R> {
                 .collect(),
         }
     }
+}
+
+/// Checks `record`, a whole record read at `location` (as [`FileReader::read_span`] gives
+/// them): its header (magic, CRC), its kind, its body's length and, with `verify`, its body's
+/// CRC. Returns the header.
+pub(crate) fn check_record(
+    record: &[u8],
+    kind: RecordKind,
+    location: &Location,
+    verify: bool,
+) -> Result<RecordHeader> {
+    let head: &[u8; RECORD_HEADER_LEN] = record
+        .get(..RECORD_HEADER_LEN)
+        .and_then(|h| h.try_into().ok())
+        .ok_or_else(|| Error::corrupt(location.clone(), "a record shorter than its header"))?;
+    let header = RecordHeader::decode(head, location)?;
+    if header.kind != kind {
+        return Err(Error::corrupt(
+            location.clone(),
+            format!("expected a {kind:?} record, found {:?}", header.kind),
+        ));
+    }
+    let body = &record[RECORD_HEADER_LEN..];
+    if header.body_len != body.len() as u64 {
+        return Err(Error::corrupt(
+            location.clone(),
+            format!(
+                "record body is {} bytes but {} were expected",
+                header.body_len,
+                body.len()
+            ),
+        ));
+    }
+    if verify {
+        let computed = evtc_codecs::crc32(body);
+        if computed != header.body_crc {
+            return Err(Error::Checksum {
+                what: "record body",
+                location: location.clone(),
+                stored: header.body_crc,
+                computed,
+            });
+        }
+    }
+    Ok(header)
 }
 
 /// How a basket body is laid out.

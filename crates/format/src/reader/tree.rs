@@ -10,7 +10,7 @@ use super::{Body, FileReader, ReaderDictionary, max_expansion};
 use crate::error::{Error, Location, Result};
 use crate::io::{LocalFile, ReadAt};
 use crate::meta::{BasketIndex, BranchMeta, TreeMeta};
-use crate::record::{FILE_HEADER_LEN, RecordKind};
+use crate::record::{FILE_HEADER_LEN, RECORD_HEADER_LEN, RecordKind};
 use crate::types::Scalar;
 
 /// One tree of an open file.
@@ -109,6 +109,66 @@ impl<R: ReadAt> std::fmt::Debug for BranchReader<'_, R> {
         f.debug_struct("BranchReader")
             .field("name", &self.meta().name)
             .finish()
+    }
+}
+
+impl<R: ReadAt> TreeReader<'_, R> {
+    /// The tree's number in the file (its records' headers carry it).
+    pub(crate) fn number(&self) -> usize {
+        self.tree
+    }
+
+    /// Reads the index records of the tree's branches not read yet in one read when they lie
+    /// within `limit` bytes of each other (a writer puts them together at the tree's end),
+    /// checks and caches each; else leaves them to be read one by one.
+    pub(crate) fn load_indexes(&self, limit: u64) -> Result<()> {
+        let file = self.file;
+        let missing: Vec<usize> = (0..self.meta().branches.len())
+            .filter(|&b| file.indexes[self.tree][b].get().is_none())
+            .collect();
+        let spans = missing.iter().map(|&b| {
+            let m = &self.meta().branches[b];
+            (m.index_offset, m.index_offset.saturating_add(m.index_len))
+        });
+        let (Some(start), Some(end)) = (
+            spans.clone().map(|(a, _)| a).min(),
+            spans.map(|(_, e)| e).max(),
+        ) else {
+            return Ok(());
+        };
+        if end - start > limit {
+            return Ok(());
+        }
+        let mut buffer = Vec::new();
+        let bytes = file.read_span(start, end - start, &mut buffer)?;
+        for b in missing {
+            let branch = BranchReader {
+                tree: self.clone(),
+                branch: b,
+            };
+            let meta = branch.meta();
+            let location = branch.location(None, meta.index_offset);
+            let at = (meta.index_offset - start) as usize;
+            let record = &bytes[at..at + meta.index_len as usize];
+            let header =
+                super::check_record(record, RecordKind::BranchIndex, &location, file.verifies())?;
+            if header.tree as usize != self.tree || header.branch as usize != b {
+                return Err(Error::corrupt(
+                    location,
+                    "the BranchIndex record belongs to another branch",
+                ));
+            }
+            let index: BasketIndex =
+                postcard::from_bytes(&record[RECORD_HEADER_LEN..]).map_err(|e| {
+                    Error::corrupt(
+                        location.clone(),
+                        format!("basket index does not decode: {e}"),
+                    )
+                })?;
+            branch.validate_index(&index)?;
+            let _ = file.indexes[self.tree][b].set(Arc::new(index));
+        }
+        Ok(())
     }
 }
 

@@ -280,6 +280,15 @@ impl FileWriter {
     }
 }
 
+/// A basket record's parts, borrowed, for [`TreeWriter::copy_record`].
+pub(crate) struct CopiedBasket<'a> {
+    pub(crate) rac: bool,
+    pub(crate) entries: u64,
+    pub(crate) elements: u64,
+    pub(crate) body: &'a [u8],
+    pub(crate) body_crc: u32,
+}
+
 /// A basket cut from a branch's buffer, waiting for compression.
 struct Sealed {
     branch: usize,
@@ -862,6 +871,21 @@ impl<'f> TreeWriter<'f> {
     ///
     /// [`BranchSpec::like`]: crate::BranchSpec::like
     pub fn copy_basket(&mut self, branch: usize, basket: &RawBasket) -> Result<()> {
+        self.copy_record(
+            branch,
+            CopiedBasket {
+                rac: basket.rac,
+                entries: basket.entries,
+                elements: basket.elements,
+                body: &basket.body,
+                body_crc: basket.body_crc,
+            },
+        )
+    }
+
+    /// [`TreeWriter::copy_basket`] of a basket whose body is borrowed (from a span of records
+    /// read at once).
+    pub(crate) fn copy_record(&mut self, branch: usize, basket: CopiedBasket<'_>) -> Result<()> {
         let state = self
             .branches
             .get(branch)
@@ -916,7 +940,7 @@ impl<'f> TreeWriter<'f> {
             None => basket.elements * state.value_size() as u64 + 4 * basket.entries,
         };
         self.file.write(&header.encode())?;
-        self.file.write(&basket.body)?;
+        self.file.write(basket.body)?;
         let state = &mut self.branches[branch];
         state.first_entry += basket.entries;
         state.meta.raw_bytes += raw_bytes;
