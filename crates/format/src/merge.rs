@@ -613,7 +613,7 @@ fn copy_cluster_span(
             if loc.first_entry >= range.end {
                 break;
             }
-            baskets.push((b, from, i, loc.clone()));
+            baskets.push((b, from, i, *loc));
         }
     }
     let (Some(start), Some(end)) = (
