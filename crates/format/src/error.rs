@@ -216,9 +216,10 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
-    /// A merge that cannot be made as asked (no inputs, the output among them).
+    /// A merge or skim that cannot be made as asked (no inputs, the output among them, entries
+    /// out of order).
     #[error("{0}")]
-    Merge(String),
+    Request(String),
     /// An error reading one of several files (a merge's inputs), with the file's path.
     #[error("{}: {source}", path.display())]
     InFile {

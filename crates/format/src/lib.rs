@@ -60,6 +60,8 @@ mod record;
 mod recover;
 mod schema;
 pub mod size;
+mod skim;
+mod transfer;
 mod types;
 mod writer;
 
@@ -80,6 +82,7 @@ pub use schema::{
     BranchSpec, COUNT_PRECONDITION, ClusterSize, DEFAULT_MAX_BASKET_BYTES, LZMA_RAC_UNIT_BYTES,
     RAC_AUTO_MIN_UNITS, RacMode, WriteOptions, auto_precondition,
 };
+pub use skim::{SkimOptions, SkimProgress, SkimmedTree, TreeSelection, skim};
 pub use types::Scalar;
 pub use writer::{FileWriter, OwnedTreeWriter, TreeWriter};
 

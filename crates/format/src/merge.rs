@@ -16,28 +16,9 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::meta::{BranchMeta, DataType, EXT_MERGE_DEFAULTS, Extension, ScalarType};
 use crate::reader::{FileReader, ReadOptions, TreeReader};
-use crate::record::{RECORD_HEADER_LEN, RecordKind};
 use crate::schema::{BranchSpec, ClusterSize, WriteOptions};
-use crate::writer::{CopiedBasket, FileWriter, TreeWriter};
-
-/// Runs the macro `$go` with the Rust type of scalar type `$t`.
-macro_rules! by_type {
-    ($t:expr, $go:ident) => {
-        match $t {
-            ScalarType::Bool => $go!(bool),
-            ScalarType::I8 => $go!(i8),
-            ScalarType::U8 => $go!(u8),
-            ScalarType::I16 => $go!(i16),
-            ScalarType::U16 => $go!(u16),
-            ScalarType::I32 => $go!(i32),
-            ScalarType::U32 => $go!(u32),
-            ScalarType::I64 => $go!(i64),
-            ScalarType::U64 => $go!(u64),
-            ScalarType::F32 => $go!(f32),
-            ScalarType::F64 => $go!(f64),
-        }
-    };
-}
+use crate::transfer::{Pair, SPAN_BYTES, by_type, copy_baskets, copy_span, rewrite};
+use crate::writer::{FileWriter, TreeWriter};
 
 /// Which branches a merged tree has when its inputs' differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -185,7 +166,7 @@ struct TreePlan {
 /// # Errors
 /// [`Error::InvalidSchema`] naming the input, tree and branches when schemas differ (under
 /// [`Schemas::Same`]) or a branch's type or counter differs between inputs (always);
-/// [`Error::Merge`] for no inputs or an output that is one of them; every reader and writer
+/// [`Error::Request`] for no inputs or an output that is one of them; every reader and writer
 /// error, naming its file ([`Error::InFile`]). Nothing is left at `output` on error.
 pub fn merge(
     output: &Path,
@@ -194,7 +175,7 @@ pub fn merge(
     progress: &mut dyn FnMut(MergeProgress<'_>),
 ) -> Result<MergeSummary> {
     if inputs.is_empty() {
-        return Err(Error::Merge("no inputs to merge".into()));
+        return Err(Error::Request("no inputs to merge".into()));
     }
     refuse_output_among_inputs(output, inputs)?;
     let plans = plan(inputs, options)?;
@@ -237,7 +218,7 @@ fn refuse_output_among_inputs(output: &Path, inputs: &[PathBuf]) -> Result<()> {
     };
     let out = canonical(output);
     if let Some(input) = inputs.iter().find(|i| out.is_some() && canonical(i) == out) {
-        return Err(Error::Merge(format!(
+        return Err(Error::Request(format!(
             "the output {} is one of the inputs ({}): merge into a new file",
             output.display(),
             input.display()
@@ -502,10 +483,18 @@ impl TreeMerge<'_> {
         let mut start = 0;
         for &end in &tree.meta().cluster_ends {
             if all_copied {
-                self.merged.copied_baskets += copy_cluster_span(
+                let pairs: Vec<Pair> = ways
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(b, w)| match w {
+                        Way::Copy(from) => Some((*from, b)),
+                        _ => None,
+                    })
+                    .collect();
+                self.merged.copied_baskets += copy_span(
                     &mut self.out,
                     (reader, &tree),
-                    &ways,
+                    &pairs,
                     start..end,
                     &mut self.span,
                 )?;
@@ -516,9 +505,9 @@ impl TreeMerge<'_> {
                     Way::Copy(_) if all_copied => {}
                     Way::Copy(from) => {
                         self.merged.copied_baskets +=
-                            copy_cluster(out, b, &tree, from, start..end)?;
+                            copy_baskets(out, b, &tree, from, start..end)?;
                     }
-                    Way::Rewrite(from) => rewrite(out, b, &tree, from, start..end)?,
+                    Way::Rewrite(from) => rewrite(out, b, &tree, from, start..end, None)?,
                     Way::Default => {
                         let meta = &self.layouts[b].0;
                         fill_default(out, b, meta, &tree, &self.layouts, start..end)?;
@@ -586,139 +575,6 @@ fn way(
     } else {
         Way::Rewrite(at)
     })
-}
-
-/// The most bytes of neighbouring records read at once (a cluster's baskets, a tree's indexes).
-const SPAN_BYTES: u64 = 64 << 20;
-
-/// Copies the baskets of every branch (all copied) holding entries `range` (a cluster), reading
-/// their records in one read when they lie within [`SPAN_BYTES`] (a writer writes a cluster's
-/// baskets together), else basket by basket; returns how many.
-fn copy_cluster_span(
-    out: &mut TreeWriter<'_>,
-    (reader, tree): (&FileReader, &TreeReader<'_>),
-    ways: &[Way],
-    range: std::ops::Range<u64>,
-    buffer: &mut Vec<u8>,
-) -> Result<u64> {
-    let mut baskets = Vec::new();
-    for (b, way) in ways.iter().enumerate() {
-        let Way::Copy(from) = *way else { continue };
-        let branch = tree.branch(&tree.branches()[from].name)?;
-        let index = branch.baskets()?;
-        let first = index
-            .baskets
-            .partition_point(|l| l.first_entry < range.start);
-        for (i, loc) in index.baskets.iter().enumerate().skip(first) {
-            if loc.first_entry >= range.end {
-                break;
-            }
-            baskets.push((b, from, i, *loc));
-        }
-    }
-    let (Some(start), Some(end)) = (
-        baskets.iter().map(|(.., l)| l.offset).min(),
-        baskets.iter().map(|(.., l)| l.offset + l.record_len).max(),
-    ) else {
-        return Ok(0);
-    };
-    if end - start > SPAN_BYTES {
-        let mut copied = 0;
-        for (b, way) in ways.iter().enumerate() {
-            if let Way::Copy(from) = *way {
-                copied += copy_cluster(out, b, tree, from, range.clone())?;
-            }
-        }
-        return Ok(copied);
-    }
-    let bytes = reader.read_span(start, end - start, buffer)?;
-    for (b, from, i, loc) in &baskets {
-        let branch = &tree.branches()[*from];
-        let location = crate::error::Location {
-            tree: Some(tree.name().to_owned()),
-            branch: Some(branch.name.clone()),
-            basket: Some(*i),
-            offset: loc.offset,
-        };
-        let at = (loc.offset - start) as usize;
-        let record = &bytes[at..at + loc.record_len as usize];
-        let header =
-            crate::reader::check_record(record, RecordKind::Basket, &location, reader.verifies())?;
-        if header.tree as usize != tree.number()
-            || header.branch as usize != *from
-            || header.first_entry != loc.first_entry
-            || header.entries != loc.entries
-        {
-            return Err(Error::corrupt(
-                location,
-                "the basket record does not match its place in the branch index",
-            ));
-        }
-        out.copy_record(
-            *b,
-            CopiedBasket {
-                rac: header.basket_kind == 1,
-                entries: loc.entries,
-                elements: loc.elements,
-                body: &record[RECORD_HEADER_LEN..],
-                body_crc: header.body_crc,
-            },
-        )?;
-    }
-    Ok(baskets.len() as u64)
-}
-
-/// Copies the baskets of the input's branch `from` holding entries `range` (a cluster: baskets
-/// never span one) into output branch `b`; returns how many.
-fn copy_cluster(
-    out: &mut TreeWriter<'_>,
-    b: usize,
-    tree: &TreeReader<'_>,
-    from: usize,
-    range: std::ops::Range<u64>,
-) -> Result<u64> {
-    let branch = tree.branch(&tree.branches()[from].name)?;
-    let index = branch.baskets()?;
-    let first = index
-        .baskets
-        .partition_point(|l| l.first_entry < range.start);
-    let mut copied = 0;
-    for i in first..index.baskets.len() {
-        if index.baskets[i].first_entry >= range.end {
-            break;
-        }
-        out.copy_basket(b, &branch.raw_basket(i)?)?;
-        copied += 1;
-    }
-    Ok(copied)
-}
-
-/// Reads entries `range` of the input's branch `from` and fills them into output branch `b`.
-fn rewrite(
-    out: &mut TreeWriter<'_>,
-    b: usize,
-    tree: &TreeReader<'_>,
-    from: usize,
-    range: std::ops::Range<u64>,
-) -> Result<()> {
-    let branch = tree.branch(&tree.branches()[from].name)?;
-    let dtype = branch.meta().dtype;
-    macro_rules! go {
-        ($t:ty) => {{
-            if dtype.is_variable() {
-                let jagged = branch.read_jagged_range::<$t>(range)?;
-                let counts: Vec<u32> = jagged
-                    .offsets
-                    .windows(2)
-                    .map(|w| (w[1] - w[0]) as u32)
-                    .collect();
-                out.fill_jagged(b, &counts, &jagged.values)
-            } else {
-                out.fill_column(b, &branch.read_range::<$t>(range)?)
-            }
-        }};
-    }
-    by_type!(dtype.scalar(), go)
 }
 
 /// Fills entries `range` of output branch `b` (of `meta`), which the input lacks, with its

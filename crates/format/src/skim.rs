@@ -1,0 +1,297 @@
+//! Skimming an evtc file ([`skim`]): chosen entries and branches of its trees into a new file,
+//! as ROOT's `TTree::CopyTree` with a selection does. Baskets whose entries are all chosen are
+//! copied as they are stored (a cluster's in one read); of the others, the chosen entries are
+//! read and written again, in the input's layout ([`BranchSpec::like`]) unless told otherwise.
+//! Clusters follow the input's (those left empty are dropped).
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::meta::BranchMeta;
+use crate::reader::{FileReader, ReadOptions, TreeReader};
+use crate::schema::{BranchSpec, ClusterSize, WriteOptions};
+use crate::transfer::{Pair, SPAN_BYTES, copy_baskets, copy_span, rewrite};
+use crate::writer::{FileWriter, TreeWriter};
+
+/// What to keep of one tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeSelection {
+    /// The tree.
+    pub tree: String,
+    /// The entries to keep, ascending, each once.
+    pub entries: Vec<u64>,
+    /// The branches to keep, by name (`None`: all); a kept branch's counter must be kept too.
+    pub branches: Option<Vec<String>>,
+}
+
+/// How to skim ([`skim`]).
+#[derive(Default)]
+pub struct SkimOptions<'a> {
+    /// The output's writer settings (threads, sync, limits; clusters with `respec`).
+    pub write: WriteOptions,
+    /// The input's reader settings.
+    pub read: ReadOptions,
+    /// When set, every branch is written again as this spec (from the input branch's layout)
+    /// says, and clusters follow `write`'s: nothing is copied.
+    pub respec: Option<&'a dyn Fn(&BranchMeta) -> BranchSpec>,
+}
+
+impl std::fmt::Debug for SkimOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkimOptions")
+            .field("write", &self.write)
+            .field("recompress", &self.respec.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a skim did with one tree.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkimmedTree {
+    /// The tree's name.
+    pub name: String,
+    /// Entries kept.
+    pub entries: u64,
+    /// Entries in the input.
+    pub of: u64,
+    /// Branches kept.
+    pub branches: usize,
+    /// Baskets copied as stored (all their entries kept).
+    pub copied_baskets: u64,
+    /// Baskets of which some entries were kept, read and written again.
+    pub rewritten_baskets: u64,
+}
+
+/// Where a skim is: for progress reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkimProgress<'a> {
+    /// The tree being skimmed.
+    pub tree: &'a str,
+    /// Input entries gone through.
+    pub done: u64,
+    /// The tree's input entries.
+    pub total: u64,
+}
+
+/// Writes the chosen entries and branches of `input`'s trees (`selections`, in output order)
+/// into a new file at `output`, named only when complete; `progress` hears of each cluster.
+///
+/// ```
+/// use evtc_format::{skim, BranchSpec, FileReader, FileWriter, ScalarType, SkimOptions,
+///     TreeSelection, WriteOptions};
+/// let dir = tempfile::tempdir()?;
+/// let input = dir.path().join("all.evtc");
+/// let mut file = FileWriter::create(&input, WriteOptions::default())?;
+/// let mut tree = file.tree("Events", vec![BranchSpec::scalar("event", ScalarType::U64)])?;
+/// tree.fill_column(0, &(0..1000u64).collect::<Vec<_>>())?;
+/// tree.commit()?;
+/// tree.finish()?;
+/// file.finish()?;
+///
+/// let out = dir.path().join("skim.evtc");
+/// let keep = TreeSelection { tree: "Events".into(), entries: vec![3, 500, 999], branches: None };
+/// skim(&input, &out, &[keep], &SkimOptions::default(), &mut |_| {})?;
+/// let event = FileReader::open(&out)?.tree("Events")?.branch("event")?.read::<u64>()?;
+/// assert_eq!(event, [3, 500, 999]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Request`] for entries out of order, repeated or past the tree's end, or an output
+/// that is the input; [`Error::NoSuchTree`] and [`Error::NoSuchBranch`]; [`Error::InvalidSchema`]
+/// for a kept branch whose counter is not kept; every reader and writer error. Nothing is left
+/// at `output` on error.
+pub fn skim(
+    input: &Path,
+    output: &Path,
+    selections: &[TreeSelection],
+    options: &SkimOptions<'_>,
+    progress: &mut dyn FnMut(SkimProgress<'_>),
+) -> Result<Vec<SkimmedTree>> {
+    if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize())
+        && a == b
+    {
+        return Err(Error::Request(format!(
+            "the output {} is the input: skim into a new file",
+            output.display()
+        )));
+    }
+    let reader = FileReader::open_with(input, options.read.clone())?;
+    let write = match options.respec {
+        Some(_) => options.write.clone(),
+        None => options
+            .write
+            .clone()
+            .cluster_size(ClusterSize::Entries(u64::MAX))
+            .max_cluster_bytes(u64::MAX),
+    };
+    let mut file = FileWriter::create(output, write)?;
+    let mut done = Vec::with_capacity(selections.len());
+    for selection in selections {
+        done.push(skim_tree(&mut file, &reader, selection, options, progress)?);
+    }
+    file.finish()?;
+    Ok(done)
+}
+
+/// Checks that `entries` ascend, each once, below `total`.
+fn check_entries(tree: &str, entries: &[u64], total: u64) -> Result<()> {
+    if let Some(w) = entries.windows(2).find(|w| w[1] <= w[0]) {
+        return Err(Error::Request(format!(
+            "tree {tree:?}: the entries to keep must ascend, each once: {} comes after {}",
+            w[1], w[0]
+        )));
+    }
+    if let Some(&last) = entries.last().filter(|&&e| e >= total) {
+        return Err(Error::Request(format!(
+            "tree {tree:?}: entry {last} is past its {total} entries"
+        )));
+    }
+    Ok(())
+}
+
+/// Skims one tree into `file`.
+fn skim_tree(
+    file: &mut FileWriter,
+    reader: &FileReader,
+    selection: &TreeSelection,
+    options: &SkimOptions<'_>,
+    progress: &mut dyn FnMut(SkimProgress<'_>),
+) -> Result<SkimmedTree> {
+    let tree = reader.tree(&selection.tree)?;
+    let entries = &selection.entries;
+    check_entries(&selection.tree, entries, tree.entries())?;
+    let kept: Vec<usize> = match &selection.branches {
+        None => (0..tree.branches().len()).collect(),
+        Some(names) => {
+            let mut kept = Vec::with_capacity(names.len());
+            for name in names {
+                let at = tree
+                    .branches()
+                    .iter()
+                    .position(|b| &b.name == name)
+                    .ok_or_else(|| Error::NoSuchBranch {
+                        tree: selection.tree.clone(),
+                        name: name.clone(),
+                    })?;
+                kept.push(at);
+            }
+            // In the input's order, which puts counters before what they count.
+            kept.sort_unstable();
+            kept.dedup();
+            kept
+        }
+    };
+    let metas: Vec<&BranchMeta> = kept.iter().map(|&i| &tree.branches()[i]).collect();
+    if let Some((b, c)) = metas.iter().find_map(|m| {
+        m.counter
+            .as_ref()
+            .filter(|c| !metas.iter().any(|o| &&o.name == c))
+            .map(|c| (&m.name, c))
+    }) {
+        return Err(Error::InvalidSchema {
+            tree: selection.tree.clone(),
+            reason: format!("branch {b:?} is kept without its counter {c:?}"),
+        });
+    }
+    let mut specs = Vec::with_capacity(kept.len());
+    for &i in &kept {
+        let meta = &tree.branches()[i];
+        specs.push(match options.respec {
+            Some(respec) => respec(meta),
+            None => {
+                let dictionary = tree.branch(&meta.name)?.dictionary_bytes()?;
+                BranchSpec::like(meta, dictionary)
+            }
+        });
+    }
+    let pairs: Vec<Pair> = kept
+        .iter()
+        .enumerate()
+        .map(|(b, &from)| (from, b))
+        .collect();
+    let mut out = file.tree(&selection.tree, specs)?;
+    tree.load_indexes(SPAN_BYTES)?;
+    let mut summary = SkimmedTree {
+        name: selection.tree.clone(),
+        entries: entries.len() as u64,
+        of: tree.entries(),
+        branches: kept.len(),
+        ..SkimmedTree::default()
+    };
+    let mut span = Vec::new();
+    let mut start = 0;
+    for &end in &tree.meta().cluster_ends {
+        let picks = &entries
+            [entries.partition_point(|&e| e < start)..entries.partition_point(|&e| e < end)];
+        if picks.is_empty() {
+            start = end;
+            continue;
+        }
+        if options.respec.is_some() {
+            for &(from, b) in &pairs {
+                rewrite(&mut out, b, &tree, from, start..end, Some(picks))?;
+            }
+        } else if picks.len() as u64 == end - start {
+            summary.copied_baskets +=
+                copy_span(&mut out, (reader, &tree), &pairs, start..end, &mut span)?;
+        } else {
+            for &(from, b) in &pairs {
+                let (copied, rewritten) = basket_by_basket(&mut out, b, &tree, from, picks)?;
+                summary.copied_baskets += copied;
+                summary.rewritten_baskets += rewritten;
+            }
+        }
+        out.commit()?;
+        if options.respec.is_none() {
+            out.end_cluster()?;
+        }
+        progress(SkimProgress {
+            tree: &selection.tree,
+            done: end,
+            total: tree.entries(),
+        });
+        start = end;
+    }
+    out.finish()?;
+    Ok(summary)
+}
+
+/// The chosen entries `picks` (of one cluster) of input branch `from` into output branch `b`:
+/// each basket whose entries are all chosen copied, the chosen entries of the others written
+/// again. Returns the baskets copied and those written again.
+fn basket_by_basket(
+    out: &mut TreeWriter<'_>,
+    b: usize,
+    tree: &TreeReader<'_>,
+    from: usize,
+    picks: &[u64],
+) -> Result<(u64, u64)> {
+    let branch = tree.branch(&tree.branches()[from].name)?;
+    let index = branch.baskets()?;
+    let (Some(&lo), Some(&hi)) = (picks.first(), picks.last()) else {
+        return Ok((0, 0));
+    };
+    let first = index
+        .baskets
+        .partition_point(|l| l.first_entry + l.entries <= lo);
+    let (mut copied, mut rewritten) = (0, 0);
+    for loc in &index.baskets[first..] {
+        if loc.first_entry > hi {
+            break;
+        }
+        let range = loc.first_entry..loc.first_entry + loc.entries;
+        let sub = &picks[picks.partition_point(|&e| e < range.start)
+            ..picks.partition_point(|&e| e < range.end)];
+        if sub.is_empty() {
+            continue;
+        }
+        if sub.len() as u64 == loc.entries {
+            copied += copy_baskets(out, b, tree, from, range)?;
+        } else {
+            rewrite(out, b, tree, from, range, Some(sub))?;
+            rewritten += 1;
+        }
+    }
+    Ok((copied, rewritten))
+}

@@ -1,0 +1,194 @@
+//! `skim`: chosen entries and branches into a new file, whole baskets copied and the chosen
+//! entries of the others written again, for every codec and RAC setting; bad selections.
+
+mod common;
+
+use std::path::Path;
+
+use common::{muons, verifies, write_input};
+use evtc_codecs::Codec;
+use evtc_format::{
+    BranchSpec, FileReader, RacMode, SkimOptions, TreeSelection, WriteOptions, skim,
+};
+
+fn options(codec: &str, rac: RacMode) -> WriteOptions {
+    WriteOptions::default()
+        .codec(codec.parse::<Codec>().unwrap())
+        .rac(rac)
+        .basket_size(4 << 10)
+        .cluster_size("1000".parse().unwrap())
+}
+
+fn select(entries: Vec<u64>, branches: Option<&[&str]>) -> TreeSelection {
+    TreeSelection {
+        tree: "Events".into(),
+        entries,
+        branches: branches.map(|b| b.iter().map(|s| (*s).to_owned()).collect()),
+    }
+}
+
+/// The skim holds the test data's `entries`, for the branches it has.
+fn holds(path: &Path, entries: &[u64]) {
+    let file = FileReader::open(path).unwrap();
+    let tree = file.tree("Events").unwrap();
+    assert_eq!(tree.entries(), entries.len() as u64);
+    let has = |n: &str| tree.branches().iter().any(|b| b.name == n);
+    if has("run") {
+        let run = tree.branch("run").unwrap().read::<u32>().unwrap();
+        let want: Vec<u32> = entries.iter().map(|&e| (e / 1000) as u32).collect();
+        assert_eq!(run, want);
+    }
+    if has("Muon_pt") {
+        let pt = tree
+            .branch("Muon_pt")
+            .unwrap()
+            .read_jagged::<f32>()
+            .unwrap();
+        for (k, &e) in entries.iter().enumerate() {
+            let (a, b) = (pt.offsets[k] as usize, pt.offsets[k + 1] as usize);
+            let want: Vec<f32> = (0..muons(e)).map(|j| e as f32 * 0.5 + j as f32).collect();
+            assert_eq!(pt.values[a..b], want[..], "entry {e}");
+        }
+    }
+    if has("p") {
+        let p = tree.branch("p").unwrap().read::<f64>().unwrap();
+        for (k, &e) in entries.iter().enumerate() {
+            assert_eq!(p[3 * k..3 * k + 3], [e as f64, -(e as f64), 0.25]);
+        }
+    }
+    if has("tag") {
+        let tag = tree.branch("tag").unwrap().read_jagged::<u8>().unwrap();
+        for (k, &e) in entries.iter().enumerate() {
+            assert_eq!((tag.offsets[k + 1] - tag.offsets[k]) as u64, e % 3);
+        }
+    }
+}
+
+#[test]
+fn chosen_entries_for_every_codec_and_rac_setting() {
+    for codec in ["zstd:5", "lz4", "lzma:6", "none"] {
+        for rac in [RacMode::Off, RacMode::On] {
+            let dir = tempfile::tempdir().unwrap();
+            let input = dir.path().join("in.evtc");
+            write_input(&input, 0, 10_000, options(codec, rac), false);
+            // Every 10th entry, and the whole of entries 4000..6000 (whole clusters).
+            let mut entries: Vec<u64> = (0..10_000).step_by(10).collect();
+            entries.extend(4000..6000);
+            entries.sort_unstable();
+            entries.dedup();
+            let out = dir.path().join("skim.evtc");
+            let done = skim(
+                &input,
+                &out,
+                &[select(entries.clone(), None)],
+                &SkimOptions::default(),
+                &mut |_| {},
+            )
+            .unwrap();
+            let t = &done[0];
+            assert_eq!(
+                (t.entries, t.of, t.branches),
+                (entries.len() as u64, 10_000, 5)
+            );
+            assert!(
+                t.copied_baskets > 0 && t.rewritten_baskets > 0,
+                "{codec} {rac:?}: {t:?}"
+            );
+            verifies(&out);
+            holds(&out, &entries);
+        }
+    }
+}
+
+#[test]
+fn whole_clusters_are_copied_and_branches_chosen() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.evtc");
+    write_input(&input, 0, 5000, options("zstd:5", RacMode::Off), false);
+    let out = dir.path().join("skim.evtc");
+    let entries: Vec<u64> = (1000..3000).collect();
+    let done = skim(
+        &input,
+        &out,
+        &[select(entries.clone(), Some(&["Muon_pt", "nMuon", "run"]))],
+        &SkimOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(done[0].rewritten_baskets, 0);
+    holds(&out, &entries);
+    let file = FileReader::open(&out).unwrap();
+    let names: Vec<&str> = file.trees()[0]
+        .branches
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
+    // In the input's order.
+    assert_eq!(names, ["run", "nMuon", "Muon_pt"]);
+    assert_eq!(file.trees()[0].cluster_ends, [1000, 2000]);
+
+    // Written again with other settings: nothing copied.
+    let out2 = dir.path().join("lz4.evtc");
+    let respec = |meta: &evtc_format::BranchMeta| {
+        let spec = BranchSpec::new(meta.name.clone(), meta.dtype).codec(Codec::LZ4);
+        match &meta.counter {
+            Some(c) => spec.counter(c.clone()),
+            None => spec,
+        }
+    };
+    let with = SkimOptions {
+        respec: Some(&respec),
+        ..SkimOptions::default()
+    };
+    let done = skim(
+        &input,
+        &out2,
+        &[select(entries.clone(), None)],
+        &with,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(done[0].copied_baskets, 0);
+    holds(&out2, &entries);
+    verifies(&out2);
+}
+
+#[test]
+fn bad_selections_are_refused_and_leave_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.evtc");
+    write_input(&input, 0, 100, options("zstd:5", RacMode::Off), false);
+    let out = dir.path().join("skim.evtc");
+    let run = |selection: TreeSelection| {
+        skim(
+            &input,
+            &out,
+            &[selection],
+            &SkimOptions::default(),
+            &mut |_| {},
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    assert!(run(select(vec![5, 3], None)).contains("3 comes after 5"));
+    assert!(run(select(vec![5, 5], None)).contains("each once"));
+    assert!(run(select(vec![100], None)).contains("past its 100 entries"));
+    assert!(run(select(vec![1], Some(&["Muon_pt"]))).contains("without its counter \"nMuon\""));
+    assert!(run(select(vec![1], Some(&["nope"]))).contains("nope"));
+    let wrong_tree = TreeSelection {
+        tree: "Nope".into(),
+        ..select(vec![1], None)
+    };
+    assert!(run(wrong_tree).contains("Nope"));
+    assert!(!out.exists());
+    let same = skim(
+        &input,
+        &input,
+        &[select(vec![1], None)],
+        &SkimOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(same.contains("is the input"), "{same}");
+}
