@@ -10,7 +10,8 @@
 - :func:`iterate` and :func:`concatenate` read a tree of several files, as uproot's.
 - :func:`recreate` writes files (``file["Events"] = {...}``, ``file["Events"].extend({...})``).
 - :func:`convert` converts ROOT or evtc files into evtc files, as ``evtc convert`` does;
-  :func:`merge` merges files into one, as ``evtc merge`` (and ROOT's ``hadd``) does.
+  :func:`merge` merges files into one, as ``evtc merge`` (and ROOT's ``hadd``) does;
+  :func:`skim` (and ``tree.skim``) keeps chosen entries and branches, as ``evtc skim`` does.
 - :func:`advise` benches a file's branches and recommends settings, as ``evtc advise`` does.
 - :func:`dask` builds a lazy ``dask_awkward.Array`` over many files with column projection.
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 from . import _lib
 from ._dask import dask
 from .advising import advise
-from .converting import convert, merge
+from .converting import convert, merge, skim
 from .errors import (
     CorruptFileError,
     EntryRangeError,
@@ -58,6 +59,7 @@ __all__ = [
     "concatenate",
     "convert",
     "merge",
+    "skim",
     "dask",
     "iterate",
     "open",

@@ -1,5 +1,5 @@
-"""``evtc.convert`` and ``evtc.merge``: ROOT or evtc files into evtc files, as the ``evtc
-convert`` and ``evtc merge`` commands."""
+"""``evtc.convert``, ``evtc.merge`` and ``evtc.skim``: ROOT or evtc files into evtc files, as the
+``evtc convert``, ``evtc merge`` and ``evtc skim`` commands."""
 
 from __future__ import annotations
 
@@ -242,6 +242,96 @@ def merge(
         rac_dictionary=bool(rac_dictionary),
         autoflush=None if autoflush is None else str(autoflush),
         flush_at_cluster=bool(flush_at_cluster),
+        max_basket_bytes=max_basket_size,
+        threads=threads,
+    )
+    report: dict[str, Any] = json.loads(text)
+    return report
+
+
+def skim(
+    input: str | os.PathLike[str],  # noqa: A002 - the CLI's name
+    output: str | os.PathLike[str],
+    *,
+    tree: str | None = None,
+    entries: Any = None,
+    mask: Any = None,
+    where: str | None = None,
+    branches: list[str] | None = None,
+    recompress: bool = False,
+    codec: str = "zstd:5",
+    rac: bool | str = False,
+    branch_codecs: dict[str, str] | None = None,
+    precondition: str = "auto",
+    boundaries: str = "auto",
+    basket_size: int | None = None,
+    rac_unit_bytes: int | None = None,
+    autoflush: int | str | None = None,
+    max_basket_size: int | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """Writes chosen entries and branches of an evtc file's tree into a new evtc file, as the
+    ``evtc skim`` command (and ROOT's ``CopyTree`` with a selection) does: baskets whose entries
+    are all kept are copied as they are stored, the kept entries of the others written again in
+    the input's layout.
+
+    Args:
+        input, output: paths; ``output`` appears only if the skim succeeds.
+        tree: the tree (default: the file's only tree).
+        entries: the entry numbers to keep (any integer array or list; written in the file's
+            order, each once).
+        mask: one boolean per entry of the tree; the entries whose flag is set are kept.
+        where: a selection over the tree's branches, as ``evtc skim --where`` takes it:
+            ``"nMuon >= 2 && MET_pt > 50"``, ``"any(Muon_pt > 20 && abs(Muon_eta) < 2.4)"``.
+            At most one of ``entries``, ``mask`` and ``where``; none keeps every entry.
+        branches: branch-name globs to keep (default: all); counters of kept branches are kept.
+        recompress: write every kept branch again with the codec options instead of copying.
+        codec, rac, branch_codecs, precondition, boundaries, basket_size, rac_unit_bytes,
+            autoflush: as for :func:`convert`, with ``recompress``.
+        max_basket_size, threads: as for :func:`convert`.
+
+    Returns:
+        The report, as ``evtc skim --json`` prints it: ``tree``, ``entries`` (kept), ``of``,
+        ``branches``, ``copied_baskets``, ``rewritten_baskets``, ``selection_seconds``,
+        ``input_bytes``, ``output_bytes``, ``seconds``.
+    """
+    import numpy as np
+
+    chosen = [x is not None for x in (entries, mask, where)]
+    if sum(chosen) > 1:
+        raise ValueError("give at most one of entries, mask and where")
+    if entries is not None:
+        entries = np.asarray(entries)
+        if entries.dtype.kind not in "iu":
+            raise TypeError(f"entries must be integers, not {entries.dtype}")
+        if entries.size and entries.min() < 0:
+            raise ValueError("entries must not be negative")
+        entries = np.ascontiguousarray(entries, dtype=np.uint64).ravel()
+    if mask is not None:
+        mask = np.ascontiguousarray(np.asarray(mask), dtype=bool).ravel()
+    if branches is not None and (
+        isinstance(branches, str) or not all(isinstance(b, str) for b in branches)
+    ):
+        raise TypeError("branches must be a list of str")
+    if threads is None:
+        threads = os.cpu_count() or 1
+    text = _lib.skim(
+        os.fspath(input),
+        os.fspath(output),
+        tree=tree,
+        entries=entries,
+        mask=mask,
+        selection=where,
+        branches=list(branches or []),
+        recompress=bool(recompress),
+        codec=codec,
+        rac=_rac(rac),
+        branch_settings=_branch_settings(codec=dict(_branch_codecs(branch_codecs))),
+        precondition=precondition,
+        boundaries=boundaries,
+        basket_size=basket_size,
+        rac_unit_bytes=rac_unit_bytes,
+        autoflush=None if autoflush is None else str(autoflush),
         max_basket_bytes=max_basket_size,
         threads=threads,
     )

@@ -299,6 +299,37 @@ class Tree:
             info = self._info[base]
             self._info.replace(dataclasses.replace(info, kind=f"{info.kind}{len(chain) + 1}"))
 
+    def skim(
+        self,
+        output: str | os.PathLike[str],
+        entries: Any = None,
+        *,
+        where: str | None = None,
+        branches: list[str] | None = None,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """Writes this tree's chosen entries and branches into a new evtc file (see
+        :func:`evtc.skim`): ``entries`` is a boolean mask (one flag per entry) or entry numbers;
+        ``where`` a selection expression instead. The tree must be of a local evtc file."""
+        from .converting import skim
+
+        if self.file.source is not None or self.file.format != "evtc":
+            raise ValueError("tree.skim needs a tree of a local evtc file")
+        if entries is not None:
+            import numpy as np
+
+            chosen = np.asarray(entries)
+            key = "mask" if chosen.dtype == bool else "entries"
+            options[key] = chosen
+        return skim(
+            self.file.file_path,
+            output,
+            tree=self.name,
+            where=where,
+            branches=branches,
+            **options,
+        )
+
     # --- the mapping of branches -------------------------------------------------------------
 
     def keys(self, filter_name: Any = None) -> list[str]:

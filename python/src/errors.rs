@@ -29,7 +29,7 @@ fn format_class(error: &evtc_format::Error) -> &'static str {
     use evtc_format::Error as E;
     match error {
         E::InFile { source, .. } => format_class(source),
-        E::Merge(_) => "OptionsError",
+        E::Request(_) => "OptionsError",
         E::Io { .. } => "FileError",
         E::NoSuchTree { .. } | E::NoSuchBranch { .. } => "KeyInFileError",
         E::EntryOutOfRange { .. } => "EntryRangeError",

@@ -465,3 +465,78 @@ fn convert_options(settings: Settings<'_>, skip_unsupported: bool) -> PyResult<C
     }
     Ok(options)
 }
+
+/// Skims a tree of an evtc file into a new evtc file (`evtc_convert::skim`); returns the report
+/// as JSON, as `evtc skim --json` prints it. At most one of `entries` (entry numbers), `mask`
+/// (one flag per entry) and `selection` (an expression) chooses the entries; `branches` are
+/// globs; the writing options are spelled as for [`convert`] and matter with `recompress`.
+#[pyfunction]
+#[pyo3(signature = (input, output, tree=None, entries=None, mask=None, selection=None, branches=Vec::new(), recompress=false, codec="zstd:5", rac="off", branch_settings=Vec::new(), precondition="auto", boundaries="auto", basket_size=None, rac_unit_bytes=None, rac_dictionary=true, autoflush=None, flush_at_cluster=false, max_basket_bytes=None, threads=1))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn skim(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    tree: Option<String>,
+    entries: Option<PyReadonlyArray1<'_, u64>>,
+    mask: Option<PyReadonlyArray1<'_, bool>>,
+    selection: Option<&str>,
+    branches: Vec<String>,
+    recompress: bool,
+    codec: &str,
+    rac: &str,
+    branch_settings: Vec<(String, String, String)>,
+    precondition: &str,
+    boundaries: &str,
+    basket_size: Option<usize>,
+    rac_unit_bytes: Option<usize>,
+    rac_dictionary: bool,
+    autoflush: Option<&str>,
+    flush_at_cluster: bool,
+    max_basket_bytes: Option<u64>,
+    threads: usize,
+) -> PyResult<String> {
+    use evtc_convert::Entries;
+    let chosen = match (entries, mask, selection) {
+        (Some(e), None, None) => Entries::List(e.as_slice()?.to_vec()),
+        (None, Some(m), None) => Entries::Mask(m.as_slice()?.to_vec()),
+        (None, None, Some(text)) => Entries::Where(
+            evtc_convert::Selection::parse(text)
+                .map_err(|e| errors::value(format!("selection {text:?}: {e}")))?,
+        ),
+        (None, None, None) => Entries::All,
+        _ => {
+            return Err(errors::value(
+                "give at most one of entries, mask and where".to_owned(),
+            ));
+        }
+    };
+    let convert = convert_options(
+        Settings {
+            codec,
+            rac,
+            branch_settings: &branch_settings,
+            precondition,
+            boundaries,
+            basket_size,
+            rac_unit_bytes,
+            rac_dictionary,
+            autoflush,
+            flush_at_cluster,
+            max_basket_bytes,
+            threads,
+        },
+        false,
+    )?;
+    let options = evtc_convert::SkimOptions {
+        tree,
+        entries: chosen,
+        branches: branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?,
+        recompress,
+        convert,
+    };
+    let report = py
+        .detach(|| evtc_convert::skim(&input, &output, &options, &mut |_| {}))
+        .map_err(errors::convert)?;
+    serde_json::to_string(&report).map_err(errors::value)
+}

@@ -13,6 +13,7 @@ mod interrupt;
 mod merge;
 mod plot;
 mod recover;
+mod skim;
 mod verify;
 
 use std::io::Write;
@@ -35,6 +36,9 @@ enum Command {
     /// Concatenate the trees of evtc (and ROOT) files into one evtc file, copying baskets where
     /// the inputs' layouts allow (ROOT's hadd).
     Merge(merge::Args),
+    /// Write the entries a list or a selection keeps, and the branches globs keep, of an evtc
+    /// file's tree into a new evtc file, copying whole baskets (ROOT's CopyTree).
+    Skim(skim::Args),
     /// Print trees, branches, codecs and sizes of an evtc or ROOT file.
     Inspect(inspect::Args),
     /// Check an evtc file's structure and checksums (and, with --deep, every basket's contents).
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Convert(args) => convert::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Skim(args) => skim::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Dump(args) => dump::run(args),

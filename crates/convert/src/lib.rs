@@ -26,6 +26,8 @@ pub mod advise;
 mod glob;
 mod merge;
 mod options;
+mod select;
+mod skim;
 mod source;
 
 use std::path::Path;
@@ -40,6 +42,8 @@ pub use evtc_format::Schemas;
 pub use glob::Glob;
 pub use merge::{MergeOptions, MergeReport, MergeStep, MergedTreeReport, expand_inputs, merge};
 pub use options::{BoundaryChoice, BranchSettings, ConvertOptions, PreconditionChoice};
+pub use select::{Column, Selection};
+pub use skim::{Entries, SkimOptions, SkimReport, read_entry_list, skim};
 use source::{Input, SourceTree};
 
 /// A `Result` whose error defaults to this crate's [`Error`].

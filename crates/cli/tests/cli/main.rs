@@ -658,6 +658,7 @@ fn real_world_layouts_convert_with_the_values_written() {
 mod advice;
 mod hostile;
 mod merge;
+mod skim;
 
 #[test]
 fn rntuples_are_inspected_converted_and_advised_as_trees_are() {

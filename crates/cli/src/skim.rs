@@ -1,0 +1,137 @@
+//! `evtc skim INPUT OUTPUT`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use evtc_convert::{ConvertOptions, Entries, Glob, Selection, SkimOptions, read_entry_list, skim};
+use evtc_format::size;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::convert::WriteArgs;
+
+/// Arguments of `evtc skim`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The evtc file to skim.
+    input: PathBuf,
+    /// The evtc file to write; it appears only when the skim succeeds.
+    output: PathBuf,
+    /// The tree (default: the file's only tree).
+    #[arg(long)]
+    tree: Option<String>,
+    /// The entries to keep, a text file: an entry number or a range A..B per line.
+    #[arg(long, value_name = "FILE", conflicts_with = "selection")]
+    entries: Option<PathBuf>,
+    /// The entries to keep, by a selection over the tree's branches:
+    /// 'nMuon >= 2 && MET_pt > 50', 'any(Muon_pt > 20 && abs(Muon_eta) < 2.4)'
+    /// (functions: abs, any, all, count, len, sum, min, max).
+    #[arg(long = "where", value_name = "EXPR", value_parser = parse_selection)]
+    selection: Option<Selection>,
+    /// Branches to keep, by glob (repeatable; default: all); the counters of kept branches are
+    /// kept too.
+    #[arg(long = "branches", value_name = "GLOB")]
+    branches: Vec<Glob>,
+    /// Write every kept branch again with the codec options below instead of copying whole
+    /// baskets.
+    #[arg(long)]
+    recompress: bool,
+    #[command(flatten)]
+    write: WriteArgs,
+    /// Threads for reading and writing (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bar and no summary.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Largest uncompressed input basket to decode (default 256MiB); raise it for trusted files.
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    max_basket_size: Option<u64>,
+}
+
+fn parse_selection(text: &str) -> Result<Selection, String> {
+    Selection::parse(text)
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if !args.input.exists() {
+        bail!("input {} does not exist", args.input.display());
+    }
+    if args.output.is_dir() {
+        bail!(
+            "output {} is a directory; give a file name",
+            args.output.display()
+        );
+    }
+    let entries = match (&args.entries, &args.selection) {
+        (Some(list), _) => Entries::List(read_entry_list(list)?),
+        (None, Some(selection)) => Entries::Where(selection.clone()),
+        (None, None) => Entries::All,
+    };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let options = SkimOptions {
+        tree: args.tree.clone(),
+        entries,
+        branches: args.branches.clone(),
+        recompress: args.recompress,
+        convert: args.write.apply(
+            ConvertOptions::default()
+                .threads(threads)
+                .max_basket_bytes(args.max_basket_size),
+        ),
+    };
+    let bar = if args.quiet || args.json {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} entries")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    };
+    let report = skim(&args.input, &args.output, &options, &mut |p| {
+        bar.set_prefix(p.tree.to_owned());
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+    })
+    .with_context(|| format!("skimming {}", args.input.display()))?;
+    bar.finish_and_clear();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else if !args.quiet {
+        writeln!(
+            out,
+            "skimmed {} ({}) -> {} ({}) in {:.2} s",
+            args.input.display(),
+            size::human(report.input_bytes),
+            args.output.display(),
+            size::human(report.output_bytes),
+            report.seconds
+        )?;
+        writeln!(
+            out,
+            "  tree {}: {} of {} entries ({:.1}%), {} branches; {} baskets copied, {} written \
+             again",
+            report.tree,
+            report.entries,
+            report.of,
+            100.0 * report.entries as f64 / report.of.max(1) as f64,
+            report.branches,
+            report.copied_baskets,
+            report.rewritten_baskets
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
