@@ -195,7 +195,7 @@ pub fn skim(
             &options.convert,
         )
     };
-    drop(tree);
+    // The input is opened again by the skim itself.
     drop(reader);
     let done = evtc_format::skim(
         input,
