@@ -59,7 +59,7 @@ fn holds(path: &Path, entries: &[u64]) {
     if has("tag") {
         let tag = tree.branch("tag").unwrap().read_jagged::<u8>().unwrap();
         for (k, &e) in entries.iter().enumerate() {
-            assert_eq!((tag.offsets[k + 1] - tag.offsets[k]) as u64, e % 3);
+            assert_eq!(tag.offsets[k + 1] - tag.offsets[k], e % 3);
         }
     }
 }
