@@ -220,6 +220,30 @@ pub enum Error {
     /// out of order).
     #[error("{0}")]
     Request(String),
+    /// No entry of the tree has the key looked up in its event index.
+    #[error("tree {tree:?} has no entry with {key}")]
+    EventNotFound {
+        /// The tree.
+        tree: String,
+        /// The key, with the index's branch names: `(run, event) = (1, 5)`.
+        key: String,
+    },
+    /// Several entries of the tree have the key looked up, where one was asked for.
+    #[error("{key} is held by {} entries of tree {tree:?}: {}", entries.len(), list_entries(entries))]
+    DuplicateEvent {
+        /// The tree.
+        tree: String,
+        /// The key, with the index's branch names.
+        key: String,
+        /// The entries that have it.
+        entries: Vec<u64>,
+    },
+    /// The tree has no event index.
+    #[error("tree {tree:?} has no event index")]
+    NoEventIndex {
+        /// The tree.
+        tree: String,
+    },
     /// An error reading one of several files (a merge's inputs), with the file's path.
     #[error("{}: {source}", path.display())]
     InFile {
@@ -254,5 +278,14 @@ impl Error {
             location,
             reason: reason.into(),
         }
+    }
+}
+
+/// Up to ten entry numbers, comma-separated, then how many more.
+fn list_entries(entries: &[u64]) -> String {
+    let shown: Vec<String> = entries.iter().take(10).map(u64::to_string).collect();
+    match entries.len() {
+        n if n > 10 => format!("{} and {} more", shown.join(", "), n - 10),
+        _ => shown.join(", "),
     }
 }

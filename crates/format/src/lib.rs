@@ -51,6 +51,7 @@
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;
+mod index;
 mod io;
 mod merge;
 mod meta;
@@ -66,6 +67,7 @@ mod types;
 mod writer;
 
 pub use error::{Error, Location, Result};
+pub use index::{EXT_EVENT_INDEX, EventIndexReader, IndexSummary, add_event_index};
 pub use io::{LocalFile, ReadAt};
 pub use merge::{MergeOptions, MergeProgress, MergeSummary, MergedTree, Schemas, merge};
 pub use meta::{

@@ -126,6 +126,26 @@ pub struct MergedTree {
     pub defaulted: Vec<(String, String)>,
     /// Branches left out because an input lacked them (intersection).
     pub dropped: Vec<String>,
+    /// The key branches of the output's event index: kept when every input had an index of the
+    /// same keys (docs/format.md 3.6), as (major, minor).
+    pub event_index: Option<(String, String)>,
+}
+
+/// The event index of a merged tree as its inputs go in.
+#[derive(Debug, Default)]
+enum IndexMerge {
+    /// No input yet.
+    #[default]
+    Start,
+    /// Every input so far had an index of these keys: the keys of their entries, in order.
+    Keys {
+        major: String,
+        minor: String,
+        majors: Vec<u64>,
+        minors: Vec<u64>,
+    },
+    /// An input had none, or another.
+    None,
 }
 
 /// One output tree: its branches and the inputs that have it, with their entries.
@@ -416,6 +436,7 @@ fn merge_tree(
         },
         defaults: Vec::new(),
         span: Vec::new(),
+        index: IndexMerge::Start,
     };
     for (k, &i) in plan.inputs.iter().enumerate() {
         let reader = open(inputs, i, &options.read)?;
@@ -436,6 +457,7 @@ struct TreeMerge<'f> {
     defaults: Vec<u8>,
     /// The records of a cluster read at once, reused.
     span: Vec<u8>,
+    index: IndexMerge,
 }
 
 impl TreeMerge<'_> {
@@ -450,6 +472,7 @@ impl TreeMerge<'_> {
         progress: &mut dyn FnMut(MergeProgress<'_>),
     ) -> Result<()> {
         let tree = reader.tree(&plan.name)?;
+        self.gather_index(&tree)?;
         let shown = path.display().to_string();
         let ways: Vec<Way> = self
             .layouts
@@ -529,8 +552,59 @@ impl TreeMerge<'_> {
         Ok(())
     }
 
+    /// Appends the keys of `tree`'s entries to the index the output gets, or gives the index
+    /// up when `tree` has none or one of other keys (or the output lacks a key branch).
+    fn gather_index(&mut self, tree: &TreeReader<'_>) -> Result<()> {
+        let index = tree.event_index()?;
+        let kept = |name: &str| self.layouts.iter().any(|(m, _)| m.name == name);
+        self.index = match (std::mem::take(&mut self.index), index) {
+            (IndexMerge::Start, Some(index))
+                if kept(index.key_names().0) && kept(index.key_names().1) =>
+            {
+                let (majors, minors) = index.keys_by_entry()?;
+                IndexMerge::Keys {
+                    major: index.key_names().0.to_owned(),
+                    minor: index.key_names().1.to_owned(),
+                    majors,
+                    minors,
+                }
+            }
+            (
+                IndexMerge::Keys {
+                    major,
+                    minor,
+                    mut majors,
+                    mut minors,
+                },
+                Some(index),
+            ) if index.key_names() == (major.as_str(), minor.as_str()) => {
+                let (more_majors, more_minors) = index.keys_by_entry()?;
+                majors.extend(more_majors);
+                minors.extend(more_minors);
+                IndexMerge::Keys {
+                    major,
+                    minor,
+                    majors,
+                    minors,
+                }
+            }
+            _ => IndexMerge::None,
+        };
+        Ok(())
+    }
+
     /// Writes the tree's indexes and its `merge-defaults` extension, if any.
     fn finish(mut self) -> Result<MergedTree> {
+        if let IndexMerge::Keys {
+            major,
+            minor,
+            majors,
+            minors,
+        } = std::mem::take(&mut self.index)
+        {
+            self.out.set_index_keys(&major, &minor, majors, minors)?;
+            self.merged.event_index = Some((major, minor));
+        }
         if !self.defaults.is_empty() {
             self.out.set_extension(Extension {
                 key: EXT_MERGE_DEFAULTS.into(),

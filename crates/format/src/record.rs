@@ -14,7 +14,7 @@ pub const RECORD_MAGIC: [u8; 4] = *b"EVRC";
 /// The format version this crate writes.
 pub const MAJOR: u16 = 1;
 /// The format minor version this crate writes.
-pub const MINOR: u16 = 10;
+pub const MINOR: u16 = 11;
 /// File header length.
 pub const FILE_HEADER_LEN: u64 = 16;
 /// Trailer length.
@@ -127,6 +127,8 @@ pub enum RecordKind {
     Footer = 4,
     /// A branch's compression dictionary.
     Dictionary = 5,
+    /// A tree's event index (since 1.11).
+    EventIndex = 6,
 }
 
 impl RecordKind {
@@ -137,6 +139,7 @@ impl RecordKind {
             3 => Some(RecordKind::BranchIndex),
             4 => Some(RecordKind::Footer),
             5 => Some(RecordKind::Dictionary),
+            6 => Some(RecordKind::EventIndex),
             _ => None,
         }
     }

@@ -234,7 +234,7 @@ pub fn recover_into<R: ReadAt, W: Write>(source: &R, output: W) -> Result<Recove
                 });
             }
             RecordKind::Footer => had_footer = true,
-            RecordKind::BranchIndex => {}
+            RecordKind::BranchIndex | RecordKind::EventIndex => {}
         }
         Ok(())
     })?;

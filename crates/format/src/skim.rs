@@ -60,6 +60,9 @@ pub struct SkimmedTree {
     pub copied_baskets: u64,
     /// Baskets of which some entries were kept, read and written again.
     pub rewritten_baskets: u64,
+    /// The key branches of the output's event index, kept when the input tree has one and
+    /// both key branches are kept, as (major, minor).
+    pub event_index: Option<(String, String)>,
 }
 
 /// Where a skim is: for progress reports.
@@ -252,6 +255,16 @@ fn skim_tree(
             total: tree.entries(),
         });
         start = end;
+    }
+    if let Some(index) = tree.event_index()? {
+        let (major, minor) = index.key_names();
+        let names = |i: &usize| tree.branches()[*i].name.as_str();
+        if kept.iter().any(|i| names(i) == major) && kept.iter().any(|i| names(i) == minor) {
+            let (majors, minors) = index.keys_by_entry()?;
+            let pick = |keys: &[u64]| entries.iter().map(|&e| keys[e as usize]).collect();
+            out.set_index_keys(major, minor, pick(&majors), pick(&minors))?;
+            summary.event_index = Some((major.to_owned(), minor.to_owned()));
+        }
     }
     out.finish()?;
     Ok(summary)

@@ -452,6 +452,11 @@ impl<R: ReadAt> FileReader<R> {
         Ok(bytes)
     }
 
+    /// The end of the record region: the footer's offset.
+    pub(crate) fn records_end(&self) -> u64 {
+        self.records_end
+    }
+
     /// Whether the reader checks body checksums.
     pub(crate) fn verifies(&self) -> bool {
         self.options.verify_checksums
@@ -838,8 +843,8 @@ mod tests {
         assert_eq!(x.read::<u32>().unwrap(), values);
         let mut cursor = x.cursor::<u32>().unwrap();
         assert_eq!(cursor.get(12_345).unwrap(), &values[12_345 * 6..12_346 * 6]);
-        // Dictionaries came with version 1.8; this writer's files are 1.10.
-        assert_eq!(file.meta().minor, 10);
+        // Dictionaries came with version 1.8; this writer's files are 1.11.
+        assert_eq!(file.meta().minor, 11);
 
         let end = file.records_end;
         let mut meta = file.meta().clone();

@@ -112,7 +112,12 @@ impl<R: ReadAt> std::fmt::Debug for BranchReader<'_, R> {
     }
 }
 
-impl<R: ReadAt> TreeReader<'_, R> {
+impl<'a, R: ReadAt> TreeReader<'a, R> {
+    /// The file the tree is in.
+    pub(crate) fn file(&self) -> &'a FileReader<R> {
+        self.file
+    }
+
     /// The tree's number in the file (its records' headers carry it).
     pub(crate) fn number(&self) -> usize {
         self.tree

@@ -138,6 +138,9 @@ impl TreeWriter<'_> {
             return Err(self.outside_range(branch, entry, x));
         }
         state.buffered += (values.len() / len) as u64;
+        if let Some(keys) = self.index.as_mut() {
+            keys.filled(branch, &self.branches[branch].values[start..]);
+        }
         Ok(())
     }
 

@@ -19,7 +19,8 @@ use branch::{BranchState, TrialBlocks, build_branches};
 use encode::{Encoding, encode_basket, schema_record};
 
 use crate::error::{Error, Result};
-use crate::meta::{BasketIndex, BasketLoc, Extension, FileMeta, TreeMeta};
+use crate::index::{self, EXT_EVENT_INDEX, IndexKeys, IndexLocation, KeyBranches};
+use crate::meta::{BasketIndex, BasketLoc, BranchMeta, Extension, FileMeta, TreeMeta};
 use crate::output::Output;
 use crate::reader::RawBasket;
 use crate::record::{self, NO_BRANCH, RECORD_HEADER_LEN, RecordHeader, RecordKind, Trailer};
@@ -347,6 +348,8 @@ pub struct TreeWriter<'f> {
     settled: bool,
     /// The tree's extensions, for its footer entry.
     extensions: Vec<Extension>,
+    /// The keys of the tree's event index, if it gets one.
+    index: Option<IndexKeys>,
 }
 
 /// The file a tree writer writes into: borrowed ([`FileWriter::tree`]) or owned
@@ -472,7 +475,49 @@ impl<'f> TreeWriter<'f> {
             in_flight: VecDeque::new(),
             settled: false,
             extensions: Vec::new(),
+            index: None,
         }
+    }
+
+    /// Gives the tree an event index (docs/format.md 3.6) keyed by the integer scalar branches
+    /// `major` and `minor` (a run and an event number): the values filled into them are kept
+    /// (16 bytes per entry) and sorted into the index record when the tree is finished. Call
+    /// it before filling.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchBranch`]; [`Error::InvalidSchema`] for a branch that is not an integer
+    /// scalar; [`Error::InvalidFill`] once entries were filled.
+    pub fn index_by(&mut self, major: &str, minor: &str) -> Result<()> {
+        if let Some(b) = self
+            .branches
+            .iter()
+            .position(|b| b.first_entry + b.buffered > 0)
+        {
+            return Err(self.fill_error(b, "an event index is declared before any entry is filled"));
+        }
+        let metas: Vec<BranchMeta> = self.branches.iter().map(|b| b.meta.clone()).collect();
+        let keys = KeyBranches::find(&self.name, &metas, major, minor)?;
+        self.index = Some(IndexKeys::new(keys));
+        Ok(())
+    }
+
+    /// Gives the tree an event index of the keys `majors[e]`, `minors[e]` of each entry `e`
+    /// (their order-preserving forms), for a writer that copies entries instead of filling them.
+    pub(crate) fn set_index_keys(
+        &mut self,
+        major: &str,
+        minor: &str,
+        majors: Vec<u64>,
+        minors: Vec<u64>,
+    ) -> Result<()> {
+        let metas: Vec<BranchMeta> = self.branches.iter().map(|b| b.meta.clone()).collect();
+        let branches = KeyBranches::find(&self.name, &metas, major, minor)?;
+        self.index = Some(IndexKeys {
+            branches,
+            majors,
+            minors,
+        });
+        Ok(())
     }
 
     /// Adds an extension to the tree's entry in the footer (docs/format.md 4.2), replacing one
@@ -1008,6 +1053,7 @@ impl<'f> TreeWriter<'f> {
             self.file.write(&record)?;
             metas.push(state.meta.clone());
         }
+        self.write_event_index()?;
         self.file.trees.push(TreeMeta {
             name: std::mem::take(&mut self.name),
             entries: self.entries,
@@ -1016,6 +1062,51 @@ impl<'f> TreeWriter<'f> {
             extensions: std::mem::take(&mut self.extensions),
         });
         self.file.open_tree = None;
+        Ok(())
+    }
+
+    /// Writes the event index, if the tree has one, and its extension.
+    fn write_event_index(&mut self) -> Result<()> {
+        let Some(keys) = self.index.take() else {
+            return Ok(());
+        };
+        for (name, got) in [
+            (&keys.branches.major.1, keys.majors.len()),
+            (&keys.branches.minor.1, keys.minors.len()),
+        ] {
+            if got as u64 != self.entries {
+                return Err(Error::InvalidFill {
+                    tree: self.name.clone(),
+                    branch: name.clone(),
+                    reason: format!(
+                        "the event index has keys of {got} entries, the tree {}",
+                        self.entries
+                    ),
+                });
+            }
+        }
+        let rows = index::sorted_rows(&keys.majors, &keys.minors);
+        drop(keys.majors);
+        drop(keys.minors);
+        let body = index::encode_body(&self.name, &rows)?;
+        let header = RecordHeader {
+            entries: rows.len() as u64,
+            ..RecordHeader::metadata(RecordKind::EventIndex, self.tree_no, NO_BRANCH)
+        };
+        let record = record::encode_record(header, &body);
+        let location = IndexLocation {
+            major: keys.branches.major.1,
+            minor: keys.branches.minor.1,
+            rows: rows.len() as u64,
+            offset: self.file.offset,
+            len: record.len() as u64,
+        };
+        self.file.write(&record)?;
+        self.set_extension(Extension {
+            key: EXT_EVENT_INDEX.to_owned(),
+            required: false,
+            value: postcard::to_stdvec(&location).expect("the location serializes"),
+        });
         Ok(())
     }
 }

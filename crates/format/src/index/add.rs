@@ -1,0 +1,185 @@
+//! Giving a tree of an existing file an event index.
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{EXT_EVENT_INDEX, IndexLocation, KeyBranches, Row, encode_body, extend_key_bits};
+use crate::error::{Error, Result};
+use crate::meta::{Extension, FileMeta, ScalarType};
+use crate::output::Output;
+use crate::reader::{FileReader, TreeReader};
+use crate::record::{self, MAJOR, MINOR, NO_BRANCH, RecordHeader, RecordKind, Trailer};
+use crate::transfer::by_type;
+use crate::types::Scalar;
+
+/// What [`add_event_index`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IndexSummary {
+    /// The tree.
+    pub tree: String,
+    /// The major key's branch.
+    pub major: String,
+    /// The minor key's branch.
+    pub minor: String,
+    /// Rows (the tree's entries).
+    pub rows: u64,
+    /// Keys held by more than one entry.
+    pub duplicate_keys: u64,
+    /// Bytes of the index record.
+    pub bytes: u64,
+}
+
+impl IndexSummary {
+    /// The summary of `rows` (sorted) of a tree's index of `bytes` bytes.
+    pub(crate) fn of(tree: &str, keys: (&str, &str), rows: &[Row], bytes: u64) -> IndexSummary {
+        let duplicate_keys = rows
+            .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
+            .filter(|run| run.len() > 1)
+            .count() as u64;
+        IndexSummary {
+            tree: tree.to_owned(),
+            major: keys.0.to_owned(),
+            minor: keys.1.to_owned(),
+            rows: rows.len() as u64,
+            duplicate_keys,
+            bytes,
+        }
+    }
+}
+
+/// Gives tree `tree` of the evtc file at `path` an event index keyed by the integer scalar
+/// branches `major` and `minor` (replacing an index it had): reads the two branches, sorts their
+/// keys, and writes the file again with the index record and a new footer after its records.
+/// The new file replaces the old one only when complete (a copy of its bytes, renamed over it),
+/// so that a process stopped at any moment leaves the old file as it was.
+///
+/// ```
+/// # use evtc_format::{BranchSpec, FileReader, FileWriter, ScalarType, WriteOptions};
+/// # let dir = tempfile::tempdir()?;
+/// # let path = dir.path().join("later.evtc");
+/// # let mut file = FileWriter::create(&path, WriteOptions::default())?;
+/// # let mut tree = file.tree("Events", vec![
+/// #     BranchSpec::scalar("run", ScalarType::I32),
+/// #     BranchSpec::scalar("event", ScalarType::U64),
+/// # ])?;
+/// # tree.fill_column(0, &[1i32, 1, 1])?;
+/// # tree.fill_column(1, &[7u64, 7, 3])?;
+/// # tree.commit()?;
+/// # tree.finish()?;
+/// # file.finish()?;
+/// let summary = evtc_format::add_event_index(&path, "Events", "run", "event")?;
+/// assert_eq!((summary.rows, summary.duplicate_keys), (3, 1));
+/// let file = FileReader::open(&path)?;
+/// let index = file.tree("Events")?.event_index()?.unwrap();
+/// assert_eq!(index.entries_of(1, 7)?, [0, 1]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`Error::NoSuchTree`], [`Error::NoSuchBranch`]; [`Error::InvalidSchema`] for a key branch
+/// that is not an integer scalar; read errors of the file; [`Error::Io`] writing it.
+pub fn add_event_index(
+    path: impl AsRef<Path>,
+    tree: &str,
+    major: &str,
+    minor: &str,
+) -> Result<IndexSummary> {
+    let path = path.as_ref();
+    let reader = FileReader::open(path)?;
+    let events = reader.tree(tree)?;
+    let keys = KeyBranches::find(tree, events.branches(), major, minor)?;
+    let majors = key_column(&events, &keys.major)?;
+    let minors = key_column(&events, &keys.minor)?;
+    let rows = super::sorted_rows(&majors, &minors);
+    drop((majors, minors));
+    let body = encode_body(tree, &rows)?;
+    let header = RecordHeader {
+        entries: rows.len() as u64,
+        ..RecordHeader::metadata(RecordKind::EventIndex, events.number() as u32, NO_BRANCH)
+    };
+    let index_record = record::encode_record(header, &body);
+    let summary = IndexSummary::of(tree, (major, minor), &rows, index_record.len() as u64);
+    let records_end = reader.records_end();
+    let mut meta = reader.meta().clone();
+    let tree_meta = &mut meta.trees[events.number()];
+    let location = IndexLocation {
+        major: major.to_owned(),
+        minor: minor.to_owned(),
+        rows: rows.len() as u64,
+        offset: records_end,
+        len: index_record.len() as u64,
+    };
+    tree_meta.extensions.retain(|e| e.key != EXT_EVENT_INDEX);
+    tree_meta.extensions.push(Extension {
+        key: EXT_EVENT_INDEX.to_owned(),
+        required: false,
+        value: postcard::to_stdvec(&location).expect("the location serializes"),
+    });
+    drop(reader);
+    rewrite_with(path, records_end, &index_record, meta).map_err(|e| Error::io(Some(path), e))?;
+    Ok(summary)
+}
+
+/// The key bits of every entry of a key branch.
+fn key_column(
+    tree: &TreeReader<'_>,
+    (_, name, ty): &(usize, String, ScalarType),
+) -> Result<Vec<u64>> {
+    let branch = tree.branch(name)?;
+    let mut bytes = Vec::new();
+    macro_rules! go {
+        ($t:ty) => {{
+            let values: Vec<$t> = branch.read()?;
+            <$t as Scalar>::extend_bytes(&values, &mut bytes);
+        }};
+    }
+    by_type!(*ty, go);
+    let mut out = Vec::with_capacity(tree.entries() as usize);
+    extend_key_bits(*ty, &bytes, &mut out);
+    Ok(out)
+}
+
+/// Writes, through an unnamed file renamed over `path` when complete, the first `records_end`
+/// bytes of `path` (its header and records), then `record`, a footer of `meta` and the trailer,
+/// at this writer's version.
+fn rewrite_with(
+    path: &Path,
+    records_end: u64,
+    record: &[u8],
+    mut meta: FileMeta,
+) -> std::io::Result<()> {
+    let output = Output::create(path)?;
+    let mut out = output.file().try_clone()?;
+    let mut source = std::fs::File::open(path)?.take(records_end);
+    let copied = std::io::copy(&mut source, &mut out)?;
+    if copied != records_end {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!("the file ended after {copied} of its {records_end} bytes of records"),
+        ));
+    }
+    // The file now holds a record of this version: its header says so.
+    out.seek(SeekFrom::Start(8))?;
+    out.write_all(&MAJOR.to_le_bytes())?;
+    out.write_all(&MINOR.to_le_bytes())?;
+    out.seek(SeekFrom::Start(records_end))?;
+    let mut out = std::io::BufWriter::new(out);
+    out.write_all(record)?;
+    (meta.major, meta.minor) = (MAJOR, MINOR);
+    let body = postcard::to_stdvec(&meta).expect("metadata serializes");
+    let footer = record::encode_record(
+        RecordHeader::metadata(RecordKind::Footer, 0, NO_BRANCH),
+        &body,
+    );
+    let trailer = Trailer {
+        footer_offset: records_end + record.len() as u64,
+        footer_len: footer.len() as u64,
+    };
+    out.write_all(&footer)?;
+    out.write_all(&trailer.encode())?;
+    out.flush()?;
+    out.get_ref().sync_all()?;
+    output.persist(path)
+}
