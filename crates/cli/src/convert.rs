@@ -8,6 +8,7 @@ use anyhow::bail;
 use evtc_codecs::{Codec, Quantization};
 use evtc_convert::{
     BoundaryChoice, BranchSettings, ConvertOptions, Glob, PreconditionChoice, convert,
+    parse_index_keys,
 };
 use evtc_format::size;
 use evtc_format::{ClusterSize, RacMode};
@@ -47,6 +48,10 @@ pub struct Args {
     /// Largest uncompressed input basket to decode (default 256MiB); raise it for trusted files.
     #[arg(long, value_name = "SIZE", value_parser = size::parse)]
     max_basket_size: Option<u64>,
+    /// Give every tree an event index keyed by two integer branches (default: the input
+    /// tree's index, a ROOT TTreeIndex on two branches or an evtc index, if it has one).
+    #[arg(long, value_name = "MAJOR,MINOR", value_parser = parse_index_keys)]
+    index: Option<(String, String)>,
 }
 
 /// The output's codec and layout settings, which `evtc convert` and `evtc merge --recompress`
@@ -197,7 +202,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .trees(args.trees.clone())
             .branches(args.branches.clone())
             .skip_unsupported(args.skip_unsupported)
-            .max_basket_bytes(args.max_basket_size),
+            .max_basket_bytes(args.max_basket_size)
+            .index(args.index.clone()),
     );
     options.interrupt = Some(crate::interrupt::flag());
     options.keep_partial = args.keep_partial;
@@ -275,11 +281,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             summary.value_bytes as f64 / summary.seconds.max(1e-9) / 1e6
         )?;
         for t in &summary.trees {
+            let index = t
+                .event_index
+                .as_ref()
+                .map(|(a, b)| format!(", event index ({a}, {b})"))
+                .unwrap_or_default();
             writeln!(
                 out,
-                "  tree {}: {} entries, {} branches",
+                "  tree {}: {} entries, {} branches{index}",
                 t.name, t.entries, t.branches
             )?;
+            if let Some(why) = &t.index_dropped {
+                writeln!(out, "  tree {}: {why}", t.name)?;
+            }
         }
         for s in &summary.skipped {
             writeln!(

@@ -24,6 +24,10 @@ pub struct Args {
     /// Entries to print, half-open `START..END` (`100..120`, `..10`, `5..`); default all.
     #[arg(long, value_parser = parse_range)]
     entries: Option<(Option<u64>, Option<u64>)>,
+    /// The entries of an event, MAJOR:MINOR (`1:123456`), found through the tree's event index
+    /// (`evtc index`): repeat the flag for several; every entry of a key held by several.
+    #[arg(long, value_name = "MAJOR:MINOR", value_parser = parse_event, conflicts_with = "entries")]
+    event: Vec<(i128, i128)>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -57,6 +61,55 @@ fn parse_range(s: &str) -> Result<(Option<u64>, Option<u64>), String> {
         }
     };
     Ok((num(a)?, num(b)?))
+}
+
+fn parse_event(s: &str) -> Result<(i128, i128), String> {
+    let (a, b) = s
+        .split_once(':')
+        .ok_or_else(|| format!("{s:?} is not an event like 1:123456 (MAJOR:MINOR)"))?;
+    let num = |x: &str| {
+        x.trim()
+            .parse::<i128>()
+            .map_err(|_| format!("{x:?} in {s:?} is not an integer"))
+    };
+    Ok((num(a)?, num(b)?))
+}
+
+/// The entries of `events` in the tree's event index, in the order asked (a key's entries in
+/// entry order); a key no entry has is an error, one several have is said on stderr.
+fn event_entries(
+    tree: &evtc_format::TreeReader<'_>,
+    file: &std::path::Path,
+    events: &[(i128, i128)],
+) -> anyhow::Result<Vec<u64>> {
+    let Some(index) = tree.event_index()? else {
+        bail!(
+            "tree {:?} of {} has no event index; build one with `evtc index {} --by MAJOR,MINOR`",
+            tree.name(),
+            file.display(),
+            file.display()
+        );
+    };
+    let mut entries = Vec::new();
+    for &(major, minor) in events {
+        let found = index.entries_of(major, minor)?;
+        match found.len() {
+            0 => bail!(
+                "tree {:?} has no entry with ({}, {}) = ({major}, {minor})",
+                tree.name(),
+                index.major(),
+                index.minor()
+            ),
+            1 => {}
+            n => eprintln!(
+                "evtc: ({}, {}) = ({major}, {minor}) is held by {n} entries; all are shown",
+                index.major(),
+                index.minor()
+            ),
+        }
+        entries.extend(found);
+    }
+    Ok(entries)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -110,6 +163,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             range.end
         );
     }
+    let shown: Box<dyn Iterator<Item = u64>> = if args.event.is_empty() {
+        Box::new(range)
+    } else {
+        Box::new(event_entries(&tree, &args.file, &args.event)?.into_iter())
+    };
     let refs: Vec<&str> = fetched.iter().map(String::as_str).collect();
     let mut rows = tree.rows(&refs)?;
     // Each shown column's value in entry `e`, its sizes chain folded in.
@@ -131,7 +189,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.format {
         Format::Json => {
             write!(out, "[")?;
-            for (i, e) in range.enumerate() {
+            for (i, e) in shown.enumerate() {
                 let row = row(e)?;
                 let object: serde_json::Map<String, serde_json::Value> = names
                     .iter()
@@ -148,7 +206,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let mut writer = csv::Writer::from_writer(&mut out);
             writer
                 .write_record(std::iter::once("entry").chain(names.iter().map(String::as_str)))?;
-            for e in range {
+            for e in shown {
                 let row = row(e)?;
                 let cells = row.iter().zip(&columns).map(|(v, (s, _))| text(v, *s));
                 writer.write_record(std::iter::once(e.to_string()).chain(cells))?;
@@ -161,7 +219,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     .chain(names.iter().cloned())
                     .collect::<Vec<_>>(),
             ];
-            for e in range {
+            for e in shown {
                 let row = row(e)?;
                 table.push(
                     std::iter::once(e.to_string())

@@ -62,6 +62,9 @@ pub struct TreeReport {
     /// An RNTuple's storage: its clusters and physical columns, `null` for other trees.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ntuple: Option<NtupleReport>,
+    /// The tree's event index as (major, minor): an evtc index's key branches, or a ROOT
+    /// `TTreeIndex`'s expressions; `null` without one.
+    pub event_index: Option<(String, String)>,
 }
 
 /// An RNTuple's storage.
@@ -297,6 +300,9 @@ fn evtc_report(path: &Path, file: String, size: u64, baskets: bool) -> anyhow::R
             branches,
             unsupported: Vec::new(),
             ntuple: None,
+            event_index: tree
+                .event_index()?
+                .map(|i| (i.major().to_owned(), i.minor().to_owned())),
         });
     }
     Ok(Report {
@@ -346,6 +352,7 @@ fn root_report(path: &Path, file: String, size: u64, baskets: bool) -> anyhow::R
                 })
                 .collect(),
             ntuple,
+            event_index: tree.index.clone(),
         });
     }
     Ok(Report {
@@ -439,9 +446,13 @@ fn print(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
             None if t.kind == "TTree" => " (TTree)".to_owned(),
             None => String::new(),
         };
+        let index = t
+            .event_index
+            .as_ref()
+            .map_or(String::new(), |(a, b)| format!(", event index ({a}, {b})"));
         writeln!(
             out,
-            "tree {}{kind}: {} entries{clusters}",
+            "tree {}{kind}: {} entries{clusters}{index}",
             t.name, t.entries
         )?;
         let width = t

@@ -8,6 +8,7 @@ mod advise;
 mod convert;
 mod dump;
 mod generate;
+mod index;
 mod inspect;
 mod interrupt;
 mod merge;
@@ -39,6 +40,10 @@ enum Command {
     /// Write the entries a list or a selection keeps, and the branches globs keep, of an evtc
     /// file's tree into a new evtc file, copying whole baskets (ROOT's CopyTree).
     Skim(skim::Args),
+    /// Give a tree of an evtc file an event index on two integer branches (run, event), so that
+    /// `evtc dump --event` and Python's `entry_of` find an event without reading the branches
+    /// (ROOT's TTreeIndex).
+    Index(index::Args),
     /// Print trees, branches, codecs and sizes of an evtc or ROOT file.
     Inspect(inspect::Args),
     /// Check an evtc file's structure and checksums (and, with --deep, every basket's contents).
@@ -63,6 +68,7 @@ fn main() -> ExitCode {
         Command::Convert(args) => convert::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Skim(args) => skim::run(args),
+        Command::Index(args) => index::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Dump(args) => dump::run(args),

@@ -41,7 +41,9 @@ use serde::Serialize;
 pub use evtc_format::Schemas;
 pub use glob::Glob;
 pub use merge::{MergeOptions, MergeReport, MergeStep, MergedTreeReport, expand_inputs, merge};
-pub use options::{BoundaryChoice, BranchSettings, ConvertOptions, PreconditionChoice};
+pub use options::{
+    BoundaryChoice, BranchSettings, ConvertOptions, PreconditionChoice, parse_index_keys,
+};
 pub use select::{Column, Selection};
 pub use skim::{Entries, SkimOptions, SkimReport, read_entry_list, skim};
 use source::{Input, SourceTree};
@@ -123,6 +125,11 @@ pub struct TreeSummary {
     pub entries: u64,
     /// Branches written.
     pub branches: usize,
+    /// The key branches of the tree's event index, as (major, minor): the input tree's index
+    /// (a ROOT `TTreeIndex` on two branches, or an evtc index), or the one asked for.
+    pub event_index: Option<(String, String)>,
+    /// Why the input tree's index was not kept, when it was not.
+    pub index_dropped: Option<String>,
 }
 
 /// What a conversion did.
@@ -223,6 +230,10 @@ pub fn convert(
         let specs = branch_specs(source, options);
         let name = source.name().to_owned();
         let mut tree = writer.tree(&name, specs.iter().map(|(s, _)| s.clone()).collect())?;
+        let (event_index, index_dropped) = event_index(source, &specs, options)?;
+        if let Some((major, minor)) = &event_index {
+            tree.index_by(major, minor)?;
+        }
         let total = source.entries();
         let chunk = source.chunk_entries();
         let mut done = 0;
@@ -259,12 +270,44 @@ pub fn convert(
             name,
             entries: total,
             branches: specs.len(),
+            event_index,
+            index_dropped,
         });
     }
     writer.finish()?;
     summary.output_bytes = std::fs::metadata(output).map_or(0, |m| m.len());
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// The event index a converted tree gets (the one asked for, else the input's when its keys are
+/// two integer branches of the output), and why the input's was dropped, if it was.
+fn event_index(
+    source: &SourceTree<'_>,
+    specs: &[(BranchSpec, Option<usize>)],
+    options: &ConvertOptions,
+) -> Result<(Option<(String, String)>, Option<String>)> {
+    if let Some(keys) = &options.index {
+        return Ok((Some(keys.clone()), None));
+    }
+    let Some((major, minor)) = source.index_keys()? else {
+        return Ok((None, None));
+    };
+    let key = |name: &str| {
+        specs
+            .iter()
+            .find(|(s, _)| s.name() == name)
+            .is_some_and(|(s, _)| matches!(s.dtype(), DataType::Scalar(t) if t.is_integer()))
+    };
+    Ok(if key(&major) && key(&minor) {
+        (Some((major, minor)), None)
+    } else {
+        let why = format!(
+            "its index on ({major}, {minor}) is not kept: its keys are not two integer branches \
+             of the output"
+        );
+        (None, Some(why))
+    })
 }
 
 /// The output branches of a tree, each with the index of the source column that feeds it

@@ -265,6 +265,9 @@ pub struct ConvertOptions {
     /// The input readers' limit on uncompressed basket bytes (default: theirs, 256 MiB); raise it
     /// for trusted files with larger baskets.
     pub max_basket_bytes: Option<u64>,
+    /// The event index every converted tree gets, keyed by these two integer branches (major,
+    /// minor); `None`: the input tree's index, if it has one on two such branches.
+    pub index: Option<(String, String)>,
 }
 
 impl Default for ConvertOptions {
@@ -281,6 +284,7 @@ impl Default for ConvertOptions {
             interrupt: None,
             keep_partial: false,
             max_basket_bytes: None,
+            index: None,
         }
     }
 }
@@ -289,6 +293,12 @@ impl Default for ConvertOptions {
 /// and the thread counts of reading and writing together, so that every front end (the `evtc`
 /// command, the Python package) makes its options the same way.
 impl ConvertOptions {
+    /// The event index every converted tree gets, keyed by two integer branches (major, minor).
+    pub fn index(mut self, keys: Option<(String, String)>) -> ConvertOptions {
+        self.index = keys;
+        self
+    }
+
     /// The codec of every branch not matched by a per-branch rule.
     pub fn codec(mut self, codec: Codec) -> ConvertOptions {
         self.write = self.write.codec(codec);
@@ -380,5 +390,30 @@ impl ConvertOptions {
     pub fn max_basket_bytes(mut self, bytes: Option<u64>) -> ConvertOptions {
         self.max_basket_bytes = bytes;
         self
+    }
+}
+
+/// The two key branches of an event index as users write them: `run,event`.
+///
+/// ```
+/// assert_eq!(
+///     evtc_convert::parse_index_keys("run,event"),
+///     Ok(("run".to_owned(), "event".to_owned()))
+/// );
+/// assert!(evtc_convert::parse_index_keys("run").is_err());
+/// ```
+///
+/// # Errors
+/// A message naming the text when it is not two non-empty names separated by a comma.
+pub fn parse_index_keys(s: &str) -> std::result::Result<(String, String), String> {
+    match s.split_once(',') {
+        Some((major, minor))
+            if !major.trim().is_empty() && !minor.trim().is_empty() && !minor.contains(',') =>
+        {
+            Ok((major.trim().to_owned(), minor.trim().to_owned()))
+        }
+        _ => Err(format!(
+            "{s:?} is not two branch names separated by a comma (MAJOR,MINOR, e.g. run,event)"
+        )),
     }
 }

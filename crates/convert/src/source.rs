@@ -215,6 +215,17 @@ impl Input {
 }
 
 impl<'a> SourceTree<'a> {
+    /// The keys of the input tree's event index (a ROOT `TTreeIndex`'s major and minor
+    /// expressions, or an evtc tree's index branches), if it has one.
+    pub(crate) fn index_keys(&self) -> Result<Option<(String, String)>> {
+        Ok(match &self.kind {
+            Kind::Root(_, tree) => tree.index.clone(),
+            Kind::Evtc(tree) => tree
+                .event_index()?
+                .map(|i| (i.major().to_owned(), i.minor().to_owned())),
+        })
+    }
+
     pub(crate) fn name(&self) -> &str {
         &self.name
     }

@@ -295,6 +295,9 @@ pub struct Tree {
     /// arrays, variants) down to the columns that hold their values; empty for a TTree, whose
     /// columns are its branches.
     pub fields: Vec<FieldNode>,
+    /// The major and minor expressions of the tree's `TTreeIndex` (`TTree::BuildIndex`), if it
+    /// has one: branch names (`run`, `event`) or other expressions of `TTree::Draw`.
+    pub index: Option<(String, String)>,
 }
 
 /// The kinds of tree ROOT writes.

@@ -166,3 +166,23 @@ fn baskets_out_of_entry_order_and_overlapping() {
         .collect();
     assert_eq!(baskets, [(0, 5), (5, 10), (15, 10), (25, 10)]);
 }
+
+#[test]
+fn a_tree_index_gives_its_major_and_minor_names() {
+    let file = RootFile::open(fixture("ttree_index.root")).expect("open");
+    let by_root = expected("ttree_index.root.root.json");
+    for (name, index) in [
+        ("Events", Some(("run", "event"))),
+        ("Expr", Some(("run*10", "event%7"))),
+        ("NoIndex", None),
+    ] {
+        let tree = file.tree(name).expect("tree");
+        let names = tree.index.as_ref().map(|(a, b)| (a.as_str(), b.as_str()));
+        assert_eq!(names, index, "{name}");
+        if let Some((major, minor)) = index {
+            assert_eq!(by_root[name]["index"]["major"], major);
+            assert_eq!(by_root[name]["index"]["minor"], minor);
+        }
+        check_tree(&file, name, &by_root[name]);
+    }
+}

@@ -657,6 +657,7 @@ fn real_world_layouts_convert_with_the_values_written() {
 
 mod advice;
 mod hostile;
+mod index;
 mod merge;
 mod skim;
 

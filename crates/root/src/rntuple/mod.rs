@@ -121,6 +121,7 @@ impl<R: ReadAt> RootFile<R> {
             title: String::new(),
             entries: descriptor.entries,
             auto_flush: descriptor.clusters.first().map(|c| c.entries),
+            index: None,
             columns: planned.columns,
             unsupported: planned.unsupported,
             kind: TreeKind::RNTuple,

@@ -9,7 +9,7 @@ use crate::column::{Column, Layout, RowPart, Source, Tree, TreeKind, Unsupported
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
 use crate::members::Step;
-use crate::objects::Parser;
+use crate::objects::{Parser, Tagged};
 use crate::reduced::Stored;
 use crate::source::ReadAt;
 use crate::streamer::Streamers;
@@ -113,6 +113,49 @@ impl<R: ReadAt> RootFile<R> {
     }
 }
 
+/// The major and minor names of the `TTreeIndex` in a TTree record's `fTreeIndex`, read from
+/// just after its `fBranches`: `fLeaves` (a TObjArray), `fAliases` (a TList pointer),
+/// `fIndexValues` (a TArrayD: length and values), `fIndex` (a TArrayI), then `fTreeIndex` (a
+/// `TVirtualIndex` pointer). A `TTreeIndex` streams its `TVirtualIndex` base (a TNamed), then
+/// `fMajorName` and `fMinorName`. `None` for another index class or none.
+fn tree_index(p: &mut Parser<'_>) -> Result<Option<(String, String)>> {
+    p.skip_object()?; // fLeaves
+    skip_pointer(p)?; // fAliases
+    for width in [8, 4] {
+        // fIndexValues, fIndex
+        let n = p.c.count("TArray length")?;
+        p.c.skip(
+            n.checked_mul(width)
+                .ok_or_else(|| p.c.error("TArray length overflows"))?,
+        )?;
+    }
+    match p.tagged()? {
+        Tagged::Object { class, end } if class == "TTreeIndex" => {
+            let (_, _version) = p.header()?;
+            let (base_end, _) = p.header()?; // TVirtualIndex
+            let _ = p.named()?;
+            p.end(base_end)?;
+            let major = p.c.string()?;
+            let minor = p.c.string()?;
+            p.end(end)?;
+            Ok(Some((major, minor)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Skips an object pointer (`TBufferFile::WriteObjectAny`): null, a reference, or an object
+/// with a byte count.
+fn skip_pointer(p: &mut Parser<'_>) -> Result<()> {
+    match p.tagged()? {
+        Tagged::Object { end: Some(end), .. } => p.c.seek(end),
+        Tagged::Object { end: None, class } => Err(p.c.error(format!(
+            "an object of class {class} without a byte count cannot be skipped"
+        ))),
+        Tagged::Null | Tagged::Reference => Ok(()),
+    }
+}
+
 impl Tree {
     /// Parses a TTree record (its key header was `key_len` bytes: class tags count it); with
     /// `derived`, the record of a class derived from TTree (`TNtuple`), whose own header comes
@@ -172,6 +215,8 @@ impl Tree {
             p.skip_object()?; // fIOFeatures
         }
         let branches = p.branch_array()?;
+        // The index is an extra: a record it cannot be read from still has its branches.
+        let index = tree_index(&mut p).ok().flatten();
         p.c.seek(end.unwrap_or(record.len()).min(record.len()))?;
         let entries = u64::try_from(entries)
             .map_err(|_| Error::corrupt(what, 0, format!("negative entry count {entries}")))?;
@@ -184,6 +229,7 @@ impl Tree {
             unsupported: Vec::new(),
             kind: TreeKind::TTree,
             fields: Vec::new(),
+            index,
         };
         tree.with_branches(&branches, streamers, what)
     }
@@ -246,6 +292,7 @@ impl Tree {
             unsupported: Vec::new(),
             kind: TreeKind::TTree,
             fields: Vec::new(),
+            index: None,
         };
         tree.with_branches(&branches, streamers, what)
     }
