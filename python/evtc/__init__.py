@@ -23,9 +23,10 @@ from __future__ import annotations
 from . import _lib
 from ._dask import dask
 from .advising import advise
-from .converting import convert, merge, skim
+from .converting import convert, index, merge, skim
 from .errors import (
     CorruptFileError,
+    DuplicateEventError,
     EntryRangeError,
     Error,
     FileError,
@@ -44,6 +45,7 @@ __version__ = _lib.__version__
 __all__ = [
     "Branch",
     "CorruptFileError",
+    "DuplicateEventError",
     "EntryRangeError",
     "Error",
     "File",
@@ -58,6 +60,7 @@ __all__ = [
     "advise",
     "concatenate",
     "convert",
+    "index",
     "merge",
     "skim",
     "dask",

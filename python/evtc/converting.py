@@ -81,6 +81,7 @@ def convert(
     flush_at_cluster: bool = False,
     max_basket_size: int | None = None,
     threads: int | None = None,
+    index: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """Converts a ROOT file (TTree import) or an evtc file (re-compression) into a new evtc file.
 
@@ -110,11 +111,15 @@ def convert(
         max_basket_size: the input readers' limit on a basket's uncompressed bytes (default
             256 MiB); raise it for trusted files.
         threads: threads for decoding and compressing (default: every core).
+        index: ``(major, minor)``: give every tree an event index on these two integer branches
+            (default: the input tree's index, a ROOT ``TTreeIndex`` on two branches or an evtc
+            index, if it has one; see :func:`index`).
 
     Returns:
         The summary, as ``evtc convert --json`` prints it: ``input_format``, ``input_bytes``,
         ``output_bytes``, ``value_bytes``, ``seconds``, ``trees`` (each a dict of ``name``,
-        ``entries``, ``branches``) and ``skipped``: the ROOT branches left out by
+        ``entries``, ``branches``, ``event_index`` (the index's ``[major, minor]`` or ``None``)
+        and ``index_dropped`` (why the input's index was not kept, or ``None``)) and ``skipped``: the ROOT branches left out by
         ``skip_unsupported``, each a dict of ``tree``, ``branch``, ``class`` (the C++ type) and
         ``reason``.
 
@@ -154,8 +159,56 @@ def convert(
         flush_at_cluster=bool(flush_at_cluster),
         max_basket_bytes=max_basket_size,
         threads=threads,
+        index=_index_keys(index),
     )
     summary: dict[str, Any] = json.loads(text)
+    return summary
+
+
+def _index_keys(by: Any) -> tuple[str, str] | None:
+    """``(major, minor)`` branch names, or ``None``."""
+    if by is None:
+        return None
+    if isinstance(by, str) or len(by) != 2 or not all(isinstance(n, str) and n for n in by):
+        raise TypeError(f"an event index is keyed by two branch names (major, minor), not {by!r}")
+    return (by[0], by[1])
+
+
+def index(
+    path: str | os.PathLike[str],
+    by: tuple[str, str],
+    *,
+    tree: str | None = None,
+) -> dict[str, Any]:
+    """Gives a tree of an evtc file an event index, as ``evtc index FILE --by MAJOR,MINOR``
+    does: its entries sorted by two integer branches (a run and an event number), stored in the
+    file, so that :meth:`evtc.Tree.entry_of` finds an event without reading the branches
+    (ROOT's ``TTreeIndex``). The file is replaced, once the index is written, by a copy that
+    has it (a process stopped meanwhile leaves it as it was); an index it had is replaced.
+
+    Args:
+        path: the evtc file.
+        by: the key branches, ``(major, minor)``: ``("run", "event")``.
+        tree: the tree (default: the file's first tree).
+
+    Returns:
+        The summary, as ``evtc index --json`` prints it: ``tree``, ``major``, ``minor``,
+        ``rows``, ``duplicate_keys`` (keys held by more than one entry) and ``bytes``.
+
+    Raises:
+        evtc.errors.KeyInFileError: no such tree or branch.
+        evtc.errors.SchemaError: a key branch is not an integer scalar.
+    """
+    major, minor = _index_keys(by) or ("", "")
+    if tree is None:
+        from .reading import open as open_file
+
+        with open_file(path) as f:
+            names = f.keys()
+        if not names:
+            raise ValueError(f"{os.fspath(path)} holds no trees")
+        tree = names[0]
+    summary: dict[str, Any] = json.loads(_lib.index(os.fspath(path), tree, major, minor))
     return summary
 
 

@@ -42,12 +42,18 @@ class SchemaError(Error, ValueError):
     """Data or a branch definition that does not fit the tree (type, counter, lengths)."""
 
 
+class DuplicateEventError(Error, ValueError):
+    """An event looked up by its key (:meth:`evtc.Tree.entry_of`) is held by several entries
+    (they are named in the message; :meth:`evtc.Tree.entries_of` gives them all)."""
+
+
 class OptionsError(Error, ValueError):
     """Conversion options that ask for something impossible (a pattern matching nothing, ...)."""
 
 
 __all__ = [
     "CorruptFileError",
+    "DuplicateEventError",
     "EntryRangeError",
     "Error",
     "FileError",

@@ -458,6 +458,7 @@ class Tree:
         entry_start: int | None = None,
         entry_stop: int | None = None,
         library: str = "ak",
+        events: Any = None,
     ) -> Any:
         """Reads branches into arrays, as ``uproot.TTree.arrays``.
 
@@ -472,15 +473,98 @@ class Tree:
                 equal their counter), ``"np"`` (a dict of NumPy arrays; jagged branches are object
                 arrays of NumPy arrays) or ``"pd"`` (a pandas DataFrame; jagged branches in
                 object columns).
+            events: instead of an entry range, events by their keys in the tree's event index,
+                ``[(run, event), ...]``: one entry each, in the order given (see
+                :meth:`entry_of`).
 
         Raises:
-            evtc.errors.KeyInFileError: an expression names no branch.
+            evtc.errors.KeyInFileError: an expression names no branch, or an event no entry.
+            evtc.errors.DuplicateEventError: an event is held by several entries.
+            evtc.errors.SchemaError: ``events`` for a tree without an event index.
             TypeError, ValueError: bad arguments.
         """
         lib = _library(library)
         names = self._select(expressions, filter_name)
+        if events is not None:
+            if entry_start is not None or entry_stop is not None:
+                raise ValueError("give events or an entry range, not both")
+            return self._take(lib, names, [self._one_entry(k, e) for k, e in self._lookup(events)])
         start, stop = self._range(entry_start, entry_stop)
         return self._arrays(lib, names, start, stop)
+
+    # --- the event index ---------------------------------------------------------------------
+
+    @property
+    def event_index(self) -> tuple[str, str] | None:
+        """The key branches of the tree's event index, ``(major, minor)`` (``("run",
+        "event")``), or ``None`` without one (``evtc.index`` or ``evtc index`` builds it). Of a
+        ROOT tree: its ``TTreeIndex``'s major and minor expressions."""
+        keys = self.file._reader.event_index(self.name)
+        return None if keys is None else (keys[0], keys[1])
+
+    def entries_of(self, major: int, minor: int) -> np.ndarray:
+        """The entries whose keys in the tree's event index are ``(major, minor)``, in entry
+        order, as a ``uint64`` array: empty when no entry has them. Found in O(log n) in the
+        index without reading the branches.
+
+        Raises:
+            evtc.errors.SchemaError: the tree has no event index.
+        """
+        ((_, entries),) = self._lookup([(major, minor)])
+        return np.asarray(entries, dtype=np.uint64)
+
+    def entry_of(self, major: int, minor: int) -> int:
+        """The entry whose keys in the tree's event index are ``(major, minor)``: ROOT's
+        ``GetEntryNumberWithIndex``.
+
+        Raises:
+            evtc.errors.KeyInFileError: no entry has them.
+            evtc.errors.DuplicateEventError: several entries have them (all are named).
+            evtc.errors.SchemaError: the tree has no event index.
+        """
+        ((key, entries),) = self._lookup([(major, minor)])
+        return self._one_entry(key, entries)
+
+    def _lookup(self, keys: Any) -> list[tuple[tuple[int, int], list[int]]]:
+        """Each key of ``keys`` (pairs of integers) with its entries."""
+        pairs = []
+        for key in keys:
+            if isinstance(key, (str, bytes)) or len(key) != 2:
+                raise TypeError(f"an event is a (major, minor) pair of integers, not {key!r}")
+            a, b = key
+            if not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (a, b)):
+                raise TypeError(f"an event is a (major, minor) pair of integers, not {key!r}")
+            pairs.append((int(a), int(b)))
+        return list(zip(pairs, self.file._reader.entries_of(self.name, pairs)))
+
+    def _one_entry(self, key: tuple[int, int], entries: list[int]) -> int:
+        from . import errors
+
+        names = self.event_index or ("major", "minor")
+        what = f"({names[0]}, {names[1]}) = ({key[0]}, {key[1]})"
+        if not entries:
+            raise errors.KeyInFileError(f'tree "{self.name}" has no entry with {what}')
+        if len(entries) > 1:
+            shown = ", ".join(map(str, entries[:10])) + (f" and {len(entries) - 10} more" if len(entries) > 10 else "")
+            raise errors.DuplicateEventError(
+                f'{what} is held by {len(entries)} entries of tree "{self.name}": {shown}'
+            )
+        return int(entries[0])
+
+    def _take(self, lib: str, names: list[str], entries: list[int]) -> Any:
+        """Entries ``entries`` (in that order) of ``names``, each read as a one-entry range."""
+        parts = [self._arrays(lib, names, e, e + 1) for e in entries]
+        if not parts:
+            return self._arrays(lib, names, 0, 0)
+        if lib == "ak":
+            import awkward as ak
+
+            return ak.concatenate(parts)
+        if lib == "np":
+            return {n: np.concatenate([p[n] for p in parts]) for n in names}
+        import pandas as pd
+
+        return pd.concat(parts, ignore_index=True)
 
     def _arrays(self, lib: str, names: list[str], start: int, stop: int) -> Any:
         """Branches (or an RNTuple's fields) ``names`` of entries ``start..stop``."""

@@ -25,6 +25,7 @@ fn _lib(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::convert, m)?)?;
     m.add_function(wrap_pyfunction!(write::merge, m)?)?;
     m.add_function(wrap_pyfunction!(write::skim, m)?)?;
+    m.add_function(wrap_pyfunction!(write::index, m)?)?;
     m.add_function(wrap_pyfunction!(advise::advise, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::arrow_stream, m)?)?;
     m.add_function(wrap_pyfunction!(read::branch_reads, m)?)?;

@@ -784,6 +784,52 @@ impl Reader {
         Ok(list)
     }
 
+    /// The key branches of tree `tree`'s event index, `(major, minor)`, or `None` (ROOT
+    /// files: their `TTreeIndex`'s major and minor expressions, which are not looked up).
+    fn event_index(&self, tree: &str) -> PyResult<Option<(String, String)>> {
+        match &self.backend {
+            Backend::Evtc(_) => Ok(self
+                .evtc_tree(tree)?
+                .event_index()
+                .map_err(errors::format)?
+                .map(|i| (i.major().to_owned(), i.minor().to_owned()))),
+            Backend::Root { .. } => Ok(self.root_tree(tree)?.index.clone()),
+        }
+    }
+
+    /// The entries of tree `tree` whose event-index keys are each of `keys`, one list per key
+    /// (empty for a key no entry has), found in the index without reading the branches.
+    fn entries_of(
+        &self,
+        py: Python<'_>,
+        tree: &str,
+        keys: Vec<(i128, i128)>,
+    ) -> PyResult<Vec<Vec<u64>>> {
+        if let Backend::Root { .. } = &self.backend {
+            return Err(errors::raise(
+                "UnsupportedError",
+                format!(
+                    "looking events up needs an evtc file's event index; convert the ROOT file \
+                     (its TTreeIndex on two branches is kept) to look up tree {tree:?}"
+                ),
+            ));
+        }
+        py.detach(|| {
+            let reader = self.evtc_tree(tree)?;
+            let index = reader
+                .event_index()
+                .map_err(errors::format)?
+                .ok_or_else(|| {
+                    errors::format(evtc_format::Error::NoEventIndex {
+                        tree: tree.to_owned(),
+                    })
+                })?;
+            keys.iter()
+                .map(|&(a, b)| index.entries_of(a, b).map_err(errors::format))
+                .collect()
+        })
+    }
+
     /// Entry `entry` of branch `name` as a `(values, levels)` tuple: evtc files read it through
     /// a cursor (with RAC, only the unit holding the entry is decompressed) and give no levels
     /// (the entry's values alone); ROOT files give the column of that one entry.

@@ -292,7 +292,7 @@ impl Writer {
 /// it (`codec="zstd:5"`, `autoflush="30MB"`); `branch_settings` are `(glob, kind, value)` rules
 /// (kinds: `evtc_convert::BranchSettings::KINDS`).
 #[pyfunction]
-#[pyo3(signature = (input, output, codec="zstd:5", rac="off", branch_settings=Vec::new(), precondition="auto", boundaries="auto", trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, basket_size=None, rac_unit_bytes=None, rac_dictionary=true, autoflush=None, flush_at_cluster=false, max_basket_bytes=None, threads=1))]
+#[pyo3(signature = (input, output, codec="zstd:5", rac="off", branch_settings=Vec::new(), precondition="auto", boundaries="auto", trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, basket_size=None, rac_unit_bytes=None, rac_dictionary=true, autoflush=None, flush_at_cluster=false, max_basket_bytes=None, threads=1, index=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn convert(
     py: Python<'_>,
@@ -313,6 +313,7 @@ pub(crate) fn convert(
     flush_at_cluster: bool,
     max_basket_bytes: Option<u64>,
     threads: usize,
+    index: Option<(String, String)>,
 ) -> PyResult<String> {
     let options = convert_options(
         Settings {
@@ -332,7 +333,8 @@ pub(crate) fn convert(
         skip_unsupported,
     )?
     .trees(trees)
-    .branches(branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?);
+    .branches(branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?)
+    .index(index);
     let summary = py
         .detach(|| evtc_convert::convert(&input, &output, &options, &mut |_| {}))
         .map_err(errors::convert)?;
@@ -539,4 +541,21 @@ pub(crate) fn skim(
         .detach(|| evtc_convert::skim(&input, &output, &options, &mut |_| {}))
         .map_err(errors::convert)?;
     serde_json::to_string(&report).map_err(errors::value)
+}
+
+/// Gives tree `tree` of the evtc file at `path` an event index keyed by the integer branches
+/// `major` and `minor` (`evtc_format::add_event_index`); returns the summary as JSON, as
+/// `evtc index --json` prints it.
+#[pyfunction]
+pub(crate) fn index(
+    py: Python<'_>,
+    path: PathBuf,
+    tree: &str,
+    major: &str,
+    minor: &str,
+) -> PyResult<String> {
+    let summary = py
+        .detach(|| evtc_format::add_event_index(&path, tree, major, minor))
+        .map_err(errors::format)?;
+    serde_json::to_string(&summary).map_err(errors::value)
 }
