@@ -119,9 +119,9 @@ def convert(
         The summary, as ``evtc convert --json`` prints it: ``input_format``, ``input_bytes``,
         ``output_bytes``, ``value_bytes``, ``seconds``, ``trees`` (each a dict of ``name``,
         ``entries``, ``branches``, ``event_index`` (the index's ``[major, minor]`` or ``None``)
-        and ``index_dropped`` (why the input's index was not kept, or ``None``)) and ``skipped``: the ROOT branches left out by
-        ``skip_unsupported``, each a dict of ``tree``, ``branch``, ``class`` (the C++ type) and
-        ``reason``.
+        and ``index_dropped`` (why the input's index was not kept, or ``None``)) and
+        ``skipped``: the ROOT branches left out by ``skip_unsupported``, each a dict of ``tree``,
+        ``branch``, ``class`` (the C++ type) and ``reason``.
 
     Raises:
         evtc.errors.UnsupportedError, evtc.errors.OptionsError, evtc.errors.FileError, ...
@@ -258,7 +258,8 @@ def merge(
         The report, as ``evtc merge --json`` prints it: ``inputs``, ``converted`` (ROOT inputs),
         ``input_bytes``, ``output_bytes``, ``seconds`` and ``trees``, each a dict of ``name``,
         ``entries``, ``inputs``, ``branches``, ``copied_baskets``, ``rewritten`` and
-        ``defaulted`` ((branch, input) pairs) and ``dropped`` (branch names).
+        ``defaulted`` ((branch, input) pairs), ``dropped`` (branch names) and ``event_index``
+        (``[major, minor]`` when every input had an event index on those keys, else ``None``).
 
     Raises:
         evtc.errors.SchemaError: the inputs' branches differ (without ``union`` or
@@ -345,7 +346,8 @@ def skim(
 
     Returns:
         The report, as ``evtc skim --json`` prints it: ``tree``, ``entries`` (kept), ``of``,
-        ``branches``, ``copied_baskets``, ``rewritten_baskets``, ``selection_seconds``,
+        ``branches``, ``copied_baskets``, ``rewritten_baskets``, ``event_index``,
+        ``selection_seconds``,
         ``input_bytes``, ``output_bytes``, ``seconds``.
     """
     import numpy as np

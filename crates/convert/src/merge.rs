@@ -61,6 +61,8 @@ pub struct MergedTreeReport {
     pub defaulted: Vec<(String, String)>,
     /// Branches left out (`--intersect`).
     pub dropped: Vec<String>,
+    /// The output's event index (major, minor): kept when every input had one on the same keys.
+    pub event_index: Option<(String, String)>,
 }
 
 /// Where a merge is, for a progress bar.
@@ -228,6 +230,7 @@ pub fn merge(
             branches: t.branches,
             copied_baskets: t.copied_baskets,
             dropped: t.dropped,
+            event_index: t.event_index,
         })
         .collect();
     Ok(MergeReport {

@@ -59,6 +59,9 @@ pub struct SkimReport {
     pub copied_baskets: u64,
     /// Baskets read and written again (some of their entries kept).
     pub rewritten_baskets: u64,
+    /// The output's event index (major, minor): kept when the input has one and both key
+    /// branches are kept.
+    pub event_index: Option<(String, String)>,
     /// Seconds spent evaluating the selection expression (0 without one).
     pub selection_seconds: f64,
     /// Input file size.
@@ -220,6 +223,7 @@ pub fn skim(
         branches: t.branches,
         copied_baskets: t.copied_baskets,
         rewritten_baskets: t.rewritten_baskets,
+        event_index: t.event_index,
         selection_seconds,
         input_bytes: std::fs::metadata(input).map_or(0, |m| m.len()),
         output_bytes: std::fs::metadata(output).map_or(0, |m| m.len()),
