@@ -379,7 +379,7 @@ fn lying_sizes_and_bombs_are_refused_in_bounded_memory() {
     // (fLast): the key header's length is at byte 14 of the key.
     let key_len = u16::from_be_bytes([root[seek as usize + 14], root[seek as usize + 15]]) as usize;
     let fields = seek as usize + key_len - 19;
-    for (at, what) in [(fields + 10, "entries"), (fields + 14, "fLast")] {
+    for (at, what) in [(fields + 10, "entry offsets"), (fields + 14, "fLast")] {
         let mut lying = root.clone();
         lying[at..at + 4].copy_from_slice(&0x7fff_ffffu32.to_be_bytes());
         std::fs::write(&path, &lying).expect("write");
