@@ -435,11 +435,17 @@ class Tree:
     def _range(self, entry_start: Any, entry_stop: Any) -> tuple[int, int]:
         return _entry_range(self.num_entries, entry_start, entry_stop)
 
-    def _read(self, names: list[str], start: int, stop: int) -> list[tuple[Any, list[Any]]]:
-        """Each branch's ``(values, levels)``: its values and the offsets of each list level,
+    def _read(
+        self, names: list[str], start: int, stop: int, entries: np.ndarray | None = None
+    ) -> list[tuple[Any, list[Any]]]:
+        """Each branch's ``(values, levels)`` of entries ``start..stop`` (or of ``entries``, in
+        their order, from an evtc file): its values and the offsets of each list level,
         outermost first (none for scalars and fixed arrays)."""
         extra = [s for n in names for s in self._sizes.get(n, [])]
-        columns = self.file._reader.read(self.name, names + extra, start, stop)
+        if entries is None:
+            columns = self.file._reader.read(self.name, names + extra, start, stop)
+        else:
+            columns = self.file._reader.read_entries(self.name, names + extra, entries)
         if not extra:
             return columns
         out = columns[: len(names)]
@@ -458,6 +464,7 @@ class Tree:
         entry_start: int | None = None,
         entry_stop: int | None = None,
         library: str = "ak",
+        entries: Any = None,
         events: Any = None,
     ) -> Any:
         """Reads branches into arrays, as ``uproot.TTree.arrays``.
@@ -473,6 +480,9 @@ class Tree:
                 equal their counter), ``"np"`` (a dict of NumPy arrays; jagged branches are object
                 arrays of NumPy arrays) or ``"pd"`` (a pandas DataFrame; jagged branches in
                 object columns).
+            entries: instead of an entry range, the entries to read: any integer array (any
+                order, repeats allowed), read in that order, decoding only the baskets (with RAC,
+                the units) that hold them: random batches for machine learning.
             events: instead of an entry range, events by their keys in the tree's event index,
                 ``[(run, event), ...]``: one entry each, in the order given (see
                 :meth:`entry_of`).
@@ -485,12 +495,64 @@ class Tree:
         """
         lib = _library(library)
         names = self._select(expressions, filter_name)
+        chosen = [x is not None for x in (entries, events)] + [entry_start is not None or entry_stop is not None]
+        if sum(chosen) > 1:
+            raise ValueError("give one of an entry range, entries and events")
         if events is not None:
-            if entry_start is not None or entry_stop is not None:
-                raise ValueError("give events or an entry range, not both")
-            return self._take(lib, names, [self._one_entry(k, e) for k, e in self._lookup(events)])
+            entries = [self._one_entry(k, e) for k, e in self._lookup(events)]
+        if entries is not None:
+            return self._take(lib, names, self._entries(entries))
         start, stop = self._range(entry_start, entry_stop)
         return self._arrays(lib, names, start, stop)
+
+    def _entries(self, entries: Any) -> np.ndarray:
+        """``entries`` as a contiguous uint64 array, checked to be entries of the tree."""
+        from . import errors
+
+        chosen = np.asarray(entries)
+        if chosen.dtype.kind not in "iu" or chosen.ndim != 1:
+            if chosen.size == 0 and chosen.ndim == 1:
+                return np.zeros(0, dtype=np.uint64)
+            raise TypeError(f"entries must be a one-dimensional integer array, not {chosen.dtype} of {chosen.ndim} dimensions")
+        if chosen.size and (chosen.min() < 0 or chosen.max() >= self.num_entries):
+            bad = chosen[(chosen < 0) | (chosen >= self.num_entries)][0]
+            raise errors.EntryRangeError(
+                f'tree "{self.name}": entry {bad} is outside 0..{self.num_entries}'
+            )
+        return np.ascontiguousarray(chosen, dtype=np.uint64)
+
+    def batches(
+        self,
+        size: int,
+        expressions: Any = None,
+        filter_name: Any = None,
+        *,
+        shuffle: bool = True,
+        seed: int | None = None,
+        library: str = "ak",
+        drop_last: bool = False,
+    ) -> Iterator[Any]:
+        """Batches of ``size`` entries for machine learning: every entry once per pass, in a
+        random order with ``shuffle`` (reproducible with ``seed``), each batch read as
+        ``arrays(entries=...)`` reads it (only the baskets or RAC units holding it decoded).
+
+        The order is a seeded pseudo-random permutation of the entries computed batch by batch
+        (a Feistel network with cycle walking), not an array of every entry: memory stays that
+        of one batch whatever the tree's size. The last batch is shorter unless ``drop_last``.
+        """
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+            raise ValueError(f"size must be a positive number of entries, not {size!r}")
+        lib = _library(library)
+        names = self._select(expressions, filter_name)
+        n = self.num_entries
+        order = _Permutation(n, seed) if shuffle else None
+        for start in range(0, n, int(size)):
+            stop = min(start + int(size), n)
+            if drop_last and stop - start < size:
+                return
+            positions = np.arange(start, stop, dtype=np.uint64)
+            chosen = order(positions) if order is not None else positions
+            yield self._take(lib, names, chosen)
 
     # --- the event index ---------------------------------------------------------------------
 
@@ -551,20 +613,22 @@ class Tree:
             )
         return int(entries[0])
 
-    def _take(self, lib: str, names: list[str], entries: list[int]) -> Any:
-        """Entries ``entries`` (in that order) of ``names``, each read as a one-entry range."""
-        parts = [self._arrays(lib, names, e, e + 1) for e in entries]
-        if not parts:
+    def _take(self, lib: str, names: list[str], entries: np.ndarray) -> Any:
+        """Entries ``entries`` (a uint64 array, in that order) of ``names``."""
+        if self.file.format == "evtc" and not any(n in self._fields for n in names):
+            infos = [self._info[n] for n in names]
+            return _build(lib, infos, self._read(names, 0, 0, entries), len(entries))
+        # A ROOT file: the range that covers them, then the entries taken from it.
+        if len(entries) == 0:
             return self._arrays(lib, names, 0, 0)
+        low, high = int(entries.min()), int(entries.max()) + 1
+        whole = self._arrays(lib, names, low, high)
+        at = (entries - low).astype(np.int64)
         if lib == "ak":
-            import awkward as ak
-
-            return ak.concatenate(parts)
+            return whole[at]
         if lib == "np":
-            return {n: np.concatenate([p[n] for p in parts]) for n in names}
-        import pandas as pd
-
-        return pd.concat(parts, ignore_index=True)
+            return {n: v[at] for n, v in whole.items()}
+        return whole.iloc[at].reset_index(drop=True)
 
     def _arrays(self, lib: str, names: list[str], start: int, stop: int) -> Any:
         """Branches (or an RNTuple's fields) ``names`` of entries ``start..stop``."""
@@ -936,3 +1000,41 @@ def _np_column(info: BranchInfo, column: Any) -> np.ndarray:
     for j, item in enumerate(items):
         out[j] = item
     return out
+
+
+class _Permutation:
+    """A seeded pseudo-random permutation of ``0..n``, evaluated for any positions without
+    holding the whole order: a four-round Feistel network over the smallest even number of bits
+    that covers ``n``, walking the cycle until the value falls below ``n`` (each step stays in
+    the permutation of the larger power of two, so the result is a permutation of ``0..n``)."""
+
+    def __init__(self, n: int, seed: int | None) -> None:
+        self.n = n
+        bits = max(2, (max(n - 1, 1)).bit_length())
+        self.half = (bits + 1) // 2
+        self.mask = (1 << self.half) - 1
+        rng = np.random.default_rng(seed)
+        self.keys = rng.integers(0, 1 << 32, size=4, dtype=np.uint64)
+
+    def _round(self, x: np.ndarray, key: np.uint64) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            h = (x * np.uint64(0x9E3779B97F4A7C15)) ^ key
+            h ^= h >> np.uint64(29)
+            h *= np.uint64(0xBF58476D1CE4E5B9)
+            h ^= h >> np.uint64(32)
+        return h & np.uint64(self.mask)
+
+    def _once(self, x: np.ndarray) -> np.ndarray:
+        half = np.uint64(self.half)
+        left, right = x >> half, x & np.uint64(self.mask)
+        for key in self.keys:
+            left, right = right, left ^ self._round(right, key)
+        return (left << half) | right
+
+    def __call__(self, positions: np.ndarray) -> np.ndarray:
+        out = self._once(positions.astype(np.uint64))
+        outside = out >= np.uint64(self.n)
+        while outside.any():
+            out[outside] = self._once(out[outside])
+            outside = out >= np.uint64(self.n)
+        return out

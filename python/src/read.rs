@@ -237,6 +237,50 @@ fn read_evtc(tree: &TreeReader<'_, Source>, name: &str, range: Range<u64>) -> Py
     })
 }
 
+/// Entries `entries` (any order, repeats allowed) of an evtc branch, in that order.
+fn read_evtc_entries(
+    tree: &TreeReader<'_, Source>,
+    name: &str,
+    entries: &[u64],
+) -> PyResult<Column> {
+    let branch = tree.branch(name).map_err(errors::format)?;
+    count_read(name);
+    let dtype = branch.meta().dtype;
+    macro_rules! read {
+        ($t:ty, $variant:ident) => {{
+            if dtype.is_variable() {
+                let jagged = branch
+                    .read_jagged_entries::<$t>(entries)
+                    .map_err(errors::format)?;
+                Column {
+                    values: Values::$variant(jagged.values),
+                    levels: vec![Offsets::Shared(jagged.offsets)],
+                }
+            } else {
+                Column {
+                    values: Values::$variant(
+                        branch.read_entries::<$t>(entries).map_err(errors::format)?,
+                    ),
+                    levels: Vec::new(),
+                }
+            }
+        }};
+    }
+    Ok(match dtype.scalar() {
+        ScalarType::Bool => read!(bool, Bool),
+        ScalarType::I8 => read!(i8, I8),
+        ScalarType::U8 => read!(u8, U8),
+        ScalarType::I16 => read!(i16, I16),
+        ScalarType::U16 => read!(u16, U16),
+        ScalarType::I32 => read!(i32, I32),
+        ScalarType::U32 => read!(u32, U32),
+        ScalarType::I64 => read!(i64, I64),
+        ScalarType::U64 => read!(u64, U64),
+        ScalarType::F32 => read!(f32, F32),
+        ScalarType::F64 => read!(f64, F64),
+    })
+}
+
 /// A typed cursor of any element type.
 enum AnyCursor<'a> {
     Bool(BranchCursor<'a, Source, bool>),
@@ -777,6 +821,31 @@ impl Reader {
         stop: u64,
     ) -> PyResult<Bound<'py, PyList>> {
         let columns = py.detach(|| self.read_columns(tree, &names, start..stop))?;
+        let list = PyList::empty(py);
+        for column in columns {
+            list.append(column.into_py(py)?)?;
+        }
+        Ok(list)
+    }
+
+    /// Entries `entries` (a NumPy uint64 array: any order, repeats allowed) of branches `names`
+    /// of an evtc tree, in that order: as [`Reader::read`] gives a range. Only the baskets (with
+    /// RAC, the units) holding them are decoded; the GIL is released meanwhile.
+    fn read_entries<'py>(
+        &self,
+        py: Python<'py>,
+        tree: &str,
+        names: Vec<String>,
+        entries: numpy::PyReadonlyArray1<'py, u64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let Backend::Evtc(_) = &self.backend else {
+            return Err(errors::value("read_entries reads evtc files"));
+        };
+        let entries = entries.as_slice()?;
+        let columns = py.detach(|| {
+            let reader = self.evtc_tree(tree)?;
+            self.map(&names, |name| read_evtc_entries(&reader, name, entries))
+        })?;
         let list = PyList::empty(py);
         for column in columns {
             list.append(column.into_py(py)?)?;

@@ -52,7 +52,7 @@ def test_index_then_look_events_up(nano, tmp_path):
         tree.arrays(["event"], events=[picked[0], (12345, 1)])
     with pytest.raises(TypeError, match="pair of integers"):
         tree.entry_of("1", 2)
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match="one of an entry range, entries and events"):
         tree.arrays(["event"], events=picked, entry_start=0)
 
 

@@ -28,6 +28,7 @@ mod cache;
 mod cursor;
 mod decode;
 mod rows;
+mod take;
 mod tree;
 
 pub use bulk::Jagged;
