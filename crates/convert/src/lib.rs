@@ -280,13 +280,16 @@ pub fn convert(
     Ok(summary)
 }
 
+/// An event index's key branches: (major, minor).
+type IndexKeys = (String, String);
+
 /// The event index a converted tree gets (the one asked for, else the input's when its keys are
 /// two integer branches of the output), and why the input's was dropped, if it was.
 fn event_index(
     source: &SourceTree<'_>,
     specs: &[(BranchSpec, Option<usize>)],
     options: &ConvertOptions,
-) -> Result<(Option<(String, String)>, Option<String>)> {
+) -> Result<(Option<IndexKeys>, Option<String>)> {
     if let Some(keys) = &options.index {
         return Ok((Some(keys.clone()), None));
     }
