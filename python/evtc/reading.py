@@ -889,12 +889,38 @@ def _np_field(array: Any) -> np.ndarray:
 def _build(lib: str, infos: list[BranchInfo], columns: list[Any], length: int) -> Any:
     if lib == "ak":
         return _ak_array(infos, columns, length)
+    if lib == "pd":
+        frame = _pd_awkward(infos, columns, length)
+        if frame is not None:
+            return frame
     arrays = {info.name: _np_column(info, column) for info, column in zip(infos, columns)}
     if lib == "np":
         return arrays
     import pandas as pd
 
     return pd.DataFrame(arrays, index=pd.RangeIndex(length) if not arrays else None)
+
+
+def _pd_awkward(infos: list[BranchInfo], columns: list[Any], length: int) -> Any:
+    """A DataFrame whose variable-length and fixed-size columns have awkward-pandas' ``awkward``
+    dtype, as uproot's ``library="pd"`` gives them; ``None`` when every column is a scalar or
+    awkward-pandas is not installed (then such columns hold objects, where uproot refuses)."""
+    if all(_kind(info)[0] == "scalar" for info in infos):
+        return None
+    try:
+        import awkward_pandas
+    except ImportError:
+        return None
+    import pandas as pd
+
+    arrays = _ak_array(infos, columns, length)
+    data = {}
+    for info, column in zip(infos, columns):
+        if _kind(info)[0] == "scalar":
+            data[info.name] = column[0]
+        else:
+            data[info.name] = pd.Series(awkward_pandas.AwkwardExtensionArray(arrays[info.name]))
+    return pd.DataFrame(data, index=pd.RangeIndex(length))
 
 
 def _offsets(offsets: np.ndarray) -> np.ndarray:
@@ -984,20 +1010,22 @@ def _np_column(info: BranchInfo, column: Any) -> np.ndarray:
         return values
     if base == "fixed":
         return values.reshape(-1, *info.shape)
-    # The innermost items: arrays of values, or the strings.
-    bounds = levels[-1]
+    # The innermost items (views of the values, or the strings), made in Rust: one object per
+    # entry, without a Python loop.
+    bounds = np.ascontiguousarray(levels[-1], dtype=np.uint64)
     if base in ("string", "bytes"):
-        data = values.tobytes()
-        items: list[Any] = [data[bounds[k] : bounds[k + 1]] for k in range(len(bounds) - 1)]
-        if base == "string":
-            items = [item.decode("utf-8", errors="replace") for item in items]
+        data = np.ascontiguousarray(values).view(np.uint8)
+        items = _lib.split_strings(data, bounds, base == "string")
     else:
-        items = np.split(values, bounds[1:-1].astype(np.intp)) if len(bounds) > 1 else []
+        items = _lib.split_views(np.ascontiguousarray(values), bounds)
+    if len(levels) == 1:
+        return items
     # Each level above groups the items of the one below into lists.
+    lists: Any = items
     for offsets in reversed(levels[:-1]):
-        items = [items[offsets[k] : offsets[k + 1]] for k in range(len(offsets) - 1)]
-    out = np.empty(len(items), dtype=object)
-    for j, item in enumerate(items):
+        lists = [list(lists[offsets[k] : offsets[k + 1]]) for k in range(len(offsets) - 1)]
+    out = np.empty(len(lists), dtype=object)
+    for j, item in enumerate(lists):
         out[j] = item
     return out
 

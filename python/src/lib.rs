@@ -11,6 +11,7 @@
 mod advise;
 mod arrow;
 mod errors;
+mod lists;
 mod read;
 mod source;
 mod write;
@@ -26,6 +27,8 @@ fn _lib(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::merge, m)?)?;
     m.add_function(wrap_pyfunction!(write::skim, m)?)?;
     m.add_function(wrap_pyfunction!(write::index, m)?)?;
+    m.add_function(wrap_pyfunction!(lists::split_views, m)?)?;
+    m.add_function(wrap_pyfunction!(lists::split_strings, m)?)?;
     m.add_function(wrap_pyfunction!(advise::advise, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::arrow_stream, m)?)?;
     m.add_function(wrap_pyfunction!(read::branch_reads, m)?)?;

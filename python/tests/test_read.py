@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import sys
 
 import awkward as ak
 import numpy as np
@@ -99,8 +100,29 @@ def test_library_np(nano, uproot_nano):
     assert a["Muon_pt"].dtype == object and len(a["Muon_pt"]) == 100
     for i in range(100):
         assert np.array_equal(a["Muon_pt"][i], uproot_nano["Muon_pt"][i].to_numpy())
-    # The scalar column is the decoded buffer itself, not a copy owned by NumPy.
+    # The scalar column is the decoded buffer itself, not a copy owned by NumPy; each entry of a
+    # jagged one a view of its values.
     assert _owner(a["nMuon"]) == "PySliceContainer"
+    assert _owner(a["Muon_pt"][3]) == "PySliceContainer"
+    assert a["Muon_pt"][3].dtype == np.float32 and a["Muon_pt"][3].flags.c_contiguous
+
+
+def test_split_views_and_strings_check_their_offsets():
+    from evtc import _lib
+
+    values = np.arange(6, dtype=np.int16)
+    views = _lib.split_views(values, np.array([0, 2, 2, 6], dtype=np.uint64))
+    assert [v.tolist() for v in views] == [[0, 1], [], [2, 3, 4, 5]]
+    views[2][0] = 40  # a view: its values array sees it
+    assert values[2] == 40
+    for bad in ([0, 3, 2], [0, 7]):
+        with pytest.raises(ValueError, match="non-decreasing and end within the 6 values"):
+            _lib.split_views(values, np.array(bad, dtype=np.uint64))
+    with pytest.raises(ValueError, match="one-dimensional contiguous"):
+        _lib.split_views(np.zeros((2, 2)), np.array([0, 1], dtype=np.uint64))
+    text = np.frombuffer(b"abc\xffde", dtype=np.uint8)
+    assert _lib.split_strings(text, np.array([0, 3, 6], dtype=np.uint64), True).tolist() == ["abc", "\ufffdde"]
+    assert _lib.split_strings(text, np.array([0, 0, 6], dtype=np.uint64), False).tolist() == [b"", b"abc\xffde"]
 
 
 def _owner(array: np.ndarray) -> str:
@@ -408,3 +430,14 @@ def test_basket_cache_keeps_steps_equal_and_refuses_bad_sizes(nano_lz4_offsets):
     for bad, error in ((-1, ValueError), ("lots", ValueError), (True, TypeError), (1.5, TypeError)):
         with pytest.raises(error, match="basket_cache"):
             evtc.open(nano_lz4_offsets, basket_cache=bad)
+
+
+def test_library_pd_gives_jagged_branches_as_uproot_does(nano, uproot_nano, monkeypatch):
+    frame = nano.arrays(["nMuon", "Muon_pt"], entry_stop=50, library="pd")
+    assert [str(t) for t in frame.dtypes] == ["int32", "awkward"]
+    assert frame["Muon_pt"].ak.array.tolist() == uproot_nano["Muon_pt"][:50].tolist()
+    # Without awkward-pandas (which uproot then asks for), object columns of NumPy arrays.
+    monkeypatch.setitem(sys.modules, "awkward_pandas", None)
+    frame = nano.arrays(["nMuon", "Muon_pt"], entry_stop=50, library="pd")
+    assert [str(t) for t in frame.dtypes] == ["int32", "object"]
+    assert np.array_equal(frame["Muon_pt"][3], uproot_nano["Muon_pt"][3].to_numpy())
