@@ -295,6 +295,67 @@ def bench_single_entries(events: int, reads: int) -> list[str]:
     ]
 
 
+def rust_read_all(path: pathlib.Path, threads: int) -> float:
+    """The Rust bulk read of every branch (`examples/read_all.rs`, built here), median seconds."""
+    binary = REPO / "target" / "release" / "examples" / "read_all"
+    if not binary.exists():
+        subprocess.run(["cargo", "build", "--release", "--example", "read_all"], cwd=REPO, check=True)
+    out = subprocess.run([str(binary), str(path), "Events", str(threads)], check=True, capture_output=True, text=True)
+    return float(out.stdout.split(":")[1].split("ms")[0]) / 1e3
+
+
+def bench_threads(events: int, repeat: int) -> list[str]:
+    """Every branch into Awkward arrays with 1 and 2 threads: evtc against the Rust bulk read of
+    the same file and against uproot with as many decompression threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    r505 = root_file(505, events)
+    e_zstd = evtc_file(r505, f"nano_{events}_zstd5.evtc", codec="zstd:5")
+    rows = []
+    for threads in (1, 2):
+        def evtc_read():
+            return evtc.open(e_zstd, threads=threads)["Events"].arrays()
+
+        def uproot_read():
+            pool = ThreadPoolExecutor(threads) if threads > 1 else None
+            options = {"decompression_executor": uproot.ThreadPoolExecutor(threads)} if pool else {}
+            with uproot.open(r505, array_cache=None, object_cache=None, **options) as f:
+                result = f["Events"].arrays()
+            if pool:
+                pool.shutdown()
+            return result
+
+        times: list[list[float]] = [[], []]
+        for _ in range(repeat):
+            for fn, ts in zip([evtc_read, uproot_read], times):
+                t0 = time.perf_counter()
+                result = fn()
+                ts.append(time.perf_counter() - t0)
+                del result
+        t_e, t_u = (statistics.median(ts) for ts in times)
+        t_r = rust_read_all(e_zstd, threads)
+        rows.append((threads, t_e, t_r, t_u))
+    (_, e1, r1, _), (_, e2, r2, _) = rows
+    lines = [
+        f"## Every branch with 1 and 2 threads ({events:,} events, zstd:5)",
+        "",
+        "`evtc.open(f, threads=N)[\"Events\"].arrays()` (fresh open, into Awkward arrays) against "
+        "the Rust bulk read of the same file (`examples/read_all.rs`: every branch read whole, the "
+        "branches in parallel on the file's threads; median of 9) and uproot on the ROOT 505 file "
+        "with N decompression threads (`decompression_executor=uproot.ThreadPoolExecutor(N)`); "
+        f"median of {repeat} runs taken in turn, each timed up to its result.",
+        "",
+        "| threads | evtc ms | Rust read ms | evtc / Rust (speed) | uproot ms | evtc / uproot |",
+        "|---|---|---|---|---|---|",
+    ]
+    for threads, t_e, t_r, t_u in rows:
+        lines.append(
+            f"| {threads} | {t_e * 1e3:.1f} | {t_r * 1e3:.1f} | {t_r / t_e:.2f}x | {t_u * 1e3:.0f} | **{t_u / t_e:.1f}x** |"
+        )
+    lines += ["", f"2 threads against 1: evtc {e1 / e2:.2f}x, the Rust read {r1 / r2:.2f}x.", ""]
+    return lines
+
+
 def bench_numpy_library(events: int, repeat: int) -> list[str]:
     """Every branch with `library="np"` (jagged branches as object arrays of one NumPy array per
     entry) against `library="ak"`, and uproot's `library="np"`, fresh opens taken in turn."""
@@ -486,7 +547,9 @@ def main() -> None:
     parser.add_argument("--reads", type=int, default=1_000)
     parser.add_argument(
         "--only",
-        choices=["read", "rntuple", "iterate", "branches", "dask", "entries", "lookup", "batches", "numpy"],
+        choices=[
+            "read", "rntuple", "iterate", "branches", "dask", "entries", "lookup", "batches", "numpy", "threads"
+        ],
     )
     args = parser.parse_args()
     DATA.mkdir(parents=True, exist_ok=True)
@@ -512,6 +575,8 @@ def main() -> None:
         lines += bench_dask_graph(args.repeat)
     if args.only in (None, "entries"):
         lines += bench_single_entries(args.events, args.reads)
+    if args.only in (None, "threads"):
+        lines += bench_threads(args.events, args.repeat)
     if args.only in (None, "numpy"):
         lines += bench_numpy_library(args.events, args.repeat)
     if args.only in (None, "batches"):

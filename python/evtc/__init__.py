@@ -20,7 +20,17 @@ Errors are :class:`evtc.Error` subclasses carrying the Rust library's located me
 
 from __future__ import annotations
 
-from . import _lib
+import os as _os
+
+# The native module allocates with mimalloc, which reads these when it is loaded: pages freed
+# for a second go back to the system with MADV_FREE (the kernel takes them only under memory
+# pressure) instead of being decommitted after 10 ms, so that the next read reuses them instead
+# of page-faulting (and the kernel zeroing) its output in again (docs/benchmarks.md). Values
+# already set in the environment win.
+_os.environ.setdefault("MIMALLOC_PURGE_DECOMMITS", "0")
+_os.environ.setdefault("MIMALLOC_PURGE_DELAY", "1000")
+
+from . import _lib  # noqa: E402
 from ._dask import dask
 from .advising import advise
 from .converting import convert, index, merge, skim

@@ -18,6 +18,14 @@ mod write;
 
 use pyo3::prelude::*;
 
+/// The module's allocator. Decoded columns are fresh buffers of megabytes, allocated on the
+/// reader's threads and freed when Python drops the arrays: glibc's malloc maps such buffers
+/// anew and returns them at free (threads other than the main one trim their arenas), so that
+/// every read page-faults its output in again; mimalloc, set up by the package's `__init__.py`
+/// (`MIMALLOC_PURGE_DECOMMITS`, `MIMALLOC_PURGE_DELAY`), keeps freed pages for the next read.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The native part of the `evtc` package.
 #[pymodule]
 fn _lib(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -34,7 +34,9 @@ pub(crate) fn split_views<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let offsets = offsets.as_slice()?;
     if values.ndim() != 1 || !values.is_c_contiguous() {
-        return Err(errors::value("values must be a one-dimensional contiguous array"));
+        return Err(errors::value(
+            "values must be a one-dimensional contiguous array",
+        ));
     }
     check_offsets(offsets, values.len())?;
     let descr = values.dtype();
@@ -42,8 +44,12 @@ pub(crate) fn split_views<'py>(
     let array = values.as_array_ptr();
     // SAFETY: `array` is a live NumPy array (borrowed for this call); its data pointer and flags
     // are read, not changed.
-    let (data, writeable) =
-        unsafe { ((*array).fields.data.cast::<u8>(), (*array).fields.flags & NPY_ARRAY_WRITEABLE) };
+    let (data, writeable) = unsafe {
+        (
+            (*array).fields.data.cast::<u8>(),
+            (*array).fields.flags & NPY_ARRAY_WRITEABLE,
+        )
+    };
     let flags = writeable | npyffi::NPY_ARRAY_C_CONTIGUOUS | npyffi::NPY_ARRAY_ALIGNED;
     // SAFETY: NumPy's array type object, which lives as long as the NumPy module.
     let array_type = unsafe { npyffi::get_type_object(py, npyffi::NpyTypes::PyArray_Type) };
@@ -100,7 +106,9 @@ pub(crate) fn split_strings<'py>(
         .map(|w| {
             let bytes = &values[w[0] as usize..w[1] as usize];
             if utf8 {
-                PyString::new(py, &String::from_utf8_lossy(bytes)).into_any().unbind()
+                PyString::new(py, &String::from_utf8_lossy(bytes))
+                    .into_any()
+                    .unbind()
             } else {
                 PyBytes::new(py, bytes).into_any().unbind()
             }

@@ -155,7 +155,8 @@ pub(crate) struct Reader {
     backend: Backend,
     /// The Python source, for coalesced prefetching; `None` for local files.
     remote: Option<Arc<PySource>>,
-    /// Reads several branches at once; `None` reads on the calling thread.
+    /// Reads several branches of a ROOT file at once; `None` reads on the calling thread (and
+    /// for evtc files, whose reader has a pool of its own).
     pool: Option<rayon::ThreadPool>,
 }
 
@@ -501,10 +502,14 @@ impl Reader {
     where
         F: Fn(&str) -> PyResult<Column> + Sync,
     {
-        match &self.pool {
-            Some(pool) if names.len() > 1 => {
-                pool.install(|| names.par_iter().map(|n| f(n)).collect())
+        let parallel = || names.par_iter().map(|n| f(n)).collect();
+        match (&self.backend, &self.pool) {
+            // An evtc file's reads of baskets run on its own pool: the branches go there too,
+            // so that one set of threads serves both (a pool waiting on another would idle).
+            (Backend::Evtc(file), _) if names.len() > 1 && file.borrow_owner().threads() > 1 => {
+                file.borrow_owner().install(parallel)
             }
+            (Backend::Root { .. }, Some(pool)) if names.len() > 1 => pool.install(parallel),
             _ => names.iter().map(|n| f(n)).collect(),
         }
     }
@@ -595,7 +600,8 @@ impl Reader {
                 let file = FileReader::from_source(source, options).map_err(errors::format)?;
                 Backend::Evtc(EvtcFile::new(file, |_| Mutex::new(HashMap::new())))
             };
-            let pool = if threads > 1 {
+            // ROOT files read their branches on this pool; evtc files on the reader's own.
+            let pool = if threads > 1 && is_root {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()

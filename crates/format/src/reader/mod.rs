@@ -557,6 +557,26 @@ impl<R: ReadAt> FileReader<R> {
         Ok((header, bytes))
     }
 
+    /// Runs `f` on the file's thread pool when it has one (more than one thread asked, see
+    /// [`FileReader::threads`]), else on the calling thread: for a caller that reads several
+    /// branches at once (with rayon's parallel iterators in `f`), so that the reads of baskets
+    /// within each branch share the same threads instead of waiting on a pool of their own.
+    /// Without a pool, parallel iterators in `f` run on rayon's global pool: read sequentially
+    /// then.
+    pub fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
+        match &self.pool {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+
+    /// The threads reads use: those of the file's pool, or 1.
+    pub fn threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or(1, rayon::ThreadPool::current_num_threads)
+    }
+
     /// `f` over `items` with their positions: on the file's own pool when it has one (more than
     /// one thread asked), else on the calling thread, in order.
     fn map_indexed<I, O, F>(&self, items: Vec<I>, f: F) -> Vec<O>
