@@ -23,12 +23,13 @@ from __future__ import annotations
 import os as _os
 
 # The native module allocates with mimalloc, which reads these when it is loaded: pages freed
-# for a second go back to the system with MADV_FREE (the kernel takes them only under memory
-# pressure) instead of being decommitted after 10 ms, so that the next read reuses them instead
-# of page-faulting (and the kernel zeroing) its output in again (docs/benchmarks.md). Values
-# already set in the environment win.
+# for a second (its arenas' for 100 s) go back to the system with MADV_FREE (the kernel takes
+# them only under memory pressure) instead of being decommitted after 10 ms, so that the next
+# read reuses them instead of page-faulting (and the kernel zeroing) its output in again
+# (docs/benchmarks.md). Values already set in the environment win.
 _os.environ.setdefault("MIMALLOC_PURGE_DECOMMITS", "0")
 _os.environ.setdefault("MIMALLOC_PURGE_DELAY", "1000")
+_os.environ.setdefault("MIMALLOC_ARENA_PURGE_MULT", "100")
 
 from . import _lib  # noqa: E402
 from ._dask import dask

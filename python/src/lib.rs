@@ -22,7 +22,8 @@ use pyo3::prelude::*;
 /// reader's threads and freed when Python drops the arrays: glibc's malloc maps such buffers
 /// anew and returns them at free (threads other than the main one trim their arenas), so that
 /// every read page-faults its output in again; mimalloc, set up by the package's `__init__.py`
-/// (`MIMALLOC_PURGE_DECOMMITS`, `MIMALLOC_PURGE_DELAY`), keeps freed pages for the next read.
+/// (`MIMALLOC_PURGE_DECOMMITS`, `MIMALLOC_PURGE_DELAY`, `MIMALLOC_ARENA_PURGE_MULT`), keeps
+/// freed pages for the next read.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
