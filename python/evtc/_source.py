@@ -1,7 +1,10 @@
 """Byte sources for files that are not local paths: fsspec URLs and file-like objects.
 
-The native reader asks a source for ``size`` and ``read_at(offset, length) -> bytes``; a bulk read
-first fetches every byte range it will need in few coalesced requests (``requests`` counts them).
+The native reader asks a source for ``size`` and ``read_at(offset, length) -> bytes``, and of a
+source that has it ``read_ranges(starts, stops) -> [bytes]`` (fsspec's ``cat_ranges``: concurrent
+requests). Such a source gets the file's first 64 KiB and last MiB when it is opened, in one round
+trip; a bulk read first fetches every byte range it will need that it does not hold, coalesced,
+in pieces of 4 MiB fetched side by side (``requests`` counts the requests).
 """
 
 from __future__ import annotations
@@ -33,6 +36,16 @@ class FsspecSource:
         self.requests += 1
         data = self.fs.cat_file(self.path, start=offset, end=offset + length)
         return bytes(data)
+
+    def read_ranges(self, starts: list[int], stops: list[int]) -> list[bytes]:
+        """The byte ranges ``starts[i]..stops[i]``, fetched at once (fsspec's ``cat_ranges``:
+        concurrent requests where the file system is asynchronous, as HTTP and S3 are)."""
+        self.requests += len(starts)
+        datas = self.fs.cat_ranges([self.path] * len(starts), starts, stops)
+        for data in datas:
+            if isinstance(data, Exception):
+                raise data
+        return [bytes(d) for d in datas]
 
 
 class FileLikeSource:

@@ -14,11 +14,26 @@ pub(crate) type Source = Arc<dyn ReadAt>;
 /// remote request costs about a round trip, which is worth this many bytes on most links.
 const COALESCE_GAP: u64 = 256 * 1024;
 
+/// A prefetch splits longer ranges into pieces of this many bytes, which a source that fetches
+/// several ranges at once (`read_ranges`) fetches in parallel: one connection's throughput
+/// then does not bound a large read.
+const PIECE_BYTES: u64 = 4 << 20;
+
+/// A source that fetches several ranges at once gets this many bytes of the file's start and of
+/// its end when it is opened, in one round trip: the headers, the trailer, the footer and
+/// (written last) the branches' indexes of an evtc file; the header, keys and streamer infos of a
+/// ROOT file.
+const OPEN_BYTES: (u64, u64) = (64 << 10, 1 << 20);
+
 /// A Python object with `size` (bytes) and `read_at(offset, length) -> bytes`, as
-/// `evtc/_source.py` makes from fsspec URLs and file-like objects.
+/// `evtc/_source.py` makes from fsspec URLs and file-like objects; optionally
+/// `read_ranges(starts, stops) -> [bytes]`, which fetches several ranges at once (fsspec's
+/// `cat_ranges`: concurrent requests).
 pub(crate) struct PySource {
     object: Py<PyAny>,
     len: u64,
+    /// Whether the object has `read_ranges`.
+    concurrent: bool,
     /// Ranges fetched ahead of a bulk read: (offset, bytes), sorted by offset.
     prefetched: Mutex<Vec<(u64, Arc<Vec<u8>>)>>,
 }
@@ -26,11 +41,20 @@ pub(crate) struct PySource {
 impl PySource {
     pub(crate) fn new(object: &Bound<'_, PyAny>) -> PyResult<PySource> {
         let len: u64 = object.getattr("size")?.extract()?;
-        Ok(PySource {
+        let source = PySource {
             object: object.clone().unbind(),
             len,
+            concurrent: object.hasattr("read_ranges")?,
             prefetched: Mutex::new(Vec::new()),
-        })
+        };
+        if source.concurrent {
+            let (head, tail) = OPEN_BYTES;
+            let ranges = vec![(0, head.min(len)), (len.saturating_sub(tail), tail.min(len))];
+            source
+                .prefetch(ranges)
+                .map_err(|e| crate::errors::raise("FileError", e.to_string()))?;
+        }
+        Ok(source)
     }
 
     fn fetch(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
@@ -57,7 +81,7 @@ impl PySource {
     /// Fetches `ranges` (offset, length) in as few requests as coalescing allows and keeps them,
     /// with those fetched before, until [`PySource::forget`]. Returns the number of requests made.
     pub(crate) fn prefetch(&self, mut ranges: Vec<(u64, u64)>) -> std::io::Result<usize> {
-        ranges.retain(|&(_, len)| len > 0);
+        ranges.retain(|&(start, len)| len > 0 && !self.holds(start, len));
         ranges.sort_unstable();
         let mut merged: Vec<(u64, u64)> = Vec::new();
         for (start, len) in ranges {
@@ -69,15 +93,93 @@ impl PySource {
                 _ => merged.push((start, end)),
             }
         }
-        let mut fetched = Vec::with_capacity(merged.len());
-        for &(start, end) in &merged {
-            let len = usize::try_from(end - start).map_err(std::io::Error::other)?;
-            fetched.push((start, Arc::new(self.fetch(start, len)?)));
-        }
+        let fetched = if self.concurrent {
+            self.fetch_all(&merged)?
+        } else {
+            let mut fetched = Vec::with_capacity(merged.len());
+            for &(start, end) in &merged {
+                let len = usize::try_from(end - start).map_err(std::io::Error::other)?;
+                fetched.push((start, Arc::new(self.fetch(start, len)?)));
+            }
+            fetched
+        };
         let mut prefetched = self.prefetched.lock().expect("not poisoned");
         prefetched.extend(fetched);
         prefetched.sort_unstable_by_key(|(start, _)| *start);
         Ok(merged.len())
+    }
+
+    /// Whether `len` bytes at `offset` were prefetched already.
+    fn holds(&self, offset: u64, len: u64) -> bool {
+        let prefetched = self.prefetched.lock().expect("not poisoned");
+        let at = prefetched.partition_point(|(start, _)| *start <= offset);
+        prefetched[..at]
+            .iter()
+            .any(|(start, data)| offset.saturating_add(len) <= start + data.len() as u64)
+    }
+
+    /// Fetches `ranges` (start, end) at once through `read_ranges`, longer ones cut into pieces
+    /// of [`PIECE_BYTES`] fetched side by side and joined again.
+    fn fetch_all(&self, ranges: &[(u64, u64)]) -> std::io::Result<Vec<(u64, Arc<Vec<u8>>)>> {
+        let mut pieces: Vec<(u64, u64)> = Vec::new();
+        for &(start, end) in ranges {
+            let mut at = start;
+            while at < end {
+                let next = end.min(at.saturating_add(PIECE_BYTES));
+                pieces.push((at, next));
+                at = next;
+            }
+        }
+        let starts: Vec<u64> = pieces.iter().map(|p| p.0).collect();
+        let stops: Vec<u64> = pieces.iter().map(|p| p.1).collect();
+        let datas: Vec<Vec<u8>> = Python::attach(|py| {
+            let result = self
+                .object
+                .bind(py)
+                .call_method1("read_ranges", (starts, stops))
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            let mut datas = Vec::with_capacity(pieces.len());
+            for item in result
+                .try_iter()
+                .map_err(|e| std::io::Error::other(e.to_string()))?
+            {
+                let item = item.map_err(|e| std::io::Error::other(e.to_string()))?;
+                let bytes = item
+                    .cast::<PyBytes>()
+                    .map_err(|_| std::io::Error::other("read_ranges must return bytes"))?;
+                datas.push(bytes.as_bytes().to_vec());
+            }
+            Ok::<_, std::io::Error>(datas)
+        })?;
+        if datas.len() != pieces.len() {
+            return Err(std::io::Error::other(format!(
+                "read_ranges returned {} ranges for {}",
+                datas.len(),
+                pieces.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(ranges.len());
+        let mut datas = pieces.iter().zip(datas);
+        for &(start, end) in ranges {
+            let mut joined = Vec::with_capacity(usize::try_from(end - start).unwrap_or(0));
+            while (joined.len() as u64) < end - start {
+                let Some((&(piece_start, piece_end), data)) = datas.next() else {
+                    break;
+                };
+                if data.len() as u64 != piece_end - piece_start {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        format!(
+                            "read_ranges gave {} bytes for {piece_start}..{piece_end}",
+                            data.len()
+                        ),
+                    ));
+                }
+                joined.extend_from_slice(&data);
+            }
+            out.push((start, Arc::new(joined)));
+        }
+        Ok(out)
     }
 
     /// Drops the prefetched ranges.
