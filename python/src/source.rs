@@ -49,7 +49,10 @@ impl PySource {
         };
         if source.concurrent {
             let (head, tail) = OPEN_BYTES;
-            let ranges = vec![(0, head.min(len)), (len.saturating_sub(tail), tail.min(len))];
+            let ranges = vec![
+                (0, head.min(len)),
+                (len.saturating_sub(tail), tail.min(len)),
+            ];
             source
                 .prefetch(ranges)
                 .map_err(|e| crate::errors::raise("FileError", e.to_string()))?;
@@ -115,7 +118,7 @@ impl PySource {
         let at = prefetched.partition_point(|(start, _)| *start <= offset);
         prefetched[..at]
             .iter()
-            .any(|(start, data)| offset.saturating_add(len) <= start + data.len() as u64)
+            .any(|(start, data)| offset.saturating_add(len) <= start + data.as_slice().len() as u64)
     }
 
     /// Fetches `ranges` (start, end) at once through `read_ranges`, longer ones cut into pieces
