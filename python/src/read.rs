@@ -176,23 +176,6 @@ fn numpy_name(t: ScalarType) -> &'static str {
     }
 }
 
-fn root_numpy_name(t: evtc_root::ScalarType) -> &'static str {
-    use evtc_root::ScalarType as R;
-    match t {
-        R::Bool => "bool",
-        R::I8 => "int8",
-        R::U8 => "uint8",
-        R::I16 => "int16",
-        R::U16 => "uint16",
-        R::I32 => "int32",
-        R::U32 => "uint32",
-        R::I64 => "int64",
-        R::U64 => "uint64",
-        R::F32 => "float32",
-        R::F64 => "float64",
-    }
-}
-
 /// Reads `range` of an evtc branch.
 fn read_evtc(tree: &TreeReader<'_, Source>, name: &str, range: Range<u64>) -> PyResult<Column> {
     let branch = tree.branch(name).map_err(errors::format)?;
@@ -802,7 +785,7 @@ impl Reader {
                     .map_or_else(|_| format!("ROOT {}", c.compression), |k| k.to_string());
                 d.set_item("name", &c.name)?;
                 d.set_item("kind", kind)?;
-                d.set_item("dtype", root_numpy_name(c.kind.scalar()))?;
+                d.set_item("dtype", numpy_name(c.kind.scalar()))?;
                 d.set_item("length", length)?;
                 d.set_item("counter", &c.counter)?;
                 d.set_item("typename", &c.root_type)?;
