@@ -689,10 +689,42 @@ class Tree:
         names = self._select(expressions, filter_name)
         start, stop = self._range(entry_start, entry_stop)
         step = self._step_entries(names, step_size)
-        for at in range(start, stop, step):
-            end = min(at + step, stop)
-            arrays = self._arrays(lib, names, at, end)
-            yield (arrays, (at, end)) if report else arrays
+        steps = [(at, min(at + step, stop)) for at in range(start, stop, step)]
+        if self.file.source is None or self.file.format != "evtc" or len(steps) < 2:
+            for at, end in steps:
+                arrays = self._arrays(lib, names, at, end)
+                yield (arrays, (at, end)) if report else arrays
+            return
+        yield from self._iterate_ahead(lib, names, steps, report)
+
+    def _iterate_ahead(
+        self, lib: str, names: list[str], steps: list[tuple[int, int]], report: bool
+    ) -> Iterator[Any]:
+        """The steps of a remote evtc file, each step's bytes fetched on a thread of its own
+        while the step before is decoded."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        reader = self.file._reader
+        fetch_names = names + [s for n in names for s in self._sizes.get(n, [])]
+        with ThreadPoolExecutor(1) as pool:
+            ahead: Any = pool.submit(reader.prefetch, self.name, fetch_names, *steps[0])
+            try:
+                for k, (at, end) in enumerate(steps):
+                    ids, ahead = ahead.result(), None
+                    if k + 1 < len(steps):
+                        ahead = pool.submit(reader.prefetch, self.name, fetch_names, *steps[k + 1])
+                    try:
+                        arrays = self._arrays(lib, names, at, end)
+                    finally:
+                        reader.forget(ids)
+                    yield (arrays, (at, end)) if report else arrays
+            finally:
+                # A loop left early: the step fetched ahead is not read.
+                if ahead is not None:
+                    try:
+                        reader.forget(ahead.result())
+                    except Exception:  # noqa: BLE001 - its error is not this loop's
+                        pass
 
     def _step_entries(self, names: list[str], step_size: int | str) -> int:
         if isinstance(step_size, bool):

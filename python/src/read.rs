@@ -387,12 +387,13 @@ impl Reader {
 
     /// Fetches, in few requests, every byte a bulk read of `names` over `range` will read from a
     /// remote source: the branches' indexes, then their dictionaries and the baskets in the range.
-    fn prefetch(
+    fn fetch_ahead(
         &self,
         remote: &PySource,
         tree: &TreeReader<'_, Source>,
         names: &[String],
         range: &Range<u64>,
+        ids: &mut Vec<u64>,
     ) -> PyResult<()> {
         let mut branches = Vec::new();
         for name in names {
@@ -411,7 +412,7 @@ impl Reader {
             .iter()
             .map(|b| (b.meta().index_offset, b.meta().index_len))
             .collect();
-        remote.prefetch(indexes).map_err(io)?;
+        ids.push(remote.prefetch(indexes).map_err(io)?);
         let mut baskets: Vec<(u64, u64)> = branches
             .iter()
             .map(|b| (b.meta().dictionary_offset, b.meta().dictionary_len))
@@ -428,7 +429,7 @@ impl Reader {
                     .map(|b| (b.offset, b.record_len)),
             );
         }
-        remote.prefetch(baskets).map_err(io)?;
+        ids.push(remote.prefetch(baskets).map_err(io)?);
         Ok(())
     }
 
@@ -443,10 +444,13 @@ impl Reader {
                 let tree = self.evtc_tree(tree)?;
                 if let Some(remote) = &self.remote {
                     check_range(&tree, &range)?;
+                    let mut ids = Vec::new();
                     let result = self
-                        .prefetch(remote, &tree, names, &range)
+                        .fetch_ahead(remote, &tree, names, &range, &mut ids)
                         .and_then(|()| self.map(names, |n| read_evtc(&tree, n, range.clone())));
-                    remote.forget();
+                    for id in ids {
+                        remote.forget(id);
+                    }
                     return result;
                 }
                 self.map(names, |n| read_evtc(&tree, n, range.clone()))
@@ -815,6 +819,45 @@ impl Reader {
             list.append(column.into_py(py)?)?;
         }
         Ok(list)
+    }
+
+    /// Fetches, from a remote evtc file, the bytes a read of `names` over `start..stop` needs and
+    /// keeps them until [`Reader::forget`] of the numbers returned (none for other files): for
+    /// `iterate`, which fetches the next step's while it decodes the current one. The GIL is
+    /// released meanwhile.
+    fn prefetch(
+        &self,
+        py: Python<'_>,
+        tree: &str,
+        names: Vec<String>,
+        start: u64,
+        stop: u64,
+    ) -> PyResult<Vec<u64>> {
+        let (Backend::Evtc(_), Some(remote)) = (&self.backend, &self.remote) else {
+            return Ok(Vec::new());
+        };
+        py.detach(|| {
+            let reader = self.evtc_tree(tree)?;
+            let range = start..stop;
+            check_range(&reader, &range)?;
+            let mut ids = Vec::new();
+            let result = self.fetch_ahead(remote, &reader, &names, &range, &mut ids);
+            if result.is_err() {
+                for &id in &ids {
+                    remote.forget(id);
+                }
+            }
+            result.map(|()| ids)
+        })
+    }
+
+    /// Drops the bytes that [`Reader::prefetch`] fetched and numbered `ids`.
+    fn forget(&self, ids: Vec<u64>) {
+        if let Some(remote) = &self.remote {
+            for id in ids {
+                remote.forget(id);
+            }
+        }
     }
 
     /// Entries `entries` (a NumPy uint64 array: any order, repeats allowed) of branches `names`

@@ -34,18 +34,25 @@ pub(crate) struct PySource {
     len: u64,
     /// Whether the object has `read_ranges`.
     concurrent: bool,
-    /// Ranges fetched ahead of a bulk read: (offset, bytes), sorted by offset.
-    prefetched: Mutex<Vec<(u64, Arc<Vec<u8>>)>>,
+    /// The prefetch that fetched the file's start and end at open.
+    opened: u64,
+    /// Ranges fetched ahead of a bulk read: (offset, bytes, the prefetch that fetched them),
+    /// sorted by offset.
+    prefetched: Mutex<Vec<(u64, Arc<Vec<u8>>, u64)>>,
+    /// The number of the next prefetch.
+    next_prefetch: std::sync::atomic::AtomicU64,
 }
 
 impl PySource {
     pub(crate) fn new(object: &Bound<'_, PyAny>) -> PyResult<PySource> {
         let len: u64 = object.getattr("size")?.extract()?;
-        let source = PySource {
+        let mut source = PySource {
             object: object.clone().unbind(),
             len,
             concurrent: object.hasattr("read_ranges")?,
+            opened: 0,
             prefetched: Mutex::new(Vec::new()),
+            next_prefetch: std::sync::atomic::AtomicU64::new(1),
         };
         if source.concurrent {
             let (head, tail) = OPEN_BYTES;
@@ -53,7 +60,7 @@ impl PySource {
                 (0, head.min(len)),
                 (len.saturating_sub(tail), tail.min(len)),
             ];
-            source
+            source.opened = source
                 .prefetch(ranges)
                 .map_err(|e| crate::errors::raise("FileError", e.to_string()))?;
         }
@@ -81,9 +88,10 @@ impl PySource {
         })
     }
 
-    /// Fetches `ranges` (offset, length) in as few requests as coalescing allows and keeps them,
-    /// with those fetched before, until [`PySource::forget`]. Returns the number of requests made.
-    pub(crate) fn prefetch(&self, mut ranges: Vec<(u64, u64)>) -> std::io::Result<usize> {
+    /// Fetches `ranges` (offset, length) that are not held yet, in as few requests as coalescing
+    /// allows, and keeps them, with those fetched before, until [`PySource::forget`] of the
+    /// number returned.
+    pub(crate) fn prefetch(&self, mut ranges: Vec<(u64, u64)>) -> std::io::Result<u64> {
         ranges.retain(|&(start, len)| len > 0 && !self.holds(start, len));
         ranges.sort_unstable();
         let mut merged: Vec<(u64, u64)> = Vec::new();
@@ -106,19 +114,22 @@ impl PySource {
             }
             fetched
         };
+        let id = self
+            .next_prefetch
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut prefetched = self.prefetched.lock().expect("not poisoned");
-        prefetched.extend(fetched);
-        prefetched.sort_unstable_by_key(|(start, _)| *start);
-        Ok(merged.len())
+        prefetched.extend(fetched.into_iter().map(|(start, data)| (start, data, id)));
+        prefetched.sort_unstable_by_key(|(start, _, _)| *start);
+        Ok(id)
     }
 
     /// Whether `len` bytes at `offset` were prefetched already.
     fn holds(&self, offset: u64, len: u64) -> bool {
         let prefetched = self.prefetched.lock().expect("not poisoned");
-        let at = prefetched.partition_point(|(start, _)| *start <= offset);
-        prefetched[..at]
-            .iter()
-            .any(|(start, data)| offset.saturating_add(len) <= start + data.as_slice().len() as u64)
+        let at = prefetched.partition_point(|(start, _, _)| *start <= offset);
+        prefetched[..at].iter().any(|(start, data, _)| {
+            offset.saturating_add(len) <= start + data.as_slice().len() as u64
+        })
     }
 
     /// Fetches `ranges` (start, end) at once through `read_ranges`, longer ones cut into pieces
@@ -185,9 +196,12 @@ impl PySource {
         Ok(out)
     }
 
-    /// Drops the prefetched ranges.
-    pub(crate) fn forget(&self) {
-        self.prefetched.lock().expect("not poisoned").clear();
+    /// Drops the ranges prefetch `id` fetched (with the file's start and end fetched at open).
+    pub(crate) fn forget(&self, id: u64) {
+        self.prefetched
+            .lock()
+            .expect("not poisoned")
+            .retain(|&(_, _, by)| by != id && by != self.opened);
     }
 }
 
@@ -201,8 +215,8 @@ impl ReadAt for PySource {
             let prefetched = self.prefetched.lock().expect("not poisoned");
             // Ranges of two prefetches may overlap: look at every range starting at or before
             // `offset`, nearest first (there are few).
-            let at = prefetched.partition_point(|(start, _)| *start <= offset);
-            for (start, data) in prefetched[..at].iter().rev() {
+            let at = prefetched.partition_point(|(start, _, _)| *start <= offset);
+            for (start, data, _) in prefetched[..at].iter().rev() {
                 let from = (offset - start) as usize;
                 if let Some(src) = data.get(from..from + buf.len()) {
                     buf.copy_from_slice(src);

@@ -122,3 +122,20 @@ def test_remote_root_file(server):
         remote["Events"].arrays(["nJet", "Jet_pt"], entry_stop=3_000),
         local.arrays(["nJet", "Jet_pt"], entry_stop=3_000),
     )
+
+
+def test_remote_iterate_fetches_each_step_ahead(server, nano_evtc):
+    local = evtc.open(nano_evtc)["Events"]
+    f = evtc.open(f"{server}/nano.evtc")
+    remote = f["Events"]
+    names = ["nMuon", "Muon_pt", "MET_pt"]
+    steps = list(remote.iterate(names, step_size=3_000, report=True))
+    assert [s[1] for s in steps] == [(a, min(a + 3_000, 20_000)) for a in range(0, 20_000, 3_000)]
+    for arrays, (a, b) in steps:
+        assert ak.array_equal(arrays, local.arrays(names, entry_start=a, entry_stop=b))
+    # A loop left early (its step fetched ahead dropped): the next read still works.
+    for arrays in remote.iterate(names, step_size=3_000):
+        break
+    assert ak.array_equal(remote.arrays(["nMuon"]), local.arrays(["nMuon"]))
+    # Other files iterate as before (no reading ahead).
+    assert len(list(local.iterate(names, step_size=7_000))) == 3
