@@ -25,6 +25,9 @@ const PIECE_BYTES: u64 = 4 << 20;
 /// ROOT file.
 const OPEN_BYTES: (u64, u64) = (64 << 10, 1 << 20);
 
+/// A range fetched ahead: its offset, its bytes and the number of the prefetch that fetched it.
+type Prefetched = (u64, Arc<Vec<u8>>, u64);
+
 /// A Python object with `size` (bytes) and `read_at(offset, length) -> bytes`, as
 /// `evtc/_source.py` makes from fsspec URLs and file-like objects; optionally
 /// `read_ranges(starts, stops) -> [bytes]`, which fetches several ranges at once (fsspec's
@@ -36,9 +39,8 @@ pub(crate) struct PySource {
     concurrent: bool,
     /// The prefetch that fetched the file's start and end at open.
     opened: u64,
-    /// Ranges fetched ahead of a bulk read: (offset, bytes, the prefetch that fetched them),
-    /// sorted by offset.
-    prefetched: Mutex<Vec<(u64, Arc<Vec<u8>>, u64)>>,
+    /// Ranges fetched ahead of a bulk read, sorted by offset.
+    prefetched: Mutex<Vec<Prefetched>>,
     /// The number of the next prefetch.
     next_prefetch: std::sync::atomic::AtomicU64,
 }
