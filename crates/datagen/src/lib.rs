@@ -184,72 +184,98 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn nano_event_table_is_consistent() {
-        use nano::{Column, Values};
-        let events = 5_000;
-        let columns = nano::events(events, 11);
-        assert_eq!(columns, nano::events(events, 11));
-        assert_eq!(columns.len(), nano::COLUMNS);
-        assert!(columns.len() >= 100, "{} columns", columns.len());
-        let mut names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), columns.len(), "duplicate names");
+    /// The NanoAOD-like table of 5,000 events, with typed views of its columns by name.
+    struct Table {
+        events: usize,
+        columns: Vec<nano::Column>,
+    }
 
-        let find = |name: &str| -> &Column {
-            columns
+    impl Table {
+        fn new() -> Table {
+            let events = 5_000;
+            Table {
+                events,
+                columns: nano::events(events, 11),
+            }
+        }
+
+        fn find(&self, name: &str) -> &nano::Column {
+            self.columns
                 .iter()
                 .find(|c| c.name == name)
                 .unwrap_or_else(|| panic!("no column {name}"))
-        };
-        let counts = |name: &str| -> &[u32] {
-            match &find(name).values {
-                Values::U32(v) => v,
+        }
+
+        fn counts(&self, name: &str) -> &[u32] {
+            match &self.find(name).values {
+                nano::Values::U32(v) => v,
                 other => panic!("{name} is not a u32 counter: {other:?}"),
             }
-        };
-        let ints = |name: &str| -> &[i32] {
-            match &find(name).values {
-                Values::I32(v) => v,
+        }
+
+        fn ints(&self, name: &str) -> &[i32] {
+            match &self.find(name).values {
+                nano::Values::I32(v) => v,
                 other => panic!("{name} is not i32: {other:?}"),
             }
-        };
-        let bools = |name: &str| -> &[bool] {
-            match &find(name).values {
-                Values::Bool(v) => v,
+        }
+
+        fn bools(&self, name: &str) -> &[bool] {
+            match &self.find(name).values {
+                nano::Values::Bool(v) => v,
                 other => panic!("{name} is not bool: {other:?}"),
             }
-        };
-        let floats = |name: &str| -> &[f32] {
-            match &find(name).values {
-                Values::F32(v) => v,
+        }
+
+        fn floats(&self, name: &str) -> &[f32] {
+            match &self.find(name).values {
+                nano::Values::F32(v) => v,
                 other => panic!("{name} is not f32: {other:?}"),
             }
-        };
+        }
 
+        /// A counted column's values, split by event.
+        fn per_event(&self, counter: &str, name: &str) -> Vec<&[i32]> {
+            split(self.counts(counter), self.ints(name))
+        }
+    }
+
+    #[test]
+    fn nano_columns_are_deterministic_and_counted() {
+        let t = Table::new();
+        assert_eq!(t.columns, nano::events(t.events, 11));
+        assert_eq!(t.columns.len(), nano::COLUMNS);
+        assert!(t.columns.len() >= 100, "{} columns", t.columns.len());
+        let mut names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), t.columns.len(), "duplicate names");
         // One value per event, or as many as the counter says; a collection's branches are named
         // after its counter.
-        for c in &columns {
+        for c in &t.columns {
             let expected = match &c.counter {
-                None => events,
+                None => t.events,
                 Some(counter) => {
                     assert!(
                         c.name.starts_with(&format!("{}_", &counter[1..])),
                         "{}",
                         c.name
                     );
-                    counts(counter).iter().map(|&n| n as usize).sum()
+                    t.counts(counter).iter().map(|&n| n as usize).sum()
                 }
             };
             assert_eq!(c.values.len(), expected, "{}", c.name);
         }
         assert_eq!(
-            columns.iter().filter(|c| c.counter.is_some()).count(),
+            t.columns.iter().filter(|c| c.counter.is_some()).count(),
             55,
             "variable-length columns"
         );
+    }
 
+    #[test]
+    fn nano_indices_point_into_their_event_and_pairs_name_each_other() {
+        let t = Table::new();
         // Indices: into the other collection of the same event, or -1.
         for (name, counter, target) in [
             ("Jet_muonIdx1", "nJet", "nMuon"),
@@ -261,11 +287,10 @@ mod tests {
             ("Photon_electronIdx", "nPhoton", "nElectron"),
             ("Tau_jetIdx", "nTau", "nJet"),
         ] {
-            assert_eq!(find(name).counter.as_deref(), Some(counter), "{name}");
-            let per_event = split(counts(counter), ints(name));
+            assert_eq!(t.find(name).counter.as_deref(), Some(counter), "{name}");
             let mut linked = 0;
-            for (e, values) in per_event.iter().enumerate() {
-                let n = counts(target)[e] as i32;
+            for (e, values) in t.per_event(counter, name).iter().enumerate() {
+                let n = t.counts(target)[e] as i32;
                 for &i in *values {
                     assert!(
                         i == -1 || (0..n).contains(&i),
@@ -278,21 +303,21 @@ mod tests {
         }
         // Both sides of a pair name each other.
         let jet_muon = [
-            split(counts("nJet"), ints("Jet_muonIdx1")),
-            split(counts("nJet"), ints("Jet_muonIdx2")),
+            t.per_event("nJet", "Jet_muonIdx1"),
+            t.per_event("nJet", "Jet_muonIdx2"),
         ];
-        let jet_electron = split(counts("nJet"), ints("Jet_electronIdx1"));
-        let muon_jet = split(counts("nMuon"), ints("Muon_jetIdx"));
-        let electron_jet = split(counts("nElectron"), ints("Electron_jetIdx"));
-        let electron_photon = split(counts("nElectron"), ints("Electron_photonIdx"));
-        let photon_electron = split(counts("nPhoton"), ints("Photon_electronIdx"));
-        let tau_jet = split(counts("nTau"), ints("Tau_jetIdx"));
+        let jet_electron = t.per_event("nJet", "Jet_electronIdx1");
+        let muon_jet = t.per_event("nMuon", "Muon_jetIdx");
+        let electron_jet = t.per_event("nElectron", "Electron_jetIdx");
+        let electron_photon = t.per_event("nElectron", "Electron_photonIdx");
+        let photon_electron = t.per_event("nPhoton", "Photon_electronIdx");
+        let tau_jet = t.per_event("nTau", "Tau_jetIdx");
         let pointing = |from: &[i32], to: usize| -> Vec<i32> {
             (0..from.len() as i32)
                 .filter(|&i| from[i as usize] == to as i32)
                 .collect()
         };
-        for e in 0..events {
+        for e in 0..t.events {
             for j in 0..jet_muon[0][e].len() {
                 let listed: Vec<i32> = [jet_muon[0][e][j], jet_muon[1][e][j]]
                     .into_iter()
@@ -313,15 +338,18 @@ mod tests {
             taus.sort_unstable();
             assert!(taus.windows(2).all(|w| w[0] < w[1]), "one tau per jet");
         }
+    }
 
-        // Small ids in NanoAOD's ranges.
+    #[test]
+    fn nano_ids_are_in_nanoaods_ranges() {
+        let t = Table::new();
         let within = |name: &str, allowed: &[i32]| {
             assert!(
-                ints(name).iter().all(|v| allowed.contains(v)),
+                t.ints(name).iter().all(|v| allowed.contains(v)),
                 "{name} outside {allowed:?}"
             );
             for &v in allowed {
-                assert!(ints(name).contains(&v), "{name} never {v}");
+                assert!(t.ints(name).contains(&v), "{name} never {v}");
             }
         };
         within("Jet_jetId", &[2, 6]);
@@ -333,69 +361,61 @@ mod tests {
         within("Tau_decayMode", &[0, 1, 2, 10, 11]);
         within("Muon_charge", &[-1, 1]);
         assert!(
-            ints("Muon_nTrackerLayers")
+            t.ints("Muon_nTrackerLayers")
                 .iter()
                 .all(|n| (6..=18).contains(n))
         );
-        for (&h, &p) in ints("Jet_hadronFlavour")
+        for (&h, &p) in t
+            .ints("Jet_hadronFlavour")
             .iter()
-            .zip(ints("Jet_partonFlavour"))
+            .zip(t.ints("Jet_partonFlavour"))
         {
             assert!(h == 0 || p.abs() == h, "hadron {h}, parton {p}");
             assert!([0, 1, 2, 3, 4, 5, 21].contains(&p.abs()), "parton {p}");
         }
-        match &find("Jet_nConstituents").values {
-            Values::U8(v) => assert!(v.iter().all(|&n| n >= 5)),
+        match &t.find("Jet_nConstituents").values {
+            nano::Values::U8(v) => assert!(v.iter().all(|&n| n >= 5)),
             other => panic!("Jet_nConstituents: {other:?}"),
         }
-        match &find("Tau_idDeepTau2017v2p1VSjet").values {
-            Values::U8(v) => assert!(v.iter().all(|&m| (u16::from(m) + 1).is_power_of_two())),
+        match &t.find("Tau_idDeepTau2017v2p1VSjet").values {
+            nano::Values::U8(v) => {
+                assert!(v.iter().all(|&m| (u16::from(m) + 1).is_power_of_two()));
+            }
             other => panic!("Tau_idDeepTau2017v2p1VSjet: {other:?}"),
         }
+    }
 
+    #[test]
+    fn nano_flags_and_event_values_follow_the_particles() {
+        let t = Table::new();
         // Flags: tight and medium muons are loose; the MET filters include good vertices.
-        let loose = bools("Muon_looseId");
-        assert!(
-            bools("Muon_tightId")
-                .iter()
-                .zip(loose)
-                .all(|(&t, &l)| !t || l)
-        );
-        assert!(
-            bools("Muon_mediumId")
-                .iter()
-                .zip(loose)
-                .all(|(&m, &l)| !m || l)
-        );
-        let good = bools("Flag_goodVertices");
-        assert!(
-            bools("Flag_METFilters")
-                .iter()
-                .zip(good)
-                .all(|(&f, &g)| !f || g)
-        );
-        assert!(good.iter().filter(|&&g| g).count() > events * 9 / 10);
-
+        let implies = |a: &[bool], b: &[bool]| a.iter().zip(b).all(|(&x, &y)| !x || y);
+        let loose = t.bools("Muon_looseId");
+        assert!(implies(t.bools("Muon_tightId"), loose));
+        assert!(implies(t.bools("Muon_mediumId"), loose));
+        let good = t.bools("Flag_goodVertices");
+        assert!(implies(t.bools("Flag_METFilters"), good));
+        assert!(good.iter().filter(|&&g| g).count() > t.events * 9 / 10);
         // Event-level values follow the particles.
-        let leading = split(counts("nMuon"), floats("Muon_pt"));
-        for (e, &fired) in bools("HLT_IsoMu24").iter().enumerate() {
+        let leading = split(t.counts("nMuon"), t.floats("Muon_pt"));
+        for (e, &fired) in t.bools("HLT_IsoMu24").iter().enumerate() {
             assert_eq!(fired, leading[e].first().is_some_and(|&pt| pt > 24.0));
         }
         assert!(
-            floats("MET_sumEt")
+            t.floats("MET_sumEt")
                 .iter()
-                .zip(floats("MET_pt"))
+                .zip(t.floats("MET_pt"))
                 .all(|(s, m)| s >= m)
         );
         assert!(
-            floats("Jet_qgl")
+            t.floats("Jet_qgl")
                 .iter()
                 .all(|&q| q == -1.0 || (0.0..=1.0).contains(&q))
         );
         // NanoAOD's reduced mantissas: 10 bits for these.
         for name in ["Jet_area", "Muon_dxy", "Electron_sieie"] {
             assert!(
-                floats(name)
+                t.floats(name)
                     .iter()
                     .all(|x| x.to_bits() & ((1 << 13) - 1) == 0),
                 "{name}"
