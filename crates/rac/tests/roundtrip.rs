@@ -124,57 +124,7 @@ fn check(
         let found = parsed.entry_sizes(u, stored, &mut sizes);
         prop_assert_eq!(found.is_ok(), entry_sizes);
         if entry_sizes {
-            let first = unit.first_entry as usize;
-            let want: Vec<u64> = entries[first..first + unit.entries as usize]
-                .iter()
-                .map(|e| e.len() as u64)
-                .collect();
-            // Where each entry ends in values of 1, 2, 4 and 8 bytes, counted from 7: the
-            // running sums, or an error where some entry holds part of a value.
-            for value_shift in 0..4u32 {
-                let mut ends = vec![];
-                let found = parsed.entry_value_ends(u, stored, value_shift, 7, &mut ends);
-                let whole = want.iter().all(|&l| l % (1 << value_shift) == 0);
-                prop_assert_eq!(found.is_ok(), whole, "{:?}", found);
-                if whole {
-                    let running: Vec<u64> = want
-                        .iter()
-                        .scan(7, |end, &l| {
-                            *end += l >> value_shift;
-                            Some(*end)
-                        })
-                        .collect();
-                    // The first half of them alone.
-                    let half = unit.entries / 2;
-                    let mut first = vec![];
-                    parsed
-                        .first_entry_value_ends(u, stored, value_shift, 7, half, &mut first)
-                        .unwrap();
-                    prop_assert_eq!(&first[..], &running[..half as usize]);
-                    let past = parsed.first_entry_value_ends(
-                        u,
-                        stored,
-                        value_shift,
-                        7,
-                        unit.entries + 1,
-                        &mut first,
-                    );
-                    prop_assert!(matches!(past, Err(evtc_rac::Error::Usage(_))), "{:?}", past);
-                    prop_assert_eq!(ends, running);
-                } else {
-                    prop_assert!(ends.is_empty());
-                }
-                // As counts of values: the sizes shifted down, or the same error.
-                let mut counts = vec![9];
-                let found = parsed.entry_value_counts(u, stored, value_shift, &mut counts);
-                prop_assert_eq!(found.is_ok(), whole, "{:?}", found);
-                let mut want_counts = vec![9];
-                if whole {
-                    want_counts.extend(want.iter().map(|&l| (l >> value_shift) as u32));
-                }
-                prop_assert_eq!(counts, want_counts);
-            }
-            prop_assert_eq!(sizes, want);
+            check_entry_sizes(&parsed, u, stored, entries, &sizes)?;
         }
     }
     let mut all = vec![0; data.len()];
@@ -182,6 +132,70 @@ fn check(
         .decode_all(&parsed, units, dec.as_ref(), &mut all, true)
         .unwrap();
     prop_assert_eq!(all, data);
+    Ok(())
+}
+
+/// The entry sizes a unit stores (`sizes`, read from it), and the value ends and counts made
+/// from them, against the entries it holds.
+fn check_entry_sizes(
+    parsed: &SeekTable,
+    u: usize,
+    stored: &[u8],
+    entries: &[Vec<u8>],
+    sizes: &[u64],
+) -> Result<(), TestCaseError> {
+    let unit = parsed.units()[u];
+    let first = unit.first_entry as usize;
+    let want: Vec<u64> = entries[first..first + unit.entries as usize]
+        .iter()
+        .map(|e| e.len() as u64)
+        .collect();
+    // Where each entry ends in values of 1, 2, 4 and 8 bytes, counted from 7: the
+    // running sums, or an error where some entry holds part of a value.
+    for value_shift in 0..4u32 {
+        let mut ends = vec![];
+        let found = parsed.entry_value_ends(u, stored, value_shift, 7, &mut ends);
+        let whole = want.iter().all(|&l| l % (1 << value_shift) == 0);
+        prop_assert_eq!(found.is_ok(), whole, "{:?}", found);
+        if whole {
+            let running: Vec<u64> = want
+                .iter()
+                .scan(7, |end, &l| {
+                    *end += l >> value_shift;
+                    Some(*end)
+                })
+                .collect();
+            // The first half of them alone.
+            let half = unit.entries / 2;
+            let mut first = vec![];
+            parsed
+                .first_entry_value_ends(u, stored, value_shift, 7, half, &mut first)
+                .unwrap();
+            prop_assert_eq!(&first[..], &running[..half as usize]);
+            let past = parsed.first_entry_value_ends(
+                u,
+                stored,
+                value_shift,
+                7,
+                unit.entries + 1,
+                &mut first,
+            );
+            prop_assert!(matches!(past, Err(evtc_rac::Error::Usage(_))), "{:?}", past);
+            prop_assert_eq!(ends, running);
+        } else {
+            prop_assert!(ends.is_empty());
+        }
+        // As counts of values: the sizes shifted down, or the same error.
+        let mut counts = vec![9];
+        let found = parsed.entry_value_counts(u, stored, value_shift, &mut counts);
+        prop_assert_eq!(found.is_ok(), whole, "{:?}", found);
+        let mut want_counts = vec![9];
+        if whole {
+            want_counts.extend(want.iter().map(|&l| (l >> value_shift) as u32));
+        }
+        prop_assert_eq!(counts, want_counts);
+    }
+    prop_assert_eq!(sizes, &want[..]);
     Ok(())
 }
 
