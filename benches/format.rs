@@ -169,46 +169,82 @@ fn main() {
     }
     let since = SystemTime::now();
     let mut c = Criterion::default().configure_from_args();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let n = events();
-    let columns = nano::events(n, 1);
-    let raw = raw_bytes(&columns);
-    let mut md = String::new();
-    let _ = writeln!(
-        md,
-        "# evtc file-format benchmarks\n\nMachine: {}. Command: `cargo bench --bench format`.",
-        support::machine()
-    );
-    let _ = writeln!(
-        md,
-        "Data: `evtc_datagen::nano::events({n}, 1)`: {} branches ({} variable-length), {:.1} MB of values. Criterion medians.\n",
-        columns.len(),
-        columns.iter().filter(|c| c.counter.is_some()).count(),
-        raw as f64 / 1e6
-    );
+    let (b, mut md) = Bench::new();
+    bench_write(&mut c, &b);
+    bench_read(&mut c, &b);
+    let big_raw = bench_branch(&mut c, &b);
+    bench_open(&mut c, &b);
+    c.final_summary();
+    report_speeds(&mut md, &b, since);
+    report_boundaries(&mut md, &b);
+    report_autoflush(&mut md, &b);
+    report_branch_and_open(&mut md, since, big_raw);
+    report_peak_memory(&mut md, &b);
+    support::write_report("format.md", &md);
+}
 
-    // Files per codec, written once for sizes and reads.
-    let path_for = |codec: &str| {
-        dir.path()
-            .join(format!("nano-{}.evtc", codec.replace(':', "")))
-    };
-    for codec in WRITE_CODECS.iter().chain(["lzma:9"].iter()) {
-        let started = Instant::now();
-        support::write_nano(
-            &path_for(codec),
-            &columns,
-            WriteOptions::default().codec(codec.parse().expect("codec")),
-            None,
+/// What the benchmark groups and the report share: the event table and its files.
+struct Bench {
+    dir: tempfile::TempDir,
+    columns: Vec<Column>,
+    raw: usize,
+}
+
+impl Bench {
+    /// Generates the table, writes it once per codec (for sizes and reads) and starts the
+    /// report.
+    fn new() -> (Bench, String) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let n = events();
+        let columns = nano::events(n, 1);
+        let raw = raw_bytes(&columns);
+        let mut md = String::new();
+        let _ = writeln!(
+            md,
+            "# evtc file-format benchmarks\n\nMachine: {}. Command: `cargo bench --bench format`.",
+            support::machine()
         );
-        if *codec == "lzma:9" {
-            let _ = writeln!(
-                md,
-                "lzma:9 write (one run, 2 threads): {:.1} s\n",
-                started.elapsed().as_secs_f64()
+        let _ = writeln!(
+            md,
+            "Data: `evtc_datagen::nano::events({n}, 1)`: {} branches ({} variable-length), {:.1} MB of values. Criterion medians.\n",
+            columns.len(),
+            columns.iter().filter(|c| c.counter.is_some()).count(),
+            raw as f64 / 1e6
+        );
+
+        let b = Bench { dir, columns, raw };
+        // Files per codec, written once for sizes and reads.
+        let (columns, path_for) = (&b.columns, |codec: &str| b.path_for(codec));
+        for codec in WRITE_CODECS.iter().chain(["lzma:9"].iter()) {
+            let started = Instant::now();
+            support::write_nano(
+                &path_for(codec),
+                columns,
+                WriteOptions::default().codec(codec.parse().expect("codec")),
+                None,
             );
+            if *codec == "lzma:9" {
+                let _ = writeln!(
+                    md,
+                    "lzma:9 write (one run, 2 threads): {:.1} s\n",
+                    started.elapsed().as_secs_f64()
+                );
+            }
         }
+        (b, md)
     }
 
+    /// The file of the table written with `codec`.
+    fn path_for(&self, codec: &str) -> PathBuf {
+        self.dir
+            .path()
+            .join(format!("nano-{}.evtc", codec.replace(':', "")))
+    }
+}
+
+/// Writing the table with each codec and 1 or 2 threads.
+fn bench_write(c: &mut Criterion, b: &Bench) {
+    let (dir, columns, raw) = (&b.dir, &b.columns, b.raw);
     let mut group = c.benchmark_group("write");
     group
         .sample_size(10)
@@ -234,7 +270,12 @@ fn main() {
         b.iter(|| support::write_nano(&path, &columns, options.clone(), None))
     });
     group.finish();
+}
 
+/// Reading it back in bulk and entry by entry.
+fn bench_read(c: &mut Criterion, b: &Bench) {
+    let raw = b.raw;
+    let path_for = |codec: &str| b.path_for(codec);
     let mut group = c.benchmark_group("read");
     group
         .sample_size(10)
@@ -253,7 +294,12 @@ fn main() {
         });
     }
     group.finish();
+}
 
+/// One large branch: bulk reads (fresh and reused buffers) against raw lz4_flex; returns its
+/// bytes.
+fn bench_branch(c: &mut Criterion, b: &Bench) -> usize {
+    let dir = &b.dir;
     // One large branch: uncompressed bulk read, and lz4 bulk read against raw lz4_flex on the same bytes.
     let big: Vec<f32> = evtc::datagen::rac::tsmall(16_000, 3); // 64 MB, compressible
     let big_raw = big.len() * 4;
@@ -337,7 +383,12 @@ fn main() {
     });
     drop(Decompressor::new());
     group.finish();
+    big_raw
+}
 
+/// Opening files of 2,000 and 20,000 branches.
+fn bench_open(c: &mut Criterion, b: &Bench) {
+    let dir = &b.dir;
     let mut group = c.benchmark_group("open");
     group
         .sample_size(10)
@@ -363,7 +414,12 @@ fn main() {
     }
     group.finish();
     c.final_summary();
+}
 
+/// The write and read speeds and file sizes.
+fn report_speeds(md: &mut String, b: &Bench, since: SystemTime) {
+    let raw = b.raw;
+    let path_for = |codec: &str| b.path_for(codec);
     // Report.
     let write_t = support::medians("write", since);
     let read_t = support::medians("read", since);
@@ -421,7 +477,11 @@ fn main() {
         "lz4 file / lzma:9 file: {:.2}\n",
         lz4 as f64 / lzma as f64
     );
+}
 
+/// The file sizes of each entry-boundary encoding.
+fn report_boundaries(md: &mut String, b: &Bench) {
+    let (dir, columns) = (&b.dir, &b.columns);
     // Entry-boundary encodings.
     let _ = writeln!(
         md,
@@ -457,7 +517,11 @@ fn main() {
             saving(sizes[2])
         );
     }
+}
 
+/// The AutoFlush sweep.
+fn report_autoflush(md: &mut String, b: &Bench) {
+    let (dir, columns, raw) = (&b.dir, &b.columns, b.raw);
     // AutoFlush sweep (flush at cluster: one basket per branch per cluster, as ATLAS measured).
     let _ = writeln!(
         md,
@@ -486,7 +550,10 @@ fn main() {
             raw as f64 / best / 1e6
         );
     }
+}
 
+/// The large branch's reads and the wide files' opens.
+fn report_branch_and_open(md: &mut String, since: SystemTime, big_raw: usize) {
     let branch_t = support::medians("branch", since);
     let _ = writeln!(
         md,
@@ -531,7 +598,11 @@ fn main() {
             let _ = writeln!(md, "| {branches} | {:.2} ms |", ns / 1e6);
         }
     }
+}
 
+/// Peak memory of a write and a read, each in a child process.
+fn report_peak_memory(md: &mut String, b: &Bench) {
+    let (dir, raw) = (&b.dir, b.raw);
     let _ = writeln!(
         md,
         "\n## Peak memory (VmHWM of a child process)\n\n| job | peak MiB |\n|---|---|"
@@ -550,5 +621,4 @@ fn main() {
             let _ = writeln!(md, "| {what} | {mib:.0} |");
         }
     }
-    support::write_report("format.md", &md);
 }
