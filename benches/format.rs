@@ -260,14 +260,14 @@ fn bench_write(c: &mut Criterion, b: &Bench) {
                 .threads(threads)
                 .sync(false);
             group.bench_function(format!("{codec} - {threads} threads"), |b| {
-                b.iter(|| support::write_nano(&path, &columns, options.clone(), None))
+                b.iter(|| support::write_nano(&path, columns, options.clone(), None))
             });
         }
     }
     let path = dir.path().join("write-sync.evtc");
     let options = WriteOptions::default().codec(Codec::DEFAULT).threads(2);
     group.bench_function("zstd:5 with fsync - 2 threads", |b| {
-        b.iter(|| support::write_nano(&path, &columns, options.clone(), None))
+        b.iter(|| support::write_nano(&path, columns, options.clone(), None))
     });
     group.finish();
 }
@@ -499,7 +499,7 @@ fn report_boundaries(md: &mut String, b: &Bench) {
                 let path = dir.path().join("enc.evtc");
                 support::write_nano(
                     &path,
-                    &columns,
+                    columns,
                     WriteOptions::default().codec(codec.parse().expect("codec")),
                     Some(b),
                 );
@@ -536,7 +536,7 @@ fn report_autoflush(md: &mut String, b: &Bench) {
         let options = WriteOptions::default()
             .cluster_size(ClusterSize::Entries(per_cluster))
             .flush_at_cluster(true);
-        support::write_nano(&path, &columns, options, None);
+        support::write_nano(&path, columns, options, None);
         let mut best = f64::MAX;
         for _ in 0..3 {
             let started = Instant::now();
