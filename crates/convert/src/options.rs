@@ -257,10 +257,11 @@ pub struct ConvertOptions {
     /// Threads for decoding the input (the writer has its own count in `write`).
     pub threads: usize,
     /// A flag that stops the conversion after its current chunk (set it from a signal handler):
-    /// the conversion then returns [`Error::Interrupted`].
+    /// the conversion then returns [`Error::Interrupted`](crate::Error::Interrupted).
     pub interrupt: Option<Arc<AtomicBool>>,
     /// On interruption, keep the records written so far as `OUTPUT.partial` (see
-    /// [`FileWriter::partial_path`]) instead of discarding them.
+    /// [`FileWriter::partial_path`](evtc_format::FileWriter::partial_path)) instead of
+    /// discarding them.
     pub keep_partial: bool,
     /// The input readers' limit on uncompressed basket bytes (default: theirs, 256 MiB); raise it
     /// for trusted files with larger baskets.

@@ -260,8 +260,8 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     /// into a branch laid out as this one ([`BranchSpec::like`]).
     ///
     /// # Errors
-    /// [`Error::OutOfRange`]-like corruption errors for a basket that does not exist, and the
-    /// record's I/O and checksum errors, with its location.
+    /// [`Error::Corrupt`] for a basket that does not exist; the record's I/O and checksum
+    /// errors, with its location.
     ///
     /// [`TreeWriter::copy_basket`]: crate::TreeWriter::copy_basket
     /// [`BranchSpec::like`]: crate::BranchSpec::like
