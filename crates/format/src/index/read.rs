@@ -208,10 +208,12 @@ impl<R: ReadAt> EventIndexReader<'_, R> {
     /// The keys of each entry (their order-preserving forms), rebuilt from the rows: for a writer
     /// copying the entries into another file.
     pub(crate) fn keys_by_entry(&self) -> Result<(Vec<u64>, Vec<u64>)> {
-        let n = self.location.rows as usize;
-        let mut majors = vec![0u64; n];
-        let mut minors = vec![0u64; n];
-        for (a, b, e) in self.all_rows()? {
+        // Sized by the rows decoded (and checked) first, not by the number the file states.
+        let rows = self.all_rows()?;
+        let mut majors = vec![0u64; rows.len()];
+        let mut minors = vec![0u64; rows.len()];
+        for (a, b, e) in rows {
+            // `all_rows` checked that the entries are those of the rows, each once.
             majors[e as usize] = a;
             minors[e as usize] = b;
         }
@@ -231,17 +233,24 @@ impl<R: ReadAt> EventIndexReader<'_, R> {
         )
     }
 
-    /// Every row, checked to name each entry once.
+    /// Every row, checked to name each entry once. Memory grows with the blocks decoded, each
+    /// checked, never ahead of them by a number the file states.
     fn all_rows(&self) -> Result<Vec<Row>> {
-        let mut all = Vec::with_capacity(self.location.rows as usize);
+        let mut all = Vec::new();
         let mut rows = Vec::new();
         for block in 0..self.blocks.len() {
             self.read_block(block, &mut rows)?;
             all.extend_from_slice(&rows);
         }
-        let mut seen = vec![false; self.location.rows as usize];
+        let mut seen = vec![false; all.len()];
         for &(_, _, e) in &all {
-            if std::mem::replace(&mut seen[e as usize], true) {
+            let Some(seen) = seen.get_mut(e as usize) else {
+                return Err(self.corrupt(
+                    self.location.offset,
+                    format!("the event index names entry {e} of {} rows", all.len()),
+                ));
+            };
+            if std::mem::replace(seen, true) {
                 return Err(self.corrupt(
                     self.location.offset,
                     format!("the event index names entry {e} twice"),
@@ -315,7 +324,10 @@ impl<R: ReadAt> EventIndexReader<'_, R> {
             ));
         }
         let directory_len = DIRECTORY_HEAD as u64 + DIRECTORY_ITEM as u64 * u64::from(blocks) + 4;
-        if directory_len > body_len {
+        // No codec expands its input more than 2^18 times (LZMA's bound, as for baskets): more
+        // rows than that makes of the body are a lie.
+        let plausible = body_len.saturating_mul(1 << 18) / ROW_BYTES as u64;
+        if directory_len > body_len || rows > plausible {
             return Err(self.corrupt(
                 offset,
                 format!("a directory of {directory_len} bytes in a body of {body_len} bytes"),
