@@ -373,9 +373,42 @@ fn bench_file(
     }
 }
 
-fn main() {
-    let since = SystemTime::now();
-    let mut c = Criterion::default().configure_from_args();
+/// The files a run reads: the NanoAOD-like data in each setting (TTree, and evtc with and
+/// without RAC), as an RNTuple, the RAC study's trees, and two evtc variants.
+struct Files {
+    dir: PathBuf,
+    events: u64,
+    rntuple: PathBuf,
+    /// The RAC study's trees: name, values per entry, setting, ROOT file.
+    study: Vec<(&'static str, usize, i32, PathBuf)>,
+    /// zstd:5 with 1 MiB baskets.
+    big: PathBuf,
+    /// lzma:7 with RAC units of 1 KiB.
+    small_units: PathBuf,
+}
+
+impl Files {
+    fn root_file(&self, s: i32) -> PathBuf {
+        self.dir.join(format!("nano_{}_{s}.root", self.events))
+    }
+
+    fn evtc_file(&self, s: i32, variant: &str) -> PathBuf {
+        self.dir
+            .join(format!("nano_{}_{s}{variant}.evtc", self.events))
+    }
+}
+
+/// The evtc file converted from a RAC study ROOT file.
+fn study_evtc(root: &Path, variant: &str) -> PathBuf {
+    root.with_file_name(format!(
+        "{}{variant}.evtc",
+        root.file_stem().expect("stem").to_string_lossy()
+    ))
+}
+
+/// Writes (with ROOT from PyPI) or finds the ROOT files, and converts them; `None`, said, when
+/// ROOT is missing.
+fn prepare() -> Option<Files> {
     let events = support::root_events();
     let dir = support::root_dir();
     let root_file = |s: i32| dir.join(format!("nano_{events}_{s}.root"));
@@ -384,7 +417,7 @@ fn main() {
         .any(|&s| support::nano_root_file(s, events).is_none())
     {
         println!("peers: skipped: ROOT from PyPI is needed in .venv-root (see the bench's docs)");
-        return;
+        return None;
     }
     let rntuple = dir.join(format!("nano_{events}_rntuple.root"));
     if !rntuple.exists() {
@@ -396,7 +429,7 @@ fn main() {
         ]);
         if made.is_none() {
             println!("peers: skipped: could not write the RNTuple file");
-            return;
+            return None;
         }
     }
     let study_settings = [505, 207];
@@ -404,7 +437,7 @@ fn main() {
     for s in study_settings {
         let Some(files) = study_files(&dir, s) else {
             println!("peers: skipped: could not write the RAC study's ROOT files");
-            return;
+            return None;
         };
         study.extend(
             files
@@ -412,38 +445,50 @@ fn main() {
                 .map(|(name, len, path)| (name, len, s, path)),
         );
     }
-    let evtc_file = |s: i32, variant: &str| dir.join(format!("nano_{events}_{s}{variant}.evtc"));
-    let study_evtc = |root: &Path, variant: &str| {
-        root.with_file_name(format!(
-            "{}{variant}.evtc",
-            root.file_stem().expect("stem").to_string_lossy()
-        ))
+    let files = Files {
+        big: dir.join(format!("nano_{events}_505_1mib.evtc")),
+        small_units: dir.join(format!("nano_{events}_207_rac1k.evtc")),
+        dir,
+        events,
+        rntuple,
+        study,
     };
+    convert_all(&files);
+    Some(files)
+}
+
+/// Converts the ROOT files into the evtc files of [`Files`].
+fn convert_all(f: &Files) {
+    let (root_file, evtc_file) = (|s| f.root_file(s), |s, v: &str| f.evtc_file(s, v));
+    let (study, big, small_units) = (&f.study, &f.big, &f.small_units);
     for s in SETTINGS {
         let codec = Codec::from_root_setting(s).expect("setting");
         let write = WriteOptions::default().codec(codec);
         convert_to(&root_file(s), &evtc_file(s, ""), write.clone());
         convert_to(&root_file(s), &evtc_file(s, "_rac"), write.rac(RacMode::On));
     }
-    for (_, _, s, root) in &study {
+    for (_, _, s, root) in study {
         let write = WriteOptions::default().codec(Codec::from_root_setting(*s).expect("setting"));
         convert_to(root, &study_evtc(root, ""), write.clone());
         convert_to(root, &study_evtc(root, "_rac"), write.rac(RacMode::On));
     }
     let zstd5 = WriteOptions::default().codec(Codec::zstd(5).expect("zstd:5"));
-    let big = evtc_file(505, "_1mib");
-    convert_to(&root_file(505), &big, zstd5.clone().basket_size(1 << 20));
+    convert_to(&root_file(505), big, zstd5.clone().basket_size(1 << 20));
     // LZMA decodes about ten times slower per byte than zstd: its units cost the most.
-    let small_units = evtc_file(207, "_rac1k");
     convert_to(
         &root_file(207),
-        &small_units,
+        small_units,
         WriteOptions::default()
             .codec(Codec::from_root_setting(207).expect("setting"))
             .rac(RacMode::On)
             .rac_unit_bytes(1024),
     );
+}
 
+/// The criterion benches of every file; returns what each plain file measured its times over.
+fn bench_all(c: &mut Criterion, f: &Files) -> HashMap<String, Sizes> {
+    let (evtc_file, study) = (|s, v: &str| f.evtc_file(s, v), &f.study);
+    let (events, small_units) = (f.events, &f.small_units);
     let mut rng = Rng::new(7);
     let entries: Vec<u64> = (0..READS).map(|_| rng.below(events)).collect();
     let options = ReadOptions::default().threads(1);
@@ -479,11 +524,11 @@ fn main() {
             b.iter(|| black_box(random(&rac, &entries)))
         });
     }
-    let rac1k = FileReader::open_with(&small_units, options.clone()).expect("open");
+    let rac1k = FileReader::open_with(small_units, options.clone()).expect("open");
     group.bench_function("random rac1k 207", |b| {
         b.iter(|| black_box(random(&rac1k, &entries)))
     });
-    for (name, _, s, root) in &study {
+    for (name, _, s, root) in study {
         let key = format!("{name} {s}");
         let measured = bench_file(&mut group, &key, &study_evtc(root, ""), &options);
         sizes.insert(key.clone(), measured);
@@ -495,10 +540,12 @@ fn main() {
         );
     }
     group.finish();
-    let medians = support::medians("peers", since);
-    // Every NanoAOD-like file holds the same values.
-    let value_bytes = sizes["505"].values;
+    sizes
+}
 
+/// ROOT's own times of the same files (`root_side.py time`), by path and measurement.
+fn root_times(f: &Files) -> Option<serde_json::Value> {
+    let (root_file, rntuple, study) = (|s| f.root_file(s), &f.rntuple, &f.study);
     let mut root_args = vec![
         "benches/peers/root_side.py".to_owned(),
         "time".into(),
@@ -509,23 +556,85 @@ fn main() {
     root_args.push(rntuple.display().to_string());
     root_args.extend(study.iter().map(|(_, _, _, p)| p.display().to_string()));
     let refs: Vec<&str> = root_args.iter().map(String::as_str).collect();
-    let root: Option<serde_json::Value> =
-        run_python(&refs).and_then(|out| serde_json::from_slice(&out).ok());
-    let root_of = |path: &Path, key: &str| {
-        root.as_ref()
-            .and_then(|r| r[path.display().to_string()][key].as_f64())
-    };
+    run_python(&refs).and_then(|out| serde_json::from_slice(&out).ok())
+}
 
-    let mb_s = |bytes: usize, key: &str| medians.get(key).map(|&ns| support::mb_per_s(bytes, ns));
-    let cell =
-        |v: Option<f64>, digits: usize| v.map_or("-".to_owned(), |v| format!("{v:.digits$}"));
-    let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
-    // The codec's own decode speed on a file's blocks: the bytes it decodes them to, per second.
-    let codec_speed = |key: &str| mb_s(sizes[key].codec_output, &format!("codec-mem {key}"));
+/// What a run measured: criterion's medians, the sizes each plain file measured its times over,
+/// and ROOT's times.
+struct Measured<'a> {
+    f: &'a Files,
+    medians: std::collections::BTreeMap<String, f64>,
+    sizes: HashMap<String, Sizes>,
+    root: Option<serde_json::Value>,
+    /// Every NanoAOD-like file holds the same values.
+    value_bytes: usize,
+}
+
+impl Measured<'_> {
+    fn root_of(&self, path: &Path, key: &str) -> Option<f64> {
+        self.root
+            .as_ref()
+            .and_then(|r| r[path.display().to_string()][key].as_f64())
+    }
+
+    fn mb_s(&self, bytes: usize, key: &str) -> Option<f64> {
+        self.medians
+            .get(key)
+            .map(|&ns| support::mb_per_s(bytes, ns))
+    }
+
+    /// The codec's own decode speed on a file's blocks: the bytes it decodes them to, per second.
+    fn codec_speed(&self, key: &str) -> Option<f64> {
+        self.mb_s(self.sizes[key].codec_output, &format!("codec-mem {key}"))
+    }
+
+    /// Microseconds per single-entry read of a random-read measurement.
+    fn per_read(&self, key: &str) -> Option<f64> {
+        self.medians.get(key).map(|ns| ns / READS as f64 / 1000.0)
+    }
+}
+
+fn cell(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".to_owned(), |v| format!("{v:.digits$}"))
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    a.zip(b).map(|(a, b)| a / b)
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "met" } else { "missed" }
+}
+
+fn main() {
+    let since = SystemTime::now();
+    let mut c = Criterion::default().configure_from_args();
+    let Some(f) = prepare() else {
+        return;
+    };
+    let sizes = bench_all(&mut c, &f);
+    let m = Measured {
+        f: &f,
+        medians: support::medians("peers", since),
+        value_bytes: sizes["505"].values,
+        sizes,
+        root: root_times(&f),
+    };
+    let mut md = String::new();
+    let (worst, bulk_505) = report_nano(&mut md, &m);
+    let worst_study = report_rntuple_and_study(&mut md, &m);
+    report_targets(&mut md, &m, (worst, worst_study), bulk_505);
+    support::write_report("peers.md", &md);
+}
+
+/// The NanoAOD-like files' table; returns the worst ratios (bulk / TTree, cursors / TTree,
+/// TTree random / RAC random, RAC bulk / bulk) and the zstd:5 bulk read.
+fn report_nano(md: &mut String, m: &Measured<'_>) -> ([f64; 4], Option<f64>) {
+    let (events, value_bytes, sizes) = (m.f.events, m.value_bytes, &m.sizes);
+    let (root_file, evtc_file) = (|s| m.f.root_file(s), |s, v: &str| m.f.evtc_file(s, v));
     let branches = FileReader::open(evtc_file(505, ""))
         .and_then(|f| Ok(f.tree("Events")?.branches().len()))
         .unwrap_or(0);
-    let mut md = String::new();
     let _ = writeln!(md, "# evtc against ROOT 6.40 on the same data\n");
     let _ = writeln!(
         md,
@@ -545,20 +654,22 @@ fn main() {
     let mut bulk_505 = None;
     for s in SETTINGS {
         let ttree = root_file(s);
-        let loop_mb = root_of(&ttree, "loop_s").map(|t| value_bytes as f64 / t / 1e6);
-        let bulk_mb = mb_s(value_bytes, &format!("bulk {s}"));
-        let codec_speed = codec_speed(&s.to_string());
+        let loop_mb = m
+            .root_of(&ttree, "loop_s")
+            .map(|t| value_bytes as f64 / t / 1e6);
+        let bulk_mb = m.mb_s(value_bytes, &format!("bulk {s}"));
+        let codec_speed = m.codec_speed(&s.to_string());
         let paired = paired_ratios(&sizes[&s.to_string()]);
-        let memory_mb = mb_s(value_bytes, &format!("blocks-mem {s}"));
-        let mapped_mb = mb_s(value_bytes, &format!("bulk mapped {s}"));
-        let cursors_mb = mb_s(value_bytes, &format!("cursors {s}"));
-        let rows_mb = mb_s(value_bytes, &format!("rows {s}"));
-        let rac_mb = mb_s(value_bytes, &format!("bulk rac {s}"));
-        let per = |key: String| medians.get(&key).map(|ns| ns / READS as f64 / 1000.0);
+        let memory_mb = m.mb_s(value_bytes, &format!("blocks-mem {s}"));
+        let mapped_mb = m.mb_s(value_bytes, &format!("bulk mapped {s}"));
+        let cursors_mb = m.mb_s(value_bytes, &format!("cursors {s}"));
+        let rows_mb = m.mb_s(value_bytes, &format!("rows {s}"));
+        let rac_mb = m.mb_s(value_bytes, &format!("bulk rac {s}"));
+        let per = |key: String| m.per_read(&key);
         let random = per(format!("random {s}"));
         let random_rac = per(format!("random rac {s}"));
         let random_mapped = per(format!("random rac mapped {s}"));
-        let root_random = root_of(&ttree, "random_us");
+        let root_random = m.root_of(&ttree, "random_us");
         let bulk_ratio = ratio(bulk_mb, loop_mb);
         let cursor_ratio = ratio(cursors_mb, loop_mb);
         let random_ratio = ratio(root_random, random_rac);
@@ -601,19 +712,28 @@ fn main() {
             cell(random_ratio, 0),
         );
     }
-    let rntuple_mb = root_of(&rntuple, "loop_s").map(|t| value_bytes as f64 / t / 1e6);
-    let rac1k_us = medians
-        .get("random rac1k 207")
-        .map(|ns| ns / READS as f64 / 1000.0);
-    let rac1k_ratio = ratio(root_of(&root_file(207), "random_us"), rac1k_us);
+    (worst, bulk_505)
+}
+
+/// The RNTuple and variant lines and the RAC study's table; returns the study's worst ratios
+/// (bulk / TTree, cursors / TTree).
+fn report_rntuple_and_study(md: &mut String, m: &Measured<'_>) -> [f64; 2] {
+    let (value_bytes, sizes, study) = (m.value_bytes, &m.sizes, &m.f.study);
+    let (root_file, evtc_file) = (|s| m.f.root_file(s), |s, v: &str| m.f.evtc_file(s, v));
+    let (rntuple, big, small_units) = (&m.f.rntuple, &m.f.big, &m.f.small_units);
+    let rntuple_mb = m
+        .root_of(rntuple, "loop_s")
+        .map(|t| value_bytes as f64 / t / 1e6);
+    let rac1k_us = m.per_read("random rac1k 207");
+    let rac1k_ratio = ratio(m.root_of(&root_file(207), "random_us"), rac1k_us);
     let _ = writeln!(
         md,
         "\nRNTuple (zstd:5): {:.2} MB, `LoadEntry` loop {} MB/s. evtc zstd:5 with 1 MiB baskets (`--basket-size 1MiB`): {:.2} MB. evtc lzma:7 with RAC units of 1 KiB (`--rac-unit 1KiB`; default {} KiB): {:.2} MB (default units: {:.2} MB), random read {} us, {}x faster than `TBranch::GetEntry`.\n",
-        size(&rntuple),
+        size(rntuple),
         cell(rntuple_mb, 0),
-        size(&big),
+        size(big),
         evtc::format::LZMA_RAC_UNIT_BYTES / 1024,
-        size(&small_units),
+        size(small_units),
         size(&evtc_file(207, "_rac")),
         cell(rac1k_us, 2),
         cell(rac1k_ratio, 0)
@@ -631,17 +751,17 @@ fn main() {
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     let mut worst_study = [f64::INFINITY; 2];
-    for (name, _, s, root) in &study {
+    for (name, _, s, root) in study {
         let key = format!("{name} {s}");
         let bytes = sizes[&key].values;
-        let loop_mb = root_of(root, "loop_s").map(|t| bytes as f64 / t / 1e6);
-        let bulk_mb = mb_s(bytes, &format!("bulk {key}"));
-        let codec_speed = codec_speed(&key);
+        let loop_mb = m.root_of(root, "loop_s").map(|t| bytes as f64 / t / 1e6);
+        let bulk_mb = m.mb_s(bytes, &format!("bulk {key}"));
+        let codec_speed = m.codec_speed(&key);
         let paired = paired_ratios(&sizes[&key]);
-        let memory_mb = mb_s(bytes, &format!("blocks-mem {key}"));
-        let mapped_mb = mb_s(bytes, &format!("bulk mapped {key}"));
-        let cursors_mb = mb_s(bytes, &format!("cursors {key}"));
-        let rac_ratio = ratio(mb_s(bytes, &format!("bulk rac {key}")), bulk_mb);
+        let memory_mb = m.mb_s(bytes, &format!("blocks-mem {key}"));
+        let mapped_mb = m.mb_s(bytes, &format!("bulk mapped {key}"));
+        let cursors_mb = m.mb_s(bytes, &format!("cursors {key}"));
+        let rac_ratio = ratio(m.mb_s(bytes, &format!("bulk rac {key}")), bulk_mb);
         let (bulk_ratio, cursor_ratio) = (ratio(bulk_mb, loop_mb), ratio(cursors_mb, loop_mb));
         for (w, r) in worst_study
             .iter_mut()
@@ -670,16 +790,31 @@ fn main() {
             cell(rac_ratio, 2),
         );
     }
-    let verdict = |ok: bool| if ok { "met" } else { "missed" };
+    worst_study
+}
+
+/// The targets' verdicts.
+fn report_targets(
+    md: &mut String,
+    m: &Measured<'_>,
+    (worst, worst_study): ([f64; 4], [f64; 2]),
+    bulk_505: Option<f64>,
+) {
+    let (value_bytes, sizes, study, medians) = (m.value_bytes, &m.sizes, &m.f.study, &m.medians);
+    let (root_file, evtc_file) = (|s| m.f.root_file(s), |s, v: &str| m.f.evtc_file(s, v));
+    let (rntuple, big) = (&m.f.rntuple, &m.f.big);
+    let rntuple_mb = m
+        .root_of(rntuple, "loop_s")
+        .map(|t| value_bytes as f64 / t / 1e6);
     let _ = writeln!(md, "\n| target | measured | verdict |\n|---|---|---|");
     let _ = writeln!(
         md,
         "| evtc zstd:5 file <= RNTuple zstd:5 file | {:.2} MB (default baskets), {:.2} MB (1 MiB baskets) vs {:.2} MB | {} (default), {} (1 MiB) |",
         size(&evtc_file(505, "")),
-        size(&big),
-        size(&rntuple),
-        verdict(size(&evtc_file(505, "")) <= size(&rntuple)),
-        verdict(size(&big) <= size(&rntuple)),
+        size(big),
+        size(rntuple),
+        verdict(size(&evtc_file(505, "")) <= size(rntuple)),
+        verdict(size(big) <= size(rntuple)),
     );
     // The smallest ratio of two measurements' times over `keys` (of the same bytes, so the inverse
     // ratio of their speeds).
@@ -735,8 +870,10 @@ fn main() {
             verdict(worst >= 0.8)
         );
     }
-    let ttree_505 =
-        bulk_505.zip(root_of(&root_file(505), "loop_s").map(|t| value_bytes as f64 / t / 1e6));
+    let ttree_505 = bulk_505.zip(
+        m.root_of(&root_file(505), "loop_s")
+            .map(|t| value_bytes as f64 / t / 1e6),
+    );
     let ttree_505 = ttree_505.map(|(a, b)| a / b);
     let _ = writeln!(
         md,
@@ -765,7 +902,7 @@ fn main() {
         worst_study[1],
         verdict(worst[1] >= 3.0 && worst_study[1] >= 3.0)
     );
-    let per = |key: &str| medians.get(key).map(|ns| ns / READS as f64 / 1000.0);
+    let per = |key: &str| m.per_read(key);
     let within =
         |a: Option<f64>, b: Option<f64>| a.zip(b).is_some_and(|(a, b)| a <= 2.0 && b <= 2.0);
     for (how, prefix) in [
@@ -805,5 +942,4 @@ fn main() {
         100.0 * worst_lzma_rac,
         verdict(worst_lzma_rac >= 0.7)
     );
-    support::write_report("peers.md", &md);
 }

@@ -126,14 +126,8 @@ fn write(path: &Path, kind: Kind, values: &[f32], codec: &str, config: Config) -
     started.elapsed().as_secs_f64()
 }
 
-fn main() {
-    let since = SystemTime::now();
-    let mut c = Criterion::default().configure_from_args();
-    let mb: usize = std::env::var("EVTC_BENCH_RAC_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
-    let dir = tempfile::tempdir().expect("tempdir");
+/// The report's title and the description of its measurements.
+fn report_header(mb: usize) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -148,6 +142,18 @@ fn main() {
         md,
         "Write: best of 3 runs (2 threads). Random read: 1,000 single-entry reads (20 for TLarge) at seeded random entries, each with a fresh cursor (no basket cache; the seek tables of RAC baskets are kept by the open file, so the repeated passes find them), hot page cache; criterion median per entry. Sequential: bulk read of the whole branch, 1 thread, criterion median.\n"
     );
+    md
+}
+
+fn main() {
+    let since = SystemTime::now();
+    let mut c = Criterion::default().configure_from_args();
+    let mb: usize = std::env::var("EVTC_BENCH_RAC_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut md = report_header(mb);
 
     struct Row {
         kind: &'static str,
