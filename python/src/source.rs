@@ -94,7 +94,9 @@ impl PySource {
     /// allows, and keeps them, with those fetched before, until [`PySource::forget`] of the
     /// number returned.
     pub(crate) fn prefetch(&self, mut ranges: Vec<(u64, u64)>) -> std::io::Result<u64> {
-        ranges.retain(|&(start, len)| len > 0 && !self.holds(start, len));
+        // A range past the file's end (a lying index) is left to the read that needs it, which
+        // reports it.
+        ranges.retain(|&(start, len)| len > 0 && start < self.len && !self.holds(start, len));
         ranges.sort_unstable();
         let mut merged: Vec<(u64, u64)> = Vec::new();
         for (start, len) in ranges {

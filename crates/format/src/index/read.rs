@@ -276,10 +276,21 @@ impl<R: ReadAt> EventIndexReader<'_, R> {
     fn read_directory(&mut self) -> Result<()> {
         let IndexLocation { offset, len, .. } = self.location;
         let head_len = (RECORD_HEADER_LEN + DIRECTORY_HEAD) as u64;
-        if len < head_len {
-            return Err(self.corrupt(offset, format!("a record of {len} bytes")));
-        }
         let file = self.tree.file();
+        if len < head_len
+            || offset
+                .checked_add(len)
+                .is_none_or(|end| end > file.records_end())
+        {
+            return Err(self.corrupt(
+                offset,
+                format!(
+                    "a record of {len} bytes, which does not lie within the file's {} bytes of \
+                     records",
+                    file.records_end()
+                ),
+            ));
+        }
         let mut buffer = Vec::new();
         let head = file.read_span(offset, head_len, &mut buffer)?;
         let header: &[u8; RECORD_HEADER_LEN] = head[..RECORD_HEADER_LEN]

@@ -91,7 +91,7 @@ impl<R: ReadAt> BranchReader<'_, R> {
             return Err(Error::EntryOutOfRange {
                 tree: self.tree.name().to_owned(),
                 start: bad,
-                end: bad + 1,
+                end: bad.saturating_add(1),
                 entries: total,
             });
         }
