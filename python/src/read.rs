@@ -176,75 +176,44 @@ fn numpy_name(t: ScalarType) -> &'static str {
     }
 }
 
-/// Reads `range` of an evtc branch.
-fn read_evtc(tree: &TreeReader<'_, Source>, name: &str, range: Range<u64>) -> PyResult<Column> {
-    let branch = tree.branch(name).map_err(errors::format)?;
-    count_read(name);
-    let dtype = branch.meta().dtype;
-    let whole = range == (0..tree.entries());
-    macro_rules! read {
-        ($t:ty, $variant:ident) => {{
-            if dtype.is_variable() {
-                let jagged = branch
-                    .read_jagged_range::<$t>(range)
-                    .map_err(errors::format)?;
-                Column {
-                    values: Values::$variant(jagged.values),
-                    levels: vec![Offsets::Shared(jagged.offsets)],
-                }
-            } else {
-                let values = if whole {
-                    let mut out = Vec::new();
-                    branch.read_into::<$t>(&mut out).map(|()| out)
-                } else {
-                    branch.read_range::<$t>(range)
-                };
-                Column {
-                    values: Values::$variant(values.map_err(errors::format)?),
-                    levels: Vec::new(),
-                }
-            }
-        }};
-    }
-    Ok(match dtype.scalar() {
-        ScalarType::Bool => read!(bool, Bool),
-        ScalarType::I8 => read!(i8, I8),
-        ScalarType::U8 => read!(u8, U8),
-        ScalarType::I16 => read!(i16, I16),
-        ScalarType::U16 => read!(u16, U16),
-        ScalarType::I32 => read!(i32, I32),
-        ScalarType::U32 => read!(u32, U32),
-        ScalarType::I64 => read!(i64, I64),
-        ScalarType::U64 => read!(u64, U64),
-        ScalarType::F32 => read!(f32, F32),
-        ScalarType::F64 => read!(f64, F64),
-    })
+/// Which entries of a branch a read takes.
+#[derive(Clone)]
+enum Rows<'a> {
+    /// A range of entries.
+    Range(Range<u64>),
+    /// Entries in any order, repeats allowed, read in that order.
+    Entries(&'a [u64]),
 }
 
-/// Entries `entries` (any order, repeats allowed) of an evtc branch, in that order.
-fn read_evtc_entries(
-    tree: &TreeReader<'_, Source>,
-    name: &str,
-    entries: &[u64],
-) -> PyResult<Column> {
+/// Reads `rows` of an evtc branch.
+fn read_evtc(tree: &TreeReader<'_, Source>, name: &str, rows: Rows<'_>) -> PyResult<Column> {
     let branch = tree.branch(name).map_err(errors::format)?;
     count_read(name);
     let dtype = branch.meta().dtype;
     macro_rules! read {
         ($t:ty, $variant:ident) => {{
+            let e = errors::format;
             if dtype.is_variable() {
-                let jagged = branch
-                    .read_jagged_entries::<$t>(entries)
-                    .map_err(errors::format)?;
+                let jagged = match rows {
+                    Rows::Range(range) => branch.read_jagged_range::<$t>(range),
+                    Rows::Entries(entries) => branch.read_jagged_entries::<$t>(entries),
+                }
+                .map_err(e)?;
                 Column {
                     values: Values::$variant(jagged.values),
                     levels: vec![Offsets::Shared(jagged.offsets)],
                 }
             } else {
+                let values = match rows {
+                    Rows::Range(range) if range == (0..tree.entries()) => {
+                        let mut out = Vec::new();
+                        branch.read_into::<$t>(&mut out).map(|()| out)
+                    }
+                    Rows::Range(range) => branch.read_range::<$t>(range),
+                    Rows::Entries(entries) => branch.read_entries::<$t>(entries),
+                };
                 Column {
-                    values: Values::$variant(
-                        branch.read_entries::<$t>(entries).map_err(errors::format)?,
-                    ),
+                    values: Values::$variant(values.map_err(e)?),
                     levels: Vec::new(),
                 }
             }
@@ -447,13 +416,15 @@ impl Reader {
                     let mut ids = Vec::new();
                     let result = self
                         .fetch_ahead(remote, &tree, names, &range, &mut ids)
-                        .and_then(|()| self.map(names, |n| read_evtc(&tree, n, range.clone())));
+                        .and_then(|()| {
+                            self.map(names, |n| read_evtc(&tree, n, Rows::Range(range.clone())))
+                        });
                     for id in ids {
                         remote.forget(id);
                     }
                     return result;
                 }
-                self.map(names, |n| read_evtc(&tree, n, range.clone()))
+                self.map(names, |n| read_evtc(&tree, n, Rows::Range(range.clone())))
             }
             Backend::Root { file, .. } => {
                 let tree = self.root_tree(tree)?;
@@ -876,7 +847,9 @@ impl Reader {
         let entries = entries.as_slice()?;
         let columns = py.detach(|| {
             let reader = self.evtc_tree(tree)?;
-            self.map(&names, |name| read_evtc_entries(&reader, name, entries))
+            self.map(&names, |name| {
+                read_evtc(&reader, name, Rows::Entries(entries))
+            })
         })?;
         let list = PyList::empty(py);
         for column in columns {
