@@ -31,6 +31,17 @@ def _branch_codecs(branch_codecs: Any) -> list[tuple[str, str]]:
     return list(branch_codecs.items())
 
 
+def _threads_autoflush(threads: int | None, autoflush: Any) -> tuple[int, str | None]:
+    """The thread count (default: every core) and the cluster size as the library spells it."""
+    if threads is None:
+        threads = os.cpu_count() or 1
+    if autoflush is None:
+        return threads, None
+    if isinstance(autoflush, bool) or not isinstance(autoflush, (int, str)):
+        raise TypeError("autoflush is a number of entries (int) or a size such as '30MB'")
+    return threads, str(autoflush)
+
+
 def _branch_settings(**rules: Any) -> list[tuple[str, str, str]]:
     """The per-branch rules as (glob, kind, value) triples in `evtc convert`'s spellings."""
     out = []
@@ -131,10 +142,7 @@ def convert(
             isinstance(value, str) or not all(isinstance(v, str) for v in value)
         ):
             raise TypeError(f"{name} must be a list of str")
-    if threads is None:
-        threads = os.cpu_count() or 1
-    if autoflush is not None and (isinstance(autoflush, bool) or not isinstance(autoflush, (int, str))):
-        raise TypeError("autoflush is a number of entries (int) or a size such as '30MB'")
+    threads, autoflush = _threads_autoflush(threads, autoflush)
     text = _lib.convert(
         os.fspath(input),
         os.fspath(output),
@@ -155,7 +163,7 @@ def convert(
         basket_size=basket_size,
         rac_unit_bytes=rac_unit_bytes,
         rac_dictionary=bool(rac_dictionary),
-        autoflush=None if autoflush is None else str(autoflush),
+        autoflush=autoflush,
         flush_at_cluster=bool(flush_at_cluster),
         max_basket_bytes=max_basket_size,
         threads=threads,
@@ -270,10 +278,7 @@ def merge(
         raise ValueError("union and intersect do not go together")
     if isinstance(inputs, (str, os.PathLike)):
         raise TypeError("inputs must be a list of paths")
-    if threads is None:
-        threads = os.cpu_count() or 1
-    if autoflush is not None and (isinstance(autoflush, bool) or not isinstance(autoflush, (int, str))):
-        raise TypeError("autoflush is a number of entries (int) or a size such as '30MB'")
+    threads, autoflush = _threads_autoflush(threads, autoflush)
     text = _lib.merge(
         os.fspath(output),
         [os.fspath(p) for p in inputs],
@@ -294,7 +299,7 @@ def merge(
         basket_size=basket_size,
         rac_unit_bytes=rac_unit_bytes,
         rac_dictionary=bool(rac_dictionary),
-        autoflush=None if autoflush is None else str(autoflush),
+        autoflush=autoflush,
         flush_at_cluster=bool(flush_at_cluster),
         max_basket_bytes=max_basket_size,
         threads=threads,
@@ -368,8 +373,7 @@ def skim(
         isinstance(branches, str) or not all(isinstance(b, str) for b in branches)
     ):
         raise TypeError("branches must be a list of str")
-    if threads is None:
-        threads = os.cpu_count() or 1
+    threads, autoflush = _threads_autoflush(threads, autoflush)
     text = _lib.skim(
         os.fspath(input),
         os.fspath(output),
@@ -386,7 +390,7 @@ def skim(
         boundaries=boundaries,
         basket_size=basket_size,
         rac_unit_bytes=rac_unit_bytes,
-        autoflush=None if autoflush is None else str(autoflush),
+        autoflush=autoflush,
         max_basket_bytes=max_basket_size,
         threads=threads,
     )
