@@ -31,15 +31,40 @@ def _branch_codecs(branch_codecs: Any) -> list[tuple[str, str]]:
     return list(branch_codecs.items())
 
 
-def _threads_autoflush(threads: int | None, autoflush: Any) -> tuple[int, str | None]:
-    """The thread count (default: every core) and the cluster size as the library spells it."""
-    if threads is None:
-        threads = os.cpu_count() or 1
-    if autoflush is None:
-        return threads, None
-    if isinstance(autoflush, bool) or not isinstance(autoflush, (int, str)):
+def _settings(
+    *,
+    codec: str,
+    rac: bool | str,
+    branch_settings: list[tuple[str, str, str]],
+    precondition: str,
+    boundaries: str,
+    basket_size: int | None,
+    rac_unit_bytes: int | None,
+    autoflush: Any,
+    max_basket_size: int | None,
+    threads: int | None,
+    rac_dictionary: bool = True,
+    flush_at_cluster: bool = False,
+) -> dict[str, Any]:
+    """The writing options that convert, merge and skim share, as the native module takes them:
+    the thread count defaults to every core, the cluster size is spelled as the command line
+    spells it."""
+    if autoflush is not None and (isinstance(autoflush, bool) or not isinstance(autoflush, (int, str))):
         raise TypeError("autoflush is a number of entries (int) or a size such as '30MB'")
-    return threads, str(autoflush)
+    return {
+        "codec": codec,
+        "rac": _rac(rac),
+        "branch_settings": branch_settings,
+        "precondition": precondition,
+        "boundaries": boundaries,
+        "basket_size": basket_size,
+        "rac_unit_bytes": rac_unit_bytes,
+        "rac_dictionary": bool(rac_dictionary),
+        "autoflush": None if autoflush is None else str(autoflush),
+        "flush_at_cluster": bool(flush_at_cluster),
+        "max_basket_bytes": max_basket_size,
+        "threads": (os.cpu_count() or 1) if threads is None else threads,
+    }
 
 
 def _branch_settings(**rules: Any) -> list[tuple[str, str, str]]:
@@ -142,12 +167,9 @@ def convert(
             isinstance(value, str) or not all(isinstance(v, str) for v in value)
         ):
             raise TypeError(f"{name} must be a list of str")
-    threads, autoflush = _threads_autoflush(threads, autoflush)
-    text = _lib.convert(
-        os.fspath(input),
-        os.fspath(output),
+    settings = _settings(
         codec=codec,
-        rac=_rac(rac),
+        rac=rac,
         branch_settings=_branch_settings(
             codec=dict(_branch_codecs(branch_codecs)),
             precondition=branch_preconditions,
@@ -157,16 +179,21 @@ def convert(
         ),
         precondition=precondition,
         boundaries=boundaries,
+        basket_size=basket_size,
+        rac_unit_bytes=rac_unit_bytes,
+        rac_dictionary=rac_dictionary,
+        autoflush=autoflush,
+        flush_at_cluster=flush_at_cluster,
+        max_basket_size=max_basket_size,
+        threads=threads,
+    )
+    text = _lib.convert(
+        os.fspath(input),
+        os.fspath(output),
+        settings,
         trees=list(trees or []),
         branches=list(branches or []),
         skip_unsupported=bool(skip_unsupported),
-        basket_size=basket_size,
-        rac_unit_bytes=rac_unit_bytes,
-        rac_dictionary=bool(rac_dictionary),
-        autoflush=autoflush,
-        flush_at_cluster=bool(flush_at_cluster),
-        max_basket_bytes=max_basket_size,
-        threads=threads,
         index=_index_keys(index),
     )
     summary: dict[str, Any] = json.loads(text)
@@ -278,14 +305,9 @@ def merge(
         raise ValueError("union and intersect do not go together")
     if isinstance(inputs, (str, os.PathLike)):
         raise TypeError("inputs must be a list of paths")
-    threads, autoflush = _threads_autoflush(threads, autoflush)
-    text = _lib.merge(
-        os.fspath(output),
-        [os.fspath(p) for p in inputs],
-        schemas="union" if union else "intersect" if intersect else "same",
-        recompress=bool(recompress),
+    settings = _settings(
         codec=codec,
-        rac=_rac(rac),
+        rac=rac,
         branch_settings=_branch_settings(
             codec=dict(_branch_codecs(branch_codecs)),
             precondition=branch_preconditions,
@@ -295,14 +317,21 @@ def merge(
         ),
         precondition=precondition,
         boundaries=boundaries,
-        skip_unsupported=bool(skip_unsupported),
         basket_size=basket_size,
         rac_unit_bytes=rac_unit_bytes,
-        rac_dictionary=bool(rac_dictionary),
+        rac_dictionary=rac_dictionary,
         autoflush=autoflush,
-        flush_at_cluster=bool(flush_at_cluster),
-        max_basket_bytes=max_basket_size,
+        flush_at_cluster=flush_at_cluster,
+        max_basket_size=max_basket_size,
         threads=threads,
+    )
+    text = _lib.merge(
+        os.fspath(output),
+        [os.fspath(p) for p in inputs],
+        settings,
+        schemas="union" if union else "intersect" if intersect else "same",
+        recompress=bool(recompress),
+        skip_unsupported=bool(skip_unsupported),
     )
     report: dict[str, Any] = json.loads(text)
     return report
@@ -373,26 +402,28 @@ def skim(
         isinstance(branches, str) or not all(isinstance(b, str) for b in branches)
     ):
         raise TypeError("branches must be a list of str")
-    threads, autoflush = _threads_autoflush(threads, autoflush)
-    text = _lib.skim(
-        os.fspath(input),
-        os.fspath(output),
-        tree=tree,
-        entries=entries,
-        mask=mask,
-        selection=where,
-        branches=list(branches or []),
-        recompress=bool(recompress),
+    settings = _settings(
         codec=codec,
-        rac=_rac(rac),
+        rac=rac,
         branch_settings=_branch_settings(codec=dict(_branch_codecs(branch_codecs))),
         precondition=precondition,
         boundaries=boundaries,
         basket_size=basket_size,
         rac_unit_bytes=rac_unit_bytes,
         autoflush=autoflush,
-        max_basket_bytes=max_basket_size,
+        max_basket_size=max_basket_size,
         threads=threads,
+    )
+    text = _lib.skim(
+        os.fspath(input),
+        os.fspath(output),
+        settings,
+        tree=tree,
+        entries=entries,
+        mask=mask,
+        selection=where,
+        branches=list(branches or []),
+        recompress=bool(recompress),
     )
     report: dict[str, Any] = json.loads(text)
     return report

@@ -292,49 +292,22 @@ impl Writer {
 /// it (`codec="zstd:5"`, `autoflush="30MB"`); `branch_settings` are `(glob, kind, value)` rules
 /// (kinds: `evtc_convert::BranchSettings::KINDS`).
 #[pyfunction]
-#[pyo3(signature = (input, output, codec="zstd:5", rac="off", branch_settings=Vec::new(), precondition="auto", boundaries="auto", trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, basket_size=None, rac_unit_bytes=None, rac_dictionary=true, autoflush=None, flush_at_cluster=false, max_basket_bytes=None, threads=1, index=None))]
+#[pyo3(signature = (input, output, settings, trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, index=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn convert(
     py: Python<'_>,
     input: PathBuf,
     output: PathBuf,
-    codec: &str,
-    rac: &str,
-    branch_settings: Vec<(String, String, String)>,
-    precondition: &str,
-    boundaries: &str,
+    settings: Settings,
     trees: Vec<String>,
     branches: Vec<String>,
     skip_unsupported: bool,
-    basket_size: Option<usize>,
-    rac_unit_bytes: Option<usize>,
-    rac_dictionary: bool,
-    autoflush: Option<&str>,
-    flush_at_cluster: bool,
-    max_basket_bytes: Option<u64>,
-    threads: usize,
     index: Option<(String, String)>,
 ) -> PyResult<String> {
-    let options = convert_options(
-        Settings {
-            codec,
-            rac,
-            branch_settings: &branch_settings,
-            precondition,
-            boundaries,
-            basket_size,
-            rac_unit_bytes,
-            rac_dictionary,
-            autoflush,
-            flush_at_cluster,
-            max_basket_bytes,
-            threads,
-        },
-        skip_unsupported,
-    )?
-    .trees(trees)
-    .branches(branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?)
-    .index(index);
+    let options = convert_options(settings, skip_unsupported)?
+        .trees(trees)
+        .branches(branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?)
+        .index(index);
     let summary = py
         .detach(|| evtc_convert::convert(&input, &output, &options, &mut |_| {}))
         .map_err(errors::convert)?;
@@ -346,45 +319,18 @@ pub(crate) fn convert(
 /// writing options are spelled as for [`convert`] and matter for ROOT inputs and, with
 /// `recompress`, for every branch.
 #[pyfunction]
-#[pyo3(signature = (output, inputs, schemas="same", recompress=false, codec="zstd:5", rac="off", branch_settings=Vec::new(), precondition="auto", boundaries="auto", skip_unsupported=false, basket_size=None, rac_unit_bytes=None, rac_dictionary=true, autoflush=None, flush_at_cluster=false, max_basket_bytes=None, threads=1))]
+#[pyo3(signature = (output, inputs, settings, schemas="same", recompress=false, skip_unsupported=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn merge(
     py: Python<'_>,
     output: PathBuf,
     inputs: Vec<String>,
+    settings: Settings,
     schemas: &str,
     recompress: bool,
-    codec: &str,
-    rac: &str,
-    branch_settings: Vec<(String, String, String)>,
-    precondition: &str,
-    boundaries: &str,
     skip_unsupported: bool,
-    basket_size: Option<usize>,
-    rac_unit_bytes: Option<usize>,
-    rac_dictionary: bool,
-    autoflush: Option<&str>,
-    flush_at_cluster: bool,
-    max_basket_bytes: Option<u64>,
-    threads: usize,
 ) -> PyResult<String> {
-    let convert = convert_options(
-        Settings {
-            codec,
-            rac,
-            branch_settings: &branch_settings,
-            precondition,
-            boundaries,
-            basket_size,
-            rac_unit_bytes,
-            rac_dictionary,
-            autoflush,
-            flush_at_cluster,
-            max_basket_bytes,
-            threads,
-        },
-        skip_unsupported,
-    )?;
+    let convert = convert_options(settings, skip_unsupported)?;
     let options = evtc_convert::MergeOptions {
         schemas: schemas
             .parse()
@@ -399,24 +345,27 @@ pub(crate) fn merge(
     serde_json::to_string(&report).map_err(errors::value)
 }
 
-/// The writing options that `convert` and `merge` share, as the command line spells them.
-struct Settings<'a> {
-    codec: &'a str,
-    rac: &'a str,
-    branch_settings: &'a [(String, String, String)],
-    precondition: &'a str,
-    boundaries: &'a str,
+/// The writing options that `convert`, `merge` and `skim` share, as the command line spells
+/// them: a dict with every key (the Python package's `_settings` makes it).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct Settings {
+    codec: String,
+    rac: String,
+    branch_settings: Vec<(String, String, String)>,
+    precondition: String,
+    boundaries: String,
     basket_size: Option<usize>,
     rac_unit_bytes: Option<usize>,
     rac_dictionary: bool,
-    autoflush: Option<&'a str>,
+    autoflush: Option<String>,
     flush_at_cluster: bool,
     max_basket_bytes: Option<u64>,
     threads: usize,
 }
 
 /// The conversion options of `settings`, parsed once here for both front ends.
-fn convert_options(settings: Settings<'_>, skip_unsupported: bool) -> PyResult<ConvertOptions> {
+fn convert_options(settings: Settings, skip_unsupported: bool) -> PyResult<ConvertOptions> {
     let named =
         |name: &str, value: &str, e: String| errors::value(format!("{name} {value:?}: {e}"));
     let Settings {
@@ -434,20 +383,20 @@ fn convert_options(settings: Settings<'_>, skip_unsupported: bool) -> PyResult<C
         threads,
     } = settings;
     let mut options = ConvertOptions::default()
-        .codec(self::codec(codec)?)
-        .rac(rac_mode(rac)?)
+        .codec(self::codec(&codec)?)
+        .rac(rac_mode(&rac)?)
         .rac_dictionary(rac_dictionary)
         .flush_at_cluster(flush_at_cluster)
         .threads(threads)
         .precondition(
             precondition
                 .parse()
-                .map_err(|e| named("precondition", precondition, e))?,
+                .map_err(|e| named("precondition", &precondition, e))?,
         )
         .boundaries(
             boundaries
                 .parse()
-                .map_err(|e| named("boundaries", boundaries, e))?,
+                .map_err(|e| named("boundaries", &boundaries, e))?,
         )
         .skip_unsupported(skip_unsupported)
         .max_basket_bytes(max_basket_bytes);
@@ -458,12 +407,12 @@ fn convert_options(settings: Settings<'_>, skip_unsupported: bool) -> PyResult<C
         options = options.rac_unit_bytes(bytes);
     }
     if let Some(spec) = autoflush {
-        let size: ClusterSize = spec.parse().map_err(|e| named("autoflush", spec, e))?;
+        let size: ClusterSize = spec.parse().map_err(|e| named("autoflush", &spec, e))?;
         options = options.cluster_size(size);
     }
     for (pattern, kind, value) in branch_settings {
-        let settings = BranchSettings::parse(kind, value).map_err(errors::value)?;
-        options = options.branch_rule(glob(pattern)?, settings);
+        let settings = BranchSettings::parse(&kind, &value).map_err(errors::value)?;
+        options = options.branch_rule(glob(&pattern)?, settings);
     }
     Ok(options)
 }
@@ -473,30 +422,19 @@ fn convert_options(settings: Settings<'_>, skip_unsupported: bool) -> PyResult<C
 /// (one flag per entry) and `selection` (an expression) chooses the entries; `branches` are
 /// globs; the writing options are spelled as for [`convert`] and matter with `recompress`.
 #[pyfunction]
-#[pyo3(signature = (input, output, tree=None, entries=None, mask=None, selection=None, branches=Vec::new(), recompress=false, codec="zstd:5", rac="off", branch_settings=Vec::new(), precondition="auto", boundaries="auto", basket_size=None, rac_unit_bytes=None, rac_dictionary=true, autoflush=None, flush_at_cluster=false, max_basket_bytes=None, threads=1))]
+#[pyo3(signature = (input, output, settings, tree=None, entries=None, mask=None, selection=None, branches=Vec::new(), recompress=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn skim(
     py: Python<'_>,
     input: PathBuf,
     output: PathBuf,
+    settings: Settings,
     tree: Option<String>,
     entries: Option<PyReadonlyArray1<'_, u64>>,
     mask: Option<PyReadonlyArray1<'_, bool>>,
     selection: Option<&str>,
     branches: Vec<String>,
     recompress: bool,
-    codec: &str,
-    rac: &str,
-    branch_settings: Vec<(String, String, String)>,
-    precondition: &str,
-    boundaries: &str,
-    basket_size: Option<usize>,
-    rac_unit_bytes: Option<usize>,
-    rac_dictionary: bool,
-    autoflush: Option<&str>,
-    flush_at_cluster: bool,
-    max_basket_bytes: Option<u64>,
-    threads: usize,
 ) -> PyResult<String> {
     use evtc_convert::Entries;
     let chosen = match (entries, mask, selection) {
@@ -513,23 +451,7 @@ pub(crate) fn skim(
             ));
         }
     };
-    let convert = convert_options(
-        Settings {
-            codec,
-            rac,
-            branch_settings: &branch_settings,
-            precondition,
-            boundaries,
-            basket_size,
-            rac_unit_bytes,
-            rac_dictionary,
-            autoflush,
-            flush_at_cluster,
-            max_basket_bytes,
-            threads,
-        },
-        false,
-    )?;
+    let convert = convert_options(settings, false)?;
     let options = evtc_convert::SkimOptions {
         tree,
         entries: chosen,
