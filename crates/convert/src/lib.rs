@@ -362,6 +362,19 @@ fn branch_specs(
     specs
 }
 
+/// The output branch of an evtc branch written again with `options` (a merge's or a skim's
+/// `recompress`): its name, type, counter and dimensions kept.
+pub(crate) fn respec(meta: &evtc_format::BranchMeta, options: &ConvertOptions) -> BranchSpec {
+    let shape = meta.shape().unwrap_or_default();
+    branch_spec(
+        &meta.name,
+        meta.dtype,
+        meta.counter.as_ref(),
+        &shape,
+        options,
+    )
+}
+
 /// The output branch `name` of type `dtype` (counted by `counter`, of dimensions `shape` when
 /// it has two or more) with `options`' settings: the per-branch rules that match it over the
 /// file-wide ones.

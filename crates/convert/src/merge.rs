@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use evtc_format::{BranchMeta, EXT_SHAPE, MergeProgress, ReadOptions, Schemas};
+use evtc_format::{BranchMeta, MergeProgress, ReadOptions, Schemas};
 use serde::Serialize;
 
 use crate::source::{FileKind, file_kind};
-use crate::{ConvertOptions, Error, Result, branch_spec, convert};
+use crate::{ConvertOptions, Error, Result, convert};
 
 /// How to merge: which branches, copying or writing again, and the settings of ROOT inputs'
 /// conversion and of writing.
@@ -175,26 +175,7 @@ pub fn merge(
         })?;
         paths.push(converted);
     }
-    let respec = |meta: &BranchMeta| {
-        let shape: Vec<u32> = meta
-            .extensions
-            .iter()
-            .find(|e| e.key == EXT_SHAPE)
-            .map(|e| {
-                e.value
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect()
-            })
-            .unwrap_or_default();
-        branch_spec(
-            &meta.name,
-            meta.dtype,
-            meta.counter.as_ref(),
-            &shape,
-            &options.convert,
-        )
-    };
+    let respec = |meta: &BranchMeta| crate::respec(meta, &options.convert);
     let mut read = ReadOptions::default().threads(1);
     if let Some(limit) = options.convert.max_basket_bytes {
         read = read.max_basket_bytes(limit);

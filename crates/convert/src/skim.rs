@@ -5,13 +5,13 @@ use std::path::Path;
 use std::time::Instant;
 
 use evtc_format::{
-    BranchMeta, DataType, EXT_SHAPE, FileReader, ReadOptions, ScalarType, TreeReader, TreeSelection,
+    BranchMeta, DataType, FileReader, ReadOptions, ScalarType, TreeReader, TreeSelection,
 };
 use serde::Serialize;
 
 use crate::select::{Column, Selection};
 use crate::source::{FileKind, file_kind};
-use crate::{ConvertOptions, Error, Glob, Result, branch_spec};
+use crate::{ConvertOptions, Error, Glob, Result};
 
 /// Which entries a skim keeps.
 #[derive(Debug, Clone, Default)]
@@ -178,26 +178,7 @@ pub fn skim(
         Entries::Where(_) => selecting.elapsed().as_secs_f64(),
         _ => 0.0,
     };
-    let respec = |meta: &BranchMeta| {
-        let shape: Vec<u32> = meta
-            .extensions
-            .iter()
-            .find(|e| e.key == EXT_SHAPE)
-            .map(|e| {
-                e.value
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect()
-            })
-            .unwrap_or_default();
-        branch_spec(
-            &meta.name,
-            meta.dtype,
-            meta.counter.as_ref(),
-            &shape,
-            &options.convert,
-        )
-    };
+    let respec = |meta: &BranchMeta| crate::respec(meta, &options.convert);
     // The input is opened again by the skim itself.
     drop(reader);
     let done = evtc_format::skim(
