@@ -4,14 +4,12 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 use evtc_codecs::Codec;
 use evtc_convert::advise::{Advice, AdviseOptions, BranchAdvice, FilePoint, Goal, advise};
 use evtc_convert::{ConvertOptions, Glob};
 use evtc_format::WriteOptions;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::convert::parse_rule;
 use crate::plot;
@@ -106,17 +104,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(bytes) = args.basket_size {
         options.basket_bytes = usize::try_from(bytes).context("--basket-size is too large")?;
     }
-    let bar = if args.quiet || args.json {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} trials {pos}/{len} {wide_bar} {eta}")
-                .expect("a valid template"),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    };
+    let bar = crate::progress_bar(
+        args.quiet || args.json,
+        "{spinner} trials {pos}/{len} {wide_bar} {eta}",
+    );
     let advice = advise(&args.file, &options, &|done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);

@@ -2,9 +2,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
-use anyhow::bail;
 use evtc_codecs::{Codec, Quantization};
 use evtc_convert::{
     BoundaryChoice, BranchSettings, ConvertOptions, Glob, PreconditionChoice, convert,
@@ -12,7 +10,6 @@ use evtc_convert::{
 };
 use evtc_format::size;
 use evtc_format::{ClusterSize, RacMode};
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `evtc convert`.
 #[derive(Debug, clap::Args)]
@@ -179,20 +176,7 @@ impl WriteArgs {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if !args.input.exists() {
-        bail!("input {} does not exist", args.input.display());
-    }
-    if args.output.is_dir() {
-        bail!(
-            "output {} is a directory; give a file name",
-            args.output.display()
-        );
-    }
-    if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty())
-        && !dir.is_dir()
-    {
-        bail!("output directory {} does not exist", dir.display());
-    }
+    crate::check_paths(&args.input, &args.output)?;
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -207,20 +191,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     options.interrupt = Some(crate::interrupt::flag());
     options.keep_partial = args.keep_partial;
-    let bar = if args.quiet || args.json {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{prefix} [{bar:30}] {pos}/{len} entries, {per_sec}, {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    };
+    let bar = crate::progress_bar(
+        args.quiet || args.json,
+        "{prefix} [{bar:30}] {pos}/{len} entries, {per_sec}, {msg}",
+    );
     let started = std::time::Instant::now();
     let summary = convert(&args.input, &args.output, &options, &mut |p| {
         bar.set_prefix(p.tree.to_owned());

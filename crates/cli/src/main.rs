@@ -103,6 +103,42 @@ fn message(e: &anyhow::Error) -> String {
     out
 }
 
+/// A progress bar of `template` (indicatif's), drawn five times a second; hidden when the
+/// command prints nothing but its result (`--quiet`, `--json`).
+fn progress_bar(hidden: bool, template: &str) -> indicatif::ProgressBar {
+    if hidden {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}
+
+/// Checks a command's input and output paths before any work: the input exists, the output is
+/// a file name in a directory that exists.
+fn check_paths(input: &std::path::Path, output: &std::path::Path) -> anyhow::Result<()> {
+    if !input.exists() {
+        anyhow::bail!("input {} does not exist", input.display());
+    }
+    if output.is_dir() {
+        anyhow::bail!(
+            "output {} is a directory; give a file name",
+            output.display()
+        );
+    }
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        anyhow::bail!("output directory {} does not exist", dir.display());
+    }
+    Ok(())
+}
+
 /// Reader options with `--max-basket-size`, when given.
 fn read_options(max_basket_size: Option<u64>) -> evtc_format::ReadOptions {
     let options = evtc_format::ReadOptions::default();

@@ -3,12 +3,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 use evtc_convert::{ConvertOptions, MergeOptions, MergeStep, Schemas, expand_inputs, merge};
 use evtc_format::size;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::convert::WriteArgs;
 
@@ -82,18 +80,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         recompress: args.recompress,
         convert,
     };
-    let bar = if args.quiet || args.json {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(inputs.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} inputs, {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    };
+    let bar = crate::progress_bar(
+        args.quiet || args.json,
+        "{prefix} [{bar:30}] {pos}/{len} inputs, {msg}",
+    );
+    bar.set_length(inputs.len() as u64);
     let report = merge(&args.output, &inputs, &options, &mut |step| match step {
         MergeStep::Converting { path, index, total } => {
             bar.set_prefix("converting");

@@ -3,12 +3,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use evtc_convert::{ConvertOptions, Entries, Glob, Selection, SkimOptions, read_entry_list, skim};
 use evtc_format::size;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::convert::WriteArgs;
 
@@ -59,15 +57,7 @@ fn parse_selection(text: &str) -> Result<Selection, String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if !args.input.exists() {
-        bail!("input {} does not exist", args.input.display());
-    }
-    if args.output.is_dir() {
-        bail!(
-            "output {} is a directory; give a file name",
-            args.output.display()
-        );
-    }
+    crate::check_paths(&args.input, &args.output)?;
     let entries = match (&args.entries, &args.selection) {
         (Some(list), _) => Entries::List(read_entry_list(list)?),
         (None, Some(selection)) => Entries::Where(selection.clone()),
@@ -87,18 +77,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .max_basket_bytes(args.max_basket_size),
         ),
     };
-    let bar = if args.quiet || args.json {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} entries")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    };
+    let bar = crate::progress_bar(
+        args.quiet || args.json,
+        "{prefix} [{bar:30}] {pos}/{len} entries",
+    );
     let report = skim(&args.input, &args.output, &options, &mut |p| {
         bar.set_prefix(p.tree.to_owned());
         bar.set_length(p.total);
