@@ -499,7 +499,7 @@ class Tree:
         if sum(chosen) > 1:
             raise ValueError("give one of an entry range, entries and events")
         if events is not None:
-            entries = [self._one_entry(k, e) for k, e in self._lookup(events)]
+            entries = self.file._reader.entry_of(self.name, self._keys(events))
         if entries is not None:
             return self._take(lib, names, self._entries(entries))
         start, stop = self._range(entry_start, entry_stop)
@@ -572,7 +572,7 @@ class Tree:
         Raises:
             evtc.errors.SchemaError: the tree has no event index.
         """
-        ((_, entries),) = self._lookup([(major, minor)])
+        (entries,) = self.file._reader.entries_of(self.name, self._keys([(major, minor)]))
         return np.asarray(entries, dtype=np.uint64)
 
     def entry_of(self, major: int, minor: int) -> int:
@@ -584,11 +584,12 @@ class Tree:
             evtc.errors.DuplicateEventError: several entries have them (all are named).
             evtc.errors.SchemaError: the tree has no event index.
         """
-        ((key, entries),) = self._lookup([(major, minor)])
-        return self._one_entry(key, entries)
+        (entry,) = self.file._reader.entry_of(self.name, self._keys([(major, minor)]))
+        return int(entry)
 
-    def _lookup(self, keys: Any) -> list[tuple[tuple[int, int], list[int]]]:
-        """Each key of ``keys`` (pairs of integers) with its entries."""
+    @staticmethod
+    def _keys(keys: Any) -> list[tuple[int, int]]:
+        """``keys`` as (major, minor) pairs of Python integers."""
         pairs = []
         for key in keys:
             if isinstance(key, (str, bytes)) or len(key) != 2:
@@ -597,21 +598,7 @@ class Tree:
             if not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (a, b)):
                 raise TypeError(f"an event is a (major, minor) pair of integers, not {key!r}")
             pairs.append((int(a), int(b)))
-        return list(zip(pairs, self.file._reader.entries_of(self.name, pairs)))
-
-    def _one_entry(self, key: tuple[int, int], entries: list[int]) -> int:
-        from . import errors
-
-        names = self.event_index or ("major", "minor")
-        what = f"({names[0]}, {names[1]}) = ({key[0]}, {key[1]})"
-        if not entries:
-            raise errors.KeyInFileError(f'tree "{self.name}" has no entry with {what}')
-        if len(entries) > 1:
-            shown = ", ".join(map(str, entries[:10])) + (f" and {len(entries) - 10} more" if len(entries) > 10 else "")
-            raise errors.DuplicateEventError(
-                f'{what} is held by {len(entries)} entries of tree "{self.name}": {shown}'
-            )
-        return int(entries[0])
+        return pairs
 
     def _take(self, lib: str, names: list[str], entries: np.ndarray) -> Any:
         """Entries ``entries`` (a uint64 array, in that order) of ``names``."""

@@ -455,6 +455,37 @@ impl Reader {
         }
     }
 
+    /// `f` over tree `tree`'s event index, with the GIL released: ROOT files and trees without
+    /// an index are refused.
+    fn look_up<T: Send>(
+        &self,
+        py: Python<'_>,
+        tree: &str,
+        f: impl FnOnce(&evtc_format::EventIndexReader<'_, Source>) -> evtc_format::Result<T> + Send,
+    ) -> PyResult<T> {
+        if let Backend::Root { .. } = &self.backend {
+            return Err(errors::raise(
+                "UnsupportedError",
+                format!(
+                    "looking events up needs an evtc file's event index; convert the ROOT file \
+                     (its TTreeIndex on two branches is kept) to look up tree {tree:?}"
+                ),
+            ));
+        }
+        py.detach(|| {
+            let reader = self.evtc_tree(tree)?;
+            let index = reader
+                .event_index()
+                .map_err(errors::format)?
+                .ok_or_else(|| {
+                    errors::format(evtc_format::Error::NoEventIndex {
+                        tree: tree.to_owned(),
+                    })
+                })?;
+            f(&index).map_err(errors::format)
+        })
+    }
+
     /// `f` over `names`, on the pool when there is one.
     fn map<F>(&self, names: &[String], f: F) -> PyResult<Vec<Column>>
     where
@@ -879,28 +910,16 @@ impl Reader {
         tree: &str,
         keys: Vec<(i128, i128)>,
     ) -> PyResult<Vec<Vec<u64>>> {
-        if let Backend::Root { .. } = &self.backend {
-            return Err(errors::raise(
-                "UnsupportedError",
-                format!(
-                    "looking events up needs an evtc file's event index; convert the ROOT file \
-                     (its TTreeIndex on two branches is kept) to look up tree {tree:?}"
-                ),
-            ));
-        }
-        py.detach(|| {
-            let reader = self.evtc_tree(tree)?;
-            let index = reader
-                .event_index()
-                .map_err(errors::format)?
-                .ok_or_else(|| {
-                    errors::format(evtc_format::Error::NoEventIndex {
-                        tree: tree.to_owned(),
-                    })
-                })?;
-            keys.iter()
-                .map(|&(a, b)| index.entries_of(a, b).map_err(errors::format))
-                .collect()
+        self.look_up(py, tree, |index| {
+            keys.iter().map(|&(a, b)| index.entries_of(a, b)).collect()
+        })
+    }
+
+    /// The entry of tree `tree` whose event-index keys are each of `keys`: `KeyInFileError` for
+    /// a key no entry has, `DuplicateEventError` for one several have (the library's errors).
+    fn entry_of(&self, py: Python<'_>, tree: &str, keys: Vec<(i128, i128)>) -> PyResult<Vec<u64>> {
+        self.look_up(py, tree, |index| {
+            keys.iter().map(|&(a, b)| index.entry_of(a, b)).collect()
         })
     }
 
