@@ -244,6 +244,12 @@ pub enum Error {
         /// The tree.
         tree: String,
     },
+    /// Another writer is updating the file (it holds the file's lock).
+    #[error("{}: another writer is updating this file (it holds its lock); try again when it is done", path.display())]
+    Busy {
+        /// The file.
+        path: PathBuf,
+    },
     /// An error reading one of several files (a merge's inputs), with the file's path.
     #[error("{}: {source}", path.display())]
     InFile {

@@ -71,15 +71,18 @@ pub use index::{EXT_EVENT_INDEX, EventIndexReader, IndexSummary, add_event_index
 pub use io::{LocalFile, ReadAt};
 pub use merge::{MergeOptions, MergeProgress, MergeSummary, MergedTree, Schemas, merge};
 pub use meta::{
-    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_MANTISSA_BITS,
-    EXT_MERGE_DEFAULTS, EXT_QUANTIZED, EXT_RAC_ENTRY_SIZES, EXT_RAC_LZMA_DICTIONARY, EXT_SHAPE,
-    Extension, FileMeta, ScalarType, TreeMeta, TreeSchema,
+    BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_INDEX_SEGMENTS,
+    EXT_MANTISSA_BITS, EXT_MERGE_DEFAULTS, EXT_QUANTIZED, EXT_RAC_ENTRY_SIZES,
+    EXT_RAC_LZMA_DICTIONARY, EXT_SHAPE, Extension, FileMeta, IndexSegment, ScalarType, TreeMeta,
+    TreeSchema,
 };
 pub use reader::{
     BranchCursor, BranchReader, DEFAULT_BASKET_CACHE_BYTES, FileReader, Jagged, RawBasket,
     ReadOptions, RowReader, TreeReader, Value, ValueRef,
 };
-pub use recover::{RecoveredTree, Recovery, Scan, recover, recover_into, scan_records};
+pub use recover::{
+    RecoveredTree, Recovery, Scan, recover, recover_into, scan_records, scan_records_until,
+};
 pub use schema::{
     BranchSpec, COUNT_PRECONDITION, ClusterSize, DEFAULT_MAX_BASKET_BYTES, LZMA_RAC_UNIT_BYTES,
     RAC_AUTO_MIN_UNITS, RacMode, WriteOptions, auto_precondition,

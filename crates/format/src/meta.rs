@@ -115,6 +115,25 @@ pub const EXT_SHAPE: &str = "shape";
 /// (docs/format.md 4.2).
 pub const EXT_MERGE_DEFAULTS: &str = "merge-defaults";
 
+/// Key of the required branch extension that lists, since version 1.12, the earlier parts of a
+/// branch's basket index when an append wrote the baskets it added in an index record of their
+/// own instead of writing the whole index again; its value is a `Vec<IndexSegment>` in
+/// postcard encoding, in entry order, followed by the record at `index_offset`
+/// (docs/format.md 3.5). A reader of 1.0-1.11, which would read the last part only, refuses the
+/// file by the extension's name.
+pub const EXT_INDEX_SEGMENTS: &str = "index-segments";
+
+/// One of the earlier parts of a branch's basket index ([`EXT_INDEX_SEGMENTS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexSegment {
+    /// File offset of the branch-index record holding this part.
+    pub offset: u64,
+    /// Length of that record, header included.
+    pub len: u64,
+    /// Baskets it lists.
+    pub baskets: u64,
+}
+
 /// An addition of a later minor version (docs/format.md 4.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Extension {
@@ -184,6 +203,18 @@ impl BranchMeta {
         self.extensions
             .iter()
             .any(|e| e.key == EXT_RAC_LZMA_DICTIONARY)
+    }
+
+    /// The earlier parts of the branch's basket index ([`EXT_INDEX_SEGMENTS`], version 1.12),
+    /// in entry order; empty when the record at `index_offset` holds the whole index.
+    ///
+    /// # Errors
+    /// The extension's value does not decode (its postcard error).
+    pub fn index_segments(&self) -> std::result::Result<Vec<IndexSegment>, postcard::Error> {
+        match self.extensions.iter().find(|e| e.key == EXT_INDEX_SEGMENTS) {
+            Some(e) => postcard::from_bytes(&e.value),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// The mantissa bits this float branch's values were rounded to before writing

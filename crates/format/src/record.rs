@@ -14,11 +14,15 @@ pub const RECORD_MAGIC: [u8; 4] = *b"EVRC";
 /// The format version this crate writes.
 pub const MAJOR: u16 = 1;
 /// The format minor version this crate writes.
-pub const MINOR: u16 = 11;
+pub const MINOR: u16 = 12;
 /// File header length.
 pub const FILE_HEADER_LEN: u64 = 16;
 /// Trailer length.
 pub const TRAILER_LEN: u64 = 32;
+/// The most bytes an append writes between two copies of the trailer of the version it
+/// appends to (besides one record longer than this), so that a reader finds that version near
+/// the end of a file whose append was interrupted (docs/format.md 2.4).
+pub const TRAILER_COPY_INTERVAL: u64 = 64 << 20;
 /// Record header length.
 pub const RECORD_HEADER_LEN: usize = 48;
 /// Branch number of tree-level records.

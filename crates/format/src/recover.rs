@@ -20,7 +20,8 @@ use crate::io::{LocalFile, ReadAt};
 use crate::meta::{BasketIndex, BasketLoc, FileMeta, TreeMeta, TreeSchema};
 use crate::output::Output;
 use crate::record::{
-    self, FILE_HEADER_LEN, NO_BRANCH, RECORD_HEADER_LEN, RecordHeader, RecordKind, Trailer,
+    self, FILE_HEADER_LEN, NO_BRANCH, RECORD_HEADER_LEN, RecordHeader, RecordKind, TRAILER_LEN,
+    Trailer,
 };
 
 /// What a scan of a file's records found.
@@ -47,15 +48,26 @@ pub struct Scan {
 /// # Errors
 /// The file header is not an evtc file's; I/O errors.
 pub fn scan_records<R: ReadAt>(source: &R) -> Result<Scan> {
-    scan(source, |_, _, _| Ok(()))
+    scan(source, source.len(), |_, _, _| Ok(()))
+}
+
+/// [`scan_records`] of the first `len` bytes of `source` (at most its length): of the version a
+/// reader reads ([`FileReader::committed_len`]) when an append to the file was interrupted.
+///
+/// # Errors
+/// As for [`scan_records`].
+///
+/// [`FileReader::committed_len`]: crate::FileReader::committed_len
+pub fn scan_records_until<R: ReadAt>(source: &R, len: u64) -> Result<Scan> {
+    scan(source, len.min(source.len()), |_, _, _| Ok(()))
 }
 
 /// [`scan_records`], calling `visit` with each sound record's offset, header and body.
 fn scan<R: ReadAt>(
     source: &R,
+    file_len: u64,
     mut visit: impl FnMut(u64, &RecordHeader, &[u8]) -> Result<()>,
 ) -> Result<Scan> {
-    let file_len = source.len();
     let io = |e| Error::io(source.path(), e);
     let mut header = [0u8; FILE_HEADER_LEN as usize];
     if file_len < FILE_HEADER_LEN {
@@ -77,6 +89,11 @@ fn scan<R: ReadAt>(
         source.read_exact_at(offset, &mut bytes).map_err(io)?;
         let header = match RecordHeader::decode(&bytes, &location) {
             Ok(h) => h,
+            // The trailer of a version that an append followed, or a copy of it (2.4).
+            Err(_) if is_trailer(&bytes, offset) => {
+                offset += TRAILER_LEN;
+                continue;
+            }
             Err(e) => break Some(e),
         };
         let body_at = offset + RECORD_HEADER_LEN as u64;
@@ -110,6 +127,13 @@ fn scan<R: ReadAt>(
         file_len,
         stopped,
     })
+}
+
+/// Whether `bytes` start with a sound trailer (read at `offset`).
+fn is_trailer(bytes: &[u8; RECORD_HEADER_LEN], offset: u64) -> bool {
+    let mut trailer = [0u8; TRAILER_LEN as usize];
+    trailer.copy_from_slice(&bytes[..TRAILER_LEN as usize]);
+    Trailer::decode(&trailer, offset).is_ok()
 }
 
 /// What [`recover`] restored, tree by tree.
@@ -198,7 +222,10 @@ pub fn recover(damaged: &Path, output: &Path) -> Result<Recovery> {
 pub fn recover_into<R: ReadAt, W: Write>(source: &R, output: W) -> Result<Recovery> {
     let mut trees: BTreeMap<u32, FoundTree> = BTreeMap::new();
     let mut had_footer = false;
-    let scan = scan(source, |offset, header, body| {
+    // A file whose append was interrupted: its last complete version, not the append's bytes.
+    let len = crate::reader::last_complete(source, crate::schema::DEFAULT_MAX_BASKET_BYTES)
+        .map_or(source.len(), |(at, _)| at + TRAILER_LEN);
+    let scan = scan(source, len, |offset, header, body| {
         let location = || Location::at(offset);
         let tree = trees.entry(header.tree).or_default();
         match header.kind {
@@ -283,7 +310,7 @@ pub fn recover_into<R: ReadAt, W: Write>(source: &R, output: W) -> Result<Recove
     Ok(Recovery {
         trees: report,
         sound_bytes,
-        tail_bytes: scan.file_len - scan.end,
+        tail_bytes: source.len() - scan.end,
         stopped: scan.stopped.map(|e| e.to_string()),
         had_footer,
     })

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{muons, verifies, write_input};
+use common::{same_values, verifies, write_input};
 use evtc_codecs::Codec;
 use evtc_format::{
     BranchSpec, EXT_MERGE_DEFAULTS, FileReader, FileWriter, MergeOptions, RacMode, ScalarType,
@@ -30,32 +30,6 @@ fn small(options: WriteOptions) -> WriteOptions {
     options
         .basket_size(4 << 10)
         .cluster_size("1000".parse().expect("entries"))
-}
-
-/// The merged file holds the test data's entries 0..n, branch by branch.
-fn same_values(path: &Path, n: u64) {
-    let file = FileReader::open(path).expect("open merged");
-    let tree = file.tree("Events").expect("tree");
-    assert_eq!(tree.entries(), n);
-    let run = tree.branch("run").unwrap().read::<u32>().unwrap();
-    assert!(run.iter().enumerate().all(|(e, &r)| r == (e / 1000) as u32));
-    let pt = tree
-        .branch("Muon_pt")
-        .unwrap()
-        .read_jagged::<f32>()
-        .unwrap();
-    for e in 0..n {
-        let (a, b) = (
-            pt.offsets[e as usize] as usize,
-            pt.offsets[e as usize + 1] as usize,
-        );
-        let want: Vec<f32> = (0..muons(e)).map(|k| e as f32 * 0.5 + k as f32).collect();
-        assert_eq!(pt.values[a..b], want[..], "entry {e}");
-    }
-    let tag = tree.branch("tag").unwrap().read_jagged::<u8>().unwrap();
-    assert_eq!(tag.offsets.len() as u64, n + 1);
-    let p = tree.branch("p").unwrap().read::<f64>().unwrap();
-    assert_eq!(p[3 * 4321 + 1], -4321.0);
 }
 
 #[test]

@@ -15,11 +15,11 @@ use rayon::prelude::*;
 use crate::error::{Error, Location, Result};
 use crate::io::{LocalFile, ReadAt};
 use crate::meta::{
-    BasketIndex, Boundaries, DataType, EXT_RAC_ENTRY_SIZES, EXT_RAC_LZMA_DICTIONARY, EXT_SHAPE,
-    FileMeta, TreeMeta,
+    BasketIndex, Boundaries, DataType, EXT_INDEX_SEGMENTS, EXT_RAC_ENTRY_SIZES,
+    EXT_RAC_LZMA_DICTIONARY, EXT_SHAPE, FileMeta, TreeMeta,
 };
 use crate::record::{
-    self, FILE_HEADER_LEN, RECORD_HEADER_LEN, RecordHeader, RecordKind, TRAILER_LEN, Trailer,
+    self, FILE_HEADER_LEN, RECORD_HEADER_LEN, RecordHeader, RecordKind, TRAILER_LEN,
 };
 use crate::schema::DEFAULT_MAX_BASKET_BYTES;
 
@@ -30,6 +30,9 @@ mod decode;
 mod rows;
 mod take;
 mod tree;
+mod versions;
+
+pub(crate) use versions::last_complete;
 
 pub use bulk::Jagged;
 use cache::SharedCache;
@@ -42,7 +45,11 @@ pub use tree::{BranchReader, RawBasket, TreeReader};
 use decode::{BlockError, Counts, check_entry_sizes_flag, decode_block_into};
 
 /// The required branch extensions this reader knows.
-const KNOWN_REQUIRED: [&str; 2] = [EXT_RAC_ENTRY_SIZES, EXT_RAC_LZMA_DICTIONARY];
+const KNOWN_REQUIRED: [&str; 3] = [
+    EXT_INDEX_SEGMENTS,
+    EXT_RAC_ENTRY_SIZES,
+    EXT_RAC_LZMA_DICTIONARY,
+];
 
 /// The most a record of `algorithm` can expand when decoded (uncompressed bytes per stored byte),
 /// from each codec's format: LZ4 needs a byte per 255 bytes of match (256x), deflate at least 2
@@ -154,6 +161,8 @@ pub struct FileReader<R: ReadAt = LocalFile> {
     options: ReadOptions,
     /// End of the record region (the footer's offset).
     records_end: u64,
+    /// The length of the version read: the file's, or less after an interrupted append.
+    committed_len: u64,
     indexes: Vec<Vec<OnceLock<Arc<BasketIndex>>>>,
     dictionaries: Vec<Vec<OnceLock<Arc<ReaderDictionary>>>>,
     pool: Option<rayon::ThreadPool>,
@@ -312,24 +321,8 @@ impl<R: ReadAt> FileReader<R> {
             .read_exact_at(0, &mut header)
             .map_err(|e| Error::io(source.path(), e))?;
         record::check_file_header(&header)?;
-        let trailer_at = file_len - TRAILER_LEN;
-        let mut trailer = [0u8; TRAILER_LEN as usize];
-        source
-            .read_exact_at(trailer_at, &mut trailer)
-            .map_err(|e| Error::io(source.path(), e))?;
-        let trailer = Trailer::decode(&trailer, trailer_at)?;
+        let (trailer_at, trailer) = versions::last_complete(&source, options.max_basket_bytes)?;
         let location = Location::at(trailer.footer_offset);
-        if trailer.footer_offset < FILE_HEADER_LEN
-            || trailer.footer_offset.checked_add(trailer.footer_len) != Some(trailer_at)
-        {
-            return Err(Error::corrupt(
-                location,
-                format!(
-                    "the trailer puts the footer at {}..+{}, which is not the end of the records (file length {file_len})",
-                    trailer.footer_offset, trailer.footer_len
-                ),
-            ));
-        }
         let pool = if options.threads > 1 {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(options.threads)
@@ -350,6 +343,7 @@ impl<R: ReadAt> FileReader<R> {
             },
             options,
             records_end: trailer.footer_offset,
+            committed_len: trailer_at + TRAILER_LEN,
             indexes: Vec::new(),
             dictionaries: Vec::new(),
             pool,
@@ -385,6 +379,13 @@ impl<R: ReadAt> FileReader<R> {
     /// The footer: every tree and branch with types, settings and sizes.
     pub fn meta(&self) -> &FileMeta {
         &self.meta
+    }
+
+    /// The length of the file's version this reader reads: the file's length, or less when an
+    /// append to the file was interrupted (its bytes after this length are not part of any
+    /// version; the next append, or `evtc recover`, removes them). docs/format.md 2.4.
+    pub fn committed_len(&self) -> u64 {
+        self.committed_len
     }
 
     /// The trees.
@@ -864,8 +865,8 @@ mod tests {
         assert_eq!(x.read::<u32>().unwrap(), values);
         let mut cursor = x.cursor::<u32>().unwrap();
         assert_eq!(cursor.get(12_345).unwrap(), &values[12_345 * 6..12_346 * 6]);
-        // Dictionaries came with version 1.8; this writer's files are 1.11.
-        assert_eq!(file.meta().minor, 11);
+        // Dictionaries came with version 1.8; this writer's files are of its version.
+        assert_eq!(file.meta().minor, crate::record::MINOR);
 
         let end = file.records_end;
         let mut meta = file.meta().clone();

@@ -9,7 +9,7 @@ use evtc_codecs::{Algorithm, DecoderDictionary, PrefixDictionary};
 use super::{Body, FileReader, ReaderDictionary, max_expansion};
 use crate::error::{Error, Location, Result};
 use crate::io::{LocalFile, ReadAt};
-use crate::meta::{BasketIndex, BranchMeta, TreeMeta};
+use crate::meta::{BasketIndex, BranchMeta, EXT_INDEX_SEGMENTS, TreeMeta};
 use crate::record::{FILE_HEADER_LEN, RECORD_HEADER_LEN, RecordKind};
 use crate::types::Scalar;
 
@@ -128,8 +128,13 @@ impl<'a, R: ReadAt> TreeReader<'a, R> {
     /// checks and caches each; else leaves them to be read one by one.
     pub(crate) fn load_indexes(&self, limit: u64) -> Result<()> {
         let file = self.file;
+        // Indexes in parts (appended files) are left to `BranchReader::baskets`.
         let missing: Vec<usize> = (0..self.meta().branches.len())
             .filter(|&b| file.indexes[self.tree][b].get().is_none())
+            .filter(|&b| {
+                let extensions = &self.meta().branches[b].extensions;
+                !extensions.iter().any(|e| e.key == EXT_INDEX_SEGMENTS)
+            })
             .collect();
         let spans = missing.iter().map(|&b| {
             let m = &self.meta().branches[b];
@@ -242,17 +247,47 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         if let Some(index) = cell.get() {
             return Ok(index.clone());
         }
-        let meta = self.meta();
-        let (location, body) =
-            self.read_branch_record(meta.index_offset, meta.index_len, RecordKind::BranchIndex)?;
-        let index: BasketIndex = postcard::from_bytes(&body).map_err(|e| {
-            Error::corrupt(
-                location.clone(),
-                format!("basket index does not decode: {e}"),
-            )
-        })?;
+        let index = self.read_index()?;
         self.validate_index(&index)?;
         Ok(cell.get_or_init(|| Arc::new(index)).clone())
+    }
+
+    /// Reads the branch's basket index: the record at `index_offset`, after the earlier parts
+    /// an append left in records of their own ([`BranchMeta::index_segments`]).
+    fn read_index(&self) -> Result<BasketIndex> {
+        let meta = self.meta();
+        let segments = meta.index_segments().map_err(|e| {
+            Error::corrupt(
+                self.location(None, meta.index_offset),
+                format!("the extension {EXT_INDEX_SEGMENTS} does not decode: {e}"),
+            )
+        })?;
+        let parts = segments
+            .iter()
+            .map(|s| (s.offset, s.len, Some(s.baskets)))
+            .chain([(meta.index_offset, meta.index_len, None)]);
+        let mut baskets = Vec::new();
+        for (offset, len, count) in parts {
+            let (location, body) = self.read_branch_record(offset, len, RecordKind::BranchIndex)?;
+            let part: BasketIndex = postcard::from_bytes(&body).map_err(|e| {
+                Error::corrupt(
+                    location.clone(),
+                    format!("basket index does not decode: {e}"),
+                )
+            })?;
+            if count.is_some_and(|c| c != part.baskets.len() as u64) {
+                return Err(Error::corrupt(
+                    location,
+                    format!(
+                        "this part of the basket index lists {} baskets, its entry in {EXT_INDEX_SEGMENTS} {}",
+                        part.baskets.len(),
+                        count.unwrap_or_default()
+                    ),
+                ));
+            }
+            baskets.extend(part.baskets);
+        }
+        Ok(BasketIndex { baskets })
     }
 
     /// Basket `i` (in entry order) as the file stores it, its record checked (header, and body

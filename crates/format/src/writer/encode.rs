@@ -9,7 +9,7 @@ use evtc_rac::{EncodeDictionary, RacEncoder, RacOptions};
 use super::Sealed;
 use super::branch::{BranchState, WriterDictionary};
 use crate::error::{Error, Result};
-use crate::meta::{Boundaries, BranchMeta, TreeSchema};
+use crate::meta::{Boundaries, BranchMeta, EXT_INDEX_SEGMENTS, TreeSchema};
 use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind};
 use crate::schema::RacMode;
 
@@ -23,21 +23,29 @@ thread_local! {
 pub(super) fn schema_record(
     tree_no: u32,
     name: &str,
+    kept: &[BranchMeta],
     branches: &[BranchState],
     settled: bool,
 ) -> Vec<u8> {
     let schema = TreeSchema {
         name: name.to_owned(),
-        branches: branches
+        branches: kept
             .iter()
-            .map(|s| BranchMeta {
+            .chain(branches.iter().map(|s| &s.meta))
+            .map(|meta| BranchMeta {
                 entries: 0,
                 raw_bytes: 0,
                 stored_bytes: 0,
                 baskets: 0,
                 index_offset: 0,
                 index_len: 0,
-                ..s.meta.clone()
+                extensions: meta
+                    .extensions
+                    .iter()
+                    .filter(|e| e.key != EXT_INDEX_SEGMENTS)
+                    .cloned()
+                    .collect(),
+                ..meta.clone()
             })
             .collect(),
     };

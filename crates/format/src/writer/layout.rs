@@ -187,7 +187,7 @@ impl TreeWriter<'_> {
         }
         let header = RecordHeader::metadata(RecordKind::Dictionary, tree_no, state.number);
         let record = record::encode_record(header, &bytes);
-        state.meta.dictionary_offset = self.file.offset;
+        state.meta.dictionary_offset = self.file.start_record(record.len() as u64)?;
         state.meta.dictionary_len = record.len() as u64;
         state.dictionary = Some(Arc::new(WriterDictionary { bytes, zstd }));
         self.file.write(&record)

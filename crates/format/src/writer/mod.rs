@@ -14,6 +14,7 @@ mod branch;
 mod encode;
 mod fill;
 mod layout;
+mod update;
 
 use branch::{BranchState, TrialBlocks, build_branches};
 use encode::{Encoding, encode_basket, schema_record};
@@ -65,6 +66,10 @@ pub struct FileWriter {
     open_tree: Option<String>,
     options: WriteOptions,
     pool: Option<rayon::ThreadPool>,
+    /// The file's own extensions, for its footer.
+    extensions: Vec<Extension>,
+    /// Set when the writer appends to an existing file ([`FileWriter::append`]).
+    update: Option<update::Update>,
 }
 
 impl std::fmt::Debug for FileWriter {
@@ -84,6 +89,31 @@ impl FileWriter {
     /// writable.
     pub fn create(path: impl AsRef<Path>, options: WriteOptions) -> Result<FileWriter> {
         let path = path.as_ref().to_owned();
+        FileWriter::check_options(&path, &options)?;
+        let output = Output::create(&path).map_err(|e| Error::io(Some(&path), e))?;
+        let file = output
+            .file()
+            .try_clone()
+            .map_err(|e| Error::io(Some(&path), e))?;
+        let pool = FileWriter::pool(&options, &path)?;
+        let mut writer = FileWriter {
+            path,
+            output: Some(output),
+            out: std::io::BufWriter::with_capacity(1 << 20, file),
+            offset: 0,
+            trees: Vec::new(),
+            open_tree: None,
+            options,
+            pool,
+            extensions: Vec::new(),
+            update: None,
+        };
+        writer.write(&record::file_header())?;
+        Ok(writer)
+    }
+
+    /// Refuses options that would write baskets readers refuse.
+    fn check_options(path: &Path, options: &WriteOptions) -> Result<()> {
         let basket_size = options.basket_size_for(options.codec);
         if basket_size as u64 > options.max_basket_bytes {
             return Err(Error::BasketTooLarge {
@@ -94,32 +124,19 @@ impl FileWriter {
                        WriteOptions::max_basket_bytes to write them anyway",
             });
         }
-        let output = Output::create(&path).map_err(|e| Error::io(Some(&path), e))?;
-        let file = output
-            .file()
-            .try_clone()
-            .map_err(|e| Error::io(Some(&path), e))?;
-        let pool = if options.threads > 1 {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(options.threads)
-                .build()
-                .map_err(|e| Error::io(Some(&path), std::io::Error::other(e)))?;
-            Some(pool)
-        } else {
-            None
-        };
-        let mut writer = FileWriter {
-            path,
-            output: Some(output),
-            out: std::io::BufWriter::with_capacity(1 << 20, file),
-            offset: 0,
-            trees: Vec::new(),
-            open_tree: None,
-            options,
-            pool,
-        };
-        writer.write(&record::file_header())?;
-        Ok(writer)
+        Ok(())
+    }
+
+    /// The thread pool of a writer with [`WriteOptions::threads`] above one.
+    fn pool(options: &WriteOptions, path: &Path) -> Result<Option<rayon::ThreadPool>> {
+        if options.threads <= 1 {
+            return Ok(None);
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(options.threads)
+            .build()
+            .map(Some)
+            .map_err(|e| Error::io(Some(path), std::io::Error::other(e)))
     }
 
     /// Starts a tree with the given branches. Trees are written one at a time: finish this one with
@@ -134,12 +151,7 @@ impl FileWriter {
         branches: Vec<BranchSpec>,
     ) -> Result<TreeWriter<'_>> {
         let name = name.into();
-        if let Some(open) = &self.open_tree {
-            return Err(Error::InvalidSchema {
-                tree: name,
-                reason: format!("tree {open:?} is still being written"),
-            });
-        }
+        self.check_no_open_tree(&name)?;
         if self.trees.iter().any(|t| t.name == name) {
             return Err(Error::InvalidSchema {
                 tree: name,
@@ -151,17 +163,8 @@ impl FileWriter {
             tree: name.clone(),
             reason: "too many trees".into(),
         })?;
-        self.write(&schema_record(tree_no, &name, &states, false))?;
-        // Branches laid out as another file's bring their dictionaries (`BranchSpec::like`).
-        for state in &mut states {
-            if let Some(dictionary) = &state.dictionary {
-                let header = RecordHeader::metadata(RecordKind::Dictionary, tree_no, state.number);
-                let record = record::encode_record(header, &dictionary.bytes);
-                state.meta.dictionary_offset = self.offset;
-                state.meta.dictionary_len = record.len() as u64;
-                self.write(&record)?;
-            }
-        }
+        self.write(&schema_record(tree_no, &name, &[], &states, false))?;
+        self.write_dictionaries(tree_no, &mut states)?;
         self.open_tree = Some(name.clone());
         Ok(TreeWriter::new(
             FileRef::Borrowed(self),
@@ -169,6 +172,32 @@ impl FileWriter {
             name,
             states,
         ))
+    }
+
+    /// Refuses to start tree `name` while another is being written.
+    fn check_no_open_tree(&self, name: &str) -> Result<()> {
+        match &self.open_tree {
+            Some(open) => Err(Error::InvalidSchema {
+                tree: name.to_owned(),
+                reason: format!("tree {open:?} is still being written"),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the dictionaries that branches laid out as another file's bring
+    /// ([`BranchSpec::like`]).
+    fn write_dictionaries(&mut self, tree_no: u32, states: &mut [BranchState]) -> Result<()> {
+        for state in states {
+            if let Some(dictionary) = &state.dictionary {
+                let header = RecordHeader::metadata(RecordKind::Dictionary, tree_no, state.number);
+                let record = record::encode_record(header, &dictionary.bytes);
+                state.meta.dictionary_offset = self.start_record(record.len() as u64)?;
+                state.meta.dictionary_len = record.len() as u64;
+                self.write(&record)?;
+            }
+        }
+        Ok(())
     }
 
     /// As [`FileWriter::tree`], but the tree writer owns the file writer, so that it can be kept
@@ -213,25 +242,30 @@ impl FileWriter {
             minor: record::MINOR,
             writer: concat!("evtc-format ", env!("CARGO_PKG_VERSION")).into(),
             trees: std::mem::take(&mut self.trees),
-            extensions: Vec::new(),
+            extensions: std::mem::take(&mut self.extensions),
         };
         let body = postcard::to_stdvec(&meta).expect("metadata serializes");
         let header = RecordHeader::metadata(RecordKind::Footer, 0, NO_BRANCH);
         let footer = record::encode_record(header, &body);
         let trailer = Trailer {
-            footer_offset: self.offset,
+            footer_offset: self.start_record(footer.len() as u64)?,
             footer_len: footer.len() as u64,
         };
         self.write(&footer)?;
-        self.write(&trailer.encode())?;
-        let path = self.path.clone();
-        self.out.flush().map_err(|e| Error::io(Some(&path), e))?;
-        if self.options.sync {
-            self.out
-                .get_ref()
-                .sync_all()
-                .map_err(|e| Error::io(Some(&path), e))?;
+        if self.update.is_some() {
+            // The new version exists once its trailer ends the file: everything before it is
+            // on disk first, so that a crash never leaves a trailer pointing to lost bytes.
+            self.sync()?;
+            self.write_raw(&trailer.encode())?;
+            self.sync()?;
+            if let Some(update) = &mut self.update {
+                update.finished = true;
+            }
+            return Ok(());
         }
+        self.write_raw(&trailer.encode())?;
+        let path = self.path.clone();
+        self.sync()?;
         self.output
             .take()
             .expect("the output lives until finish")
@@ -258,6 +292,12 @@ impl FileWriter {
     /// [`Error::Io`].
     pub fn keep_partial(mut self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
+        if self.update.is_some() {
+            return Err(Error::Request(format!(
+                "{}: an append keeps no partial file; the file stays as it was",
+                self.path.display()
+            )));
+        }
         self.out.flush().map_err(|e| Error::io(Some(path), e))?;
         self.output
             .take()
@@ -272,12 +312,66 @@ impl FileWriter {
         crate::output::partial_path(target.as_ref())
     }
 
-    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+    /// Writes the buffered bytes and, unless [`WriteOptions::sync`] is off, syncs them to disk.
+    fn sync(&mut self) -> Result<()> {
+        self.out
+            .flush()
+            .map_err(|e| Error::io(Some(&self.path), e))?;
+        if self.options.sync {
+            self.out
+                .get_ref()
+                .sync_all()
+                .map_err(|e| Error::io(Some(&self.path), e))?;
+        }
+        Ok(())
+    }
+
+    /// Writes one record (or the file header).
+    fn write(&mut self, record: &[u8]) -> Result<()> {
+        self.write_parts(&[record])
+    }
+
+    /// Writes one record given in parts (a header and a borrowed body). An append first writes
+    /// a copy of its base version's trailer when the record would end more than
+    /// [`record::TRAILER_COPY_INTERVAL`] bytes after the last (docs/format.md 2.4).
+    fn write_parts(&mut self, parts: &[&[u8]]) -> Result<()> {
+        self.start_record(parts.iter().map(|p| p.len() as u64).sum())?;
+        for part in parts {
+            self.write_raw(part)?;
+        }
+        Ok(())
+    }
+
+    /// The offset at which a record of `len` bytes written next starts: after the trailer copy
+    /// an append writes first when one is due ([`FileWriter::write_parts`]).
+    fn start_record(&mut self, len: u64) -> Result<u64> {
+        if let Some(copy) = self
+            .update
+            .as_mut()
+            .and_then(|u| u.trailer_copy_due(self.offset, len))
+        {
+            self.write_raw(&copy)?;
+        }
+        Ok(self.offset)
+    }
+
+    fn write_raw(&mut self, bytes: &[u8]) -> Result<()> {
         self.out
             .write_all(bytes)
             .map_err(|e| Error::io(Some(&self.path), e))?;
         self.offset += bytes.len() as u64;
         Ok(())
+    }
+}
+
+impl Drop for FileWriter {
+    fn drop(&mut self) {
+        // An append that did not finish takes its bytes back: the file is its base version
+        // again (a killed process leaves them, and readers skip them: docs/format.md 2.4).
+        if let Some(update) = self.update.as_ref().filter(|u| !u.finished) {
+            let _ = self.out.flush();
+            let _ = self.out.get_ref().set_len(update.base_len);
+        }
     }
 }
 
@@ -350,6 +444,15 @@ pub struct TreeWriter<'f> {
     extensions: Vec<Extension>,
     /// The keys of the tree's event index, if it gets one.
     index: Option<IndexKeys>,
+    /// The tree's branches that this writer keeps as they are, before its own (adding branches
+    /// to a tree of an existing file: [`FileWriter::add_branches`]).
+    kept: Vec<BranchMeta>,
+    /// The cluster ends the entries must follow (adding branches to a tree whose clusters are
+    /// set), the last being the entries the tree must get.
+    fixed_clusters: Option<Vec<u64>>,
+    /// Per branch, the basket index it had before this writer appended to it
+    /// ([`FileWriter::extend`]); empty for a new tree.
+    prior: Vec<update::PriorIndex>,
 }
 
 /// The file a tree writer writes into: borrowed ([`FileWriter::tree`]) or owned
@@ -476,6 +579,9 @@ impl<'f> TreeWriter<'f> {
             settled: false,
             extensions: Vec::new(),
             index: None,
+            kept: Vec::new(),
+            fixed_clusters: None,
+            prior: Vec::new(),
         }
     }
 
@@ -579,6 +685,17 @@ impl<'f> TreeWriter<'f> {
         }
         self.check_counters(new)?;
         let end = self.entries + new;
+        if let Some(last) = self
+            .fixed_clusters
+            .as_ref()
+            .map(|e| e.last().copied().unwrap_or(0))
+            && end > last
+        {
+            return Err(self.fill_error(
+                0,
+                format!("the tree has {last} entries; the branches added to it received {end}"),
+            ));
+        }
         // Cut clusters inside the new entries.
         while let Some(boundary) = self.next_cluster_end(end).filter(|&b| b <= end) {
             self.entries = boundary;
@@ -586,7 +703,7 @@ impl<'f> TreeWriter<'f> {
         }
         self.entries = end;
         let buffered: usize = self.branches.iter().map(BranchState::raw_len).sum();
-        if buffered as u64 >= self.file.options.max_cluster_bytes {
+        if buffered as u64 >= self.file.options.max_cluster_bytes && self.fixed_clusters.is_none() {
             self.cut_cluster()?;
         } else if !self.file.options.flush_at_cluster {
             for b in 0..self.branches.len() {
@@ -650,6 +767,9 @@ impl<'f> TreeWriter<'f> {
 
     /// The entry at which the current cluster ends, if it is known by `end` (committed + new).
     fn next_cluster_end(&mut self, end: u64) -> Option<u64> {
+        if let Some(ends) = &self.fixed_clusters {
+            return ends.iter().copied().find(|&e| e > self.cluster_start);
+        }
         match self.file.options.cluster {
             ClusterSize::Entries(n) => Some(self.cluster_start.saturating_add(n)),
             ClusterSize::Bytes(target) => {
@@ -888,7 +1008,7 @@ impl<'f> TreeWriter<'f> {
         for (sealed, record) in baskets.iter().zip(records) {
             let record = record?;
             let loc = BasketLoc {
-                offset: self.file.offset,
+                offset: self.file.start_record(record.len() as u64)?,
                 record_len: record.len() as u64,
                 first_entry: sealed.first_entry,
                 entries: sealed.entries,
@@ -973,9 +1093,10 @@ impl<'f> TreeWriter<'f> {
             body_len: basket.body.len() as u64,
             body_crc: basket.body_crc,
         };
+        let record_len = (RECORD_HEADER_LEN + basket.body.len()) as u64;
         let loc = BasketLoc {
-            offset: self.file.offset,
-            record_len: (RECORD_HEADER_LEN + basket.body.len()) as u64,
+            offset: self.file.start_record(record_len)?,
+            record_len,
             first_entry: state.first_entry,
             entries: basket.entries,
             elements: basket.elements,
@@ -984,8 +1105,7 @@ impl<'f> TreeWriter<'f> {
             Some(_) => basket.elements * state.value_size() as u64,
             None => basket.elements * state.value_size() as u64 + 4 * basket.entries,
         };
-        self.file.write(&header.encode())?;
-        self.file.write(basket.body)?;
+        self.file.write_parts(&[&header.encode(), basket.body])?;
         let state = &mut self.branches[branch];
         state.first_entry += basket.entries;
         state.meta.raw_bytes += raw_bytes;
@@ -1016,7 +1136,7 @@ impl<'f> TreeWriter<'f> {
     /// reads it).
     fn settle_schema(&mut self) -> Result<()> {
         if !self.settled && self.branches.iter().all(|b| b.settled) {
-            let record = schema_record(self.tree_no, &self.name, &self.branches, true);
+            let record = schema_record(self.tree_no, &self.name, &self.kept, &self.branches, true);
             self.file.write(&record)?;
             self.settled = true;
         }
@@ -1039,29 +1159,63 @@ impl<'f> TreeWriter<'f> {
         }
         self.cut_cluster()?;
         self.drain()?;
-        let mut metas = Vec::with_capacity(self.branches.len());
-        for (b, state) in self.branches.iter_mut().enumerate() {
-            let index = BasketIndex {
-                baskets: std::mem::take(&mut state.baskets),
-            };
-            let body = postcard::to_stdvec(&index).expect("index serializes");
-            let header = RecordHeader::metadata(RecordKind::BranchIndex, self.tree_no, b as u32);
-            let record = record::encode_record(header, &body);
-            state.meta.index_offset = self.file.offset;
-            state.meta.index_len = record.len() as u64;
+        if let Some(ends) = &self.fixed_clusters
+            && *ends != self.cluster_ends
+        {
+            return Err(self.fill_error(
+                0,
+                format!(
+                    "the tree has {} entries; the branches added to it received {}",
+                    ends.last().copied().unwrap_or(0),
+                    self.entries
+                ),
+            ));
+        }
+        let mut metas = std::mem::take(&mut self.kept);
+        for b in 0..self.branches.len() {
+            self.write_branch_index(b)?;
+            let state = &mut self.branches[b];
             state.meta.entries = self.entries;
-            self.file.write(&record)?;
             metas.push(state.meta.clone());
         }
         self.write_event_index()?;
-        self.file.trees.push(TreeMeta {
+        let tree = TreeMeta {
             name: std::mem::take(&mut self.name),
             entries: self.entries,
             cluster_ends: std::mem::take(&mut self.cluster_ends),
             branches: metas,
             extensions: std::mem::take(&mut self.extensions),
-        });
+        };
+        match self.file.trees.get_mut(self.tree_no as usize) {
+            Some(slot) => *slot = tree,
+            None => self.file.trees.push(tree),
+        }
         self.file.open_tree = None;
+        Ok(())
+    }
+
+    /// Writes branch `b`'s basket index: all of it, or for a branch appended to, the baskets
+    /// added, in a part of their own or together with the last parts (docs/format.md 3.5).
+    fn write_branch_index(&mut self, b: usize) -> Result<()> {
+        let state = &mut self.branches[b];
+        let added = std::mem::take(&mut state.baskets);
+        let (baskets, segments) = match self.prior.get(b) {
+            Some(prior) if added.is_empty() => {
+                // Nothing added: the index stays where it is.
+                state.meta.index_offset = prior.offset;
+                state.meta.index_len = prior.len;
+                return Ok(());
+            }
+            Some(prior) => prior.with(added),
+            None => (added, Vec::new()),
+        };
+        let body = postcard::to_stdvec(&BasketIndex { baskets }).expect("index serializes");
+        let header = RecordHeader::metadata(RecordKind::BranchIndex, self.tree_no, state.number);
+        let record = record::encode_record(header, &body);
+        state.meta.index_offset = self.file.start_record(record.len() as u64)?;
+        state.meta.index_len = record.len() as u64;
+        update::set_segments(&mut state.meta, &segments);
+        self.file.write(&record)?;
         Ok(())
     }
 
@@ -1098,7 +1252,7 @@ impl<'f> TreeWriter<'f> {
             major: keys.branches.major.1,
             minor: keys.branches.minor.1,
             rows: rows.len() as u64,
-            offset: self.file.offset,
+            offset: self.file.start_record(record.len() as u64)?,
             len: record.len() as u64,
         };
         self.file.write(&record)?;

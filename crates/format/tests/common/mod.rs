@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use evtc_format::{
-    BranchSpec, FileReader, FileWriter, LocalFile, ScalarType, WriteOptions, scan_records,
+    BranchSpec, FileReader, FileWriter, LocalFile, ScalarType, TreeWriter, WriteOptions,
+    scan_records,
 };
 
 /// Entry `e`'s muon count.
@@ -27,6 +28,14 @@ pub fn write_input(path: &Path, first: u64, entries: u64, options: WriteOptions,
     }
     let mut file = FileWriter::create(path, options).expect("create");
     let mut tree = file.tree("Events", specs).expect("tree");
+    fill_input(&mut tree, first, entries, extra);
+    tree.finish().expect("finish");
+    file.finish().expect("finish file");
+}
+
+/// Fills and commits entries `first..first + entries` of the test data into `tree` (written by
+/// [`write_input`], or appended to).
+pub fn fill_input(tree: &mut TreeWriter<'_>, first: u64, entries: u64, extra: bool) {
     let range = first..first + entries;
     let run: Vec<u32> = range.clone().map(|e| (e / 1000) as u32).collect();
     let n: Vec<u32> = range.clone().map(muons).collect();
@@ -53,8 +62,44 @@ pub fn write_input(path: &Path, first: u64, entries: u64, options: WriteOptions,
         tree.fill_column(5, &x).expect("extra");
     }
     tree.commit().expect("commit");
-    tree.finish().expect("finish");
-    file.finish().expect("finish file");
+}
+
+/// The file holds the test data's entries 0..n, branch by branch.
+pub fn same_values(path: &Path, n: u64) {
+    let file = FileReader::open(path).expect("open");
+    let tree = file.tree("Events").expect("tree");
+    assert_eq!(tree.entries(), n);
+    let run = tree.branch("run").unwrap().read::<u32>().unwrap();
+    assert!(run.iter().enumerate().all(|(e, &r)| r == (e / 1000) as u32));
+    let pt = tree
+        .branch("Muon_pt")
+        .unwrap()
+        .read_jagged::<f32>()
+        .unwrap();
+    for e in 0..n {
+        let (a, b) = (
+            pt.offsets[e as usize] as usize,
+            pt.offsets[e as usize + 1] as usize,
+        );
+        let want: Vec<f32> = (0..muons(e)).map(|k| e as f32 * 0.5 + k as f32).collect();
+        assert_eq!(pt.values[a..b], want[..], "entry {e}");
+    }
+    let tag = tree.branch("tag").unwrap().read_jagged::<u8>().unwrap();
+    assert_eq!(tag.offsets.len() as u64, n + 1);
+    for e in 0..n as usize {
+        let want = std::iter::repeat_n(b'a' + (e % 26) as u8, e % 3);
+        assert!(
+            tag.values[tag.offsets[e] as usize..tag.offsets[e + 1] as usize]
+                .iter()
+                .copied()
+                .eq(want),
+            "tag {e}"
+        );
+    }
+    let p = tree.branch("p").unwrap().read::<f64>().unwrap();
+    for e in 0..n as usize {
+        assert_eq!(p[3 * e..3 * e + 3], [e as f64, -(e as f64), 0.25], "p {e}");
+    }
 }
 
 /// What `evtc verify --deep` checks: every record's checksums, every basket decoded.
