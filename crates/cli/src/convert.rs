@@ -49,6 +49,11 @@ pub struct Args {
     /// tree's index, a ROOT TTreeIndex on two branches or an evtc index, if it has one).
     #[arg(long, value_name = "MAJOR,MINOR", value_parser = parse_index_keys)]
     index: Option<(String, String)>,
+    /// Append to OUTPUT, an existing evtc file, in place: entries of a tree it has go after
+    /// the tree's (same branches and types; written as its branches are), other trees are
+    /// added. Nothing in it is rewritten; a failure or interruption leaves it as it was.
+    #[arg(long, conflicts_with = "keep_partial")]
+    append: bool,
 }
 
 /// The output's codec and layout settings, which `evtc convert` and `evtc merge --recompress`
@@ -187,7 +192,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .branches(args.branches.clone())
             .skip_unsupported(args.skip_unsupported)
             .max_basket_bytes(args.max_basket_size)
-            .index(args.index.clone()),
+            .index(args.index.clone())
+            .append(args.append),
     );
     options.interrupt = Some(crate::interrupt::flag());
     options.keep_partial = args.keep_partial;
@@ -208,7 +214,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(evtc_convert::Error::Interrupted { kept }) => {
             bar.finish_and_clear();
             let hint = kept.map_or_else(
-                || "nothing was written".to_owned(),
+                || {
+                    if args.append {
+                        format!("{} is as it was", args.output.display())
+                    } else {
+                        "nothing was written".to_owned()
+                    }
+                },
                 |p| {
                     format!(
                         "the records written so far are in {0}; `evtc recover {0} {1}` restores \
@@ -239,7 +251,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         use std::io::Write;
         writeln!(
             out,
-            "converted {} ({}, {}) -> {} ({}) in {:.2} s",
+            "{} {} ({}, {}) -> {} ({}) in {:.2} s",
+            if args.append { "appended" } else { "converted" },
             args.input.display(),
             summary.input_format,
             size::human(summary.input_bytes),

@@ -5,6 +5,7 @@
 //! with status 1 and a one-line cause; a closed pipe (`evtc dump ... | head`) exits 0.
 
 mod advise;
+mod columns;
 mod convert;
 mod dump;
 mod generate;
@@ -44,6 +45,9 @@ enum Command {
     /// `evtc dump --event` and Python's `entry_of` find an event without reading the branches
     /// (ROOT's TTreeIndex).
     Index(index::Args),
+    /// Add the branches of another evtc file's tree (ML scores, calibrations) to the tree of
+    /// the same name and length in an evtc file, in place, without rewriting its branches.
+    AddColumns(columns::Args),
     /// Print trees, branches, codecs and sizes of an evtc or ROOT file.
     Inspect(inspect::Args),
     /// Check an evtc file's structure and checksums (and, with --deep, every basket's contents).
@@ -69,6 +73,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => merge::run(args),
         Command::Skim(args) => skim::run(args),
         Command::Index(args) => index::run(args),
+        Command::AddColumns(args) => columns::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Dump(args) => dump::run(args),

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use evtc_format::{FileReader, LocalFile, scan_records};
+use evtc_format::{FileReader, LocalFile, ReadAt, scan_records, scan_records_until};
 
 /// Arguments of `evtc verify`.
 #[derive(Debug, clap::Args)]
@@ -34,10 +34,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     // Every record's header and body checksum, those no index points to (tree schemas) too.
     let source = LocalFile::open(&args.file)?;
-    let scan = scan_records(&source)?;
+    // The version readers read: the whole file, or less after an interrupted update.
+    let committed = reader.committed_len();
+    let scan = scan_records_until(&source, committed)?;
     let records = scan.records;
-    let records_end = scan.file_len - evtc_format::layout::TRAILER_LEN;
+    let records_end = committed - evtc_format::layout::TRAILER_LEN;
     let mut problems = 0usize;
+    if let Some(tail) = source.len().checked_sub(committed).filter(|&t| t > 0) {
+        writeln!(
+            out,
+            "note: the last {tail} bytes are an interrupted update's, after the file's last \
+             complete version (readers read that version; the next update, or `evtc recover`, \
+             removes them)"
+        )?;
+    }
     if let Some(e) = scan.stopped {
         writeln!(out, "records: {e}")?;
         problems += 1;

@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod advise;
+mod columns;
 mod glob;
 mod merge;
 mod options;
@@ -38,6 +39,7 @@ use evtc_codecs::Width;
 use evtc_format::{Boundaries, BranchSpec, DataType, FileWriter, RacMode};
 use serde::Serialize;
 
+pub use columns::{AddColumnsOptions, AddColumnsReport, add_columns};
 pub use evtc_format::Schemas;
 pub use glob::Glob;
 pub use merge::{MergeOptions, MergeReport, MergeStep, MergedTreeReport, expand_inputs, merge};
@@ -225,37 +227,17 @@ pub fn convert(
             trees.join(", ")
         )));
     }
-    let mut writer = FileWriter::create(output, options.write.clone())?;
+    let mut writer = if options.append {
+        FileWriter::append(output, options.write.clone())?
+    } else {
+        FileWriter::create(output, options.write.clone())?
+    };
     for source in &mut sources {
-        let specs = branch_specs(source, options);
-        let name = source.name().to_owned();
-        let mut tree = writer.tree(&name, specs.iter().map(|(s, _)| s.clone()).collect())?;
-        let (event_index, index_dropped) = event_index(source, &specs, options)?;
-        if let Some((major, minor)) = &event_index {
-            tree.index_by(major, minor)?;
-        }
-        let total = source.entries();
-        let chunk = source.chunk_entries();
-        let mut done = 0;
-        while done < total {
-            let end = (done + chunk).min(total);
-            summary.value_bytes += pool.install(|| source.read(done..end))?;
-            source.fill(&mut tree)?;
-            tree.commit()?;
-            done = end;
-            progress(Progress {
-                tree: &name,
-                entries: done,
-                total,
-                bytes: summary.value_bytes,
-            });
-            if options
-                .interrupt
-                .as_ref()
-                .is_some_and(|flag| flag.load(Ordering::Relaxed))
-            {
-                drop(tree);
-                let kept = if options.keep_partial {
+        match write_tree(&mut writer, source, &pool, options, &mut summary, progress)? {
+            Some(tree) => summary.trees.push(tree),
+            None => {
+                // An append keeps nothing: dropped, its writer leaves the file as it was.
+                let kept = if options.keep_partial && !options.append {
                     let path = FileWriter::partial_path(output);
                     writer.keep_partial(&path)?;
                     Some(path)
@@ -265,19 +247,130 @@ pub fn convert(
                 return Err(Error::Interrupted { kept });
             }
         }
-        tree.finish()?;
-        summary.trees.push(TreeSummary {
-            name,
-            entries: total,
-            branches: specs.len(),
-            event_index,
-            index_dropped,
-        });
     }
     writer.finish()?;
     summary.output_bytes = std::fs::metadata(output).map_or(0, |m| m.len());
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Converts one tree of the input into `writer` (a new tree, or, appending, entries after
+/// those of the output's tree of that name); `None` when interrupted.
+fn write_tree(
+    writer: &mut FileWriter,
+    source: &mut SourceTree<'_>,
+    pool: &rayon::ThreadPool,
+    options: &ConvertOptions,
+    summary: &mut ConvertSummary,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Option<TreeSummary>> {
+    let specs = branch_specs(source, options);
+    let name = source.name().to_owned();
+    let existing = writer.trees().iter().find(|t| t.name == name);
+    let (mut tree, event_index, index_dropped) = match existing {
+        Some(meta) => {
+            same_schema(meta, &specs)?;
+            if options.index.is_some() {
+                return Err(Error::Options(format!(
+                    "tree {name:?}: an event index is chosen for new trees only; entries appended \
+                     to a tree go into the index it has (add one with `evtc index`)"
+                )));
+            }
+            let keys = meta.event_index_keys();
+            (writer.extend(&name)?, keys, None)
+        }
+        None => {
+            let (event_index, index_dropped) = event_index(source, &specs, options)?;
+            let mut tree = writer.tree(&name, specs.iter().map(|(s, _)| s.clone()).collect())?;
+            if let Some((major, minor)) = &event_index {
+                tree.index_by(major, minor)?;
+            }
+            (tree, event_index, index_dropped)
+        }
+    };
+    let total = source.entries();
+    let chunk = source.chunk_entries();
+    let mut done = 0;
+    while done < total {
+        let end = (done + chunk).min(total);
+        summary.value_bytes += pool.install(|| source.read(done..end))?;
+        source.fill(&mut tree)?;
+        tree.commit()?;
+        done = end;
+        progress(Progress {
+            tree: &name,
+            entries: done,
+            total,
+            bytes: summary.value_bytes,
+        });
+        if options
+            .interrupt
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        {
+            return Ok(None);
+        }
+    }
+    tree.finish()?;
+    Ok(Some(TreeSummary {
+        name,
+        entries: total,
+        branches: specs.len(),
+        event_index,
+        index_dropped,
+    }))
+}
+
+/// Refuses to append entries whose branches are not those of the output's tree `meta` (names
+/// and types, in order), naming the branches that differ.
+fn same_schema(meta: &evtc_format::TreeMeta, specs: &[(BranchSpec, Option<usize>)]) -> Result<()> {
+    let have: Vec<(&str, DataType)> = meta
+        .branches
+        .iter()
+        .map(|b| (b.name.as_str(), b.dtype))
+        .collect();
+    let got: Vec<(&str, DataType)> = specs.iter().map(|(s, _)| (s.name(), s.dtype())).collect();
+    if have == got {
+        return Ok(());
+    }
+    /// The first names of a long list, and how many more.
+    fn names(list: &[&str]) -> String {
+        const SHOWN: usize = 12;
+        match list.len().checked_sub(SHOWN) {
+            Some(more) if more > 0 => format!("{} and {more} more", list[..SHOWN].join(", ")),
+            _ => list.join(", "),
+        }
+    }
+    let mut differences = Vec::new();
+    let missing: Vec<&str> = have
+        .iter()
+        .filter(|(n, _)| !got.iter().any(|(g, _)| g == n))
+        .map(|(n, _)| *n)
+        .collect();
+    if !missing.is_empty() {
+        differences.push(format!("the input lacks {}", names(&missing)));
+    }
+    let extra: Vec<&str> = got
+        .iter()
+        .filter(|(n, _)| !have.iter().any(|(h, _)| h == n))
+        .map(|(n, _)| *n)
+        .collect();
+    if !extra.is_empty() {
+        differences.push(format!("the file lacks {}", names(&extra)));
+    }
+    for (n, t) in &got {
+        if let Some((_, was)) = have.iter().find(|(h, w)| h == n && w != t) {
+            differences.push(format!("{n} is {was} in the file, {t} in the input"));
+        }
+    }
+    if differences.is_empty() {
+        differences.push("the branches are in another order".into());
+    }
+    Err(Error::Options(format!(
+        "tree {:?}: the input's branches are not the file's, so its entries cannot be appended: {}",
+        meta.name,
+        differences.join("; ")
+    )))
 }
 
 /// An event index's key branches: (major, minor).

@@ -269,6 +269,10 @@ pub struct ConvertOptions {
     /// The event index every converted tree gets, keyed by these two integer branches (major,
     /// minor); `None`: the input tree's index, if it has one on two such branches.
     pub index: Option<(String, String)>,
+    /// Append to the evtc file at the output instead of writing a new one: entries of a tree
+    /// it has go after its entries (same branches and types, in the same order), other trees
+    /// are added; nothing in it is rewritten, and an interrupted conversion leaves it as it was.
+    pub append: bool,
 }
 
 impl Default for ConvertOptions {
@@ -286,6 +290,7 @@ impl Default for ConvertOptions {
             keep_partial: false,
             max_basket_bytes: None,
             index: None,
+            append: false,
         }
     }
 }
@@ -294,6 +299,12 @@ impl Default for ConvertOptions {
 /// and the thread counts of reading and writing together, so that every front end (the `evtc`
 /// command, the Python package) makes its options the same way.
 impl ConvertOptions {
+    /// Append to an existing output ([`ConvertOptions::append`]).
+    pub fn append(mut self, on: bool) -> ConvertOptions {
+        self.append = on;
+        self
+    }
+
     /// The event index every converted tree gets, keyed by two integer branches (major, minor).
     pub fn index(mut self, keys: Option<(String, String)>) -> ConvertOptions {
         self.index = keys;

@@ -214,7 +214,7 @@ pub fn skim(
 
 /// The names of the branches `globs` keep (all without globs), with the counters of kept
 /// branches and the `name/sizes` chains of kept nested lists; `None` for all.
-fn kept_branches(tree: &TreeReader<'_>, globs: &[Glob]) -> Result<Option<Vec<String>>> {
+pub(crate) fn kept_branches(tree: &TreeReader<'_>, globs: &[Glob]) -> Result<Option<Vec<String>>> {
     if globs.is_empty() {
         return Ok(None);
     }

@@ -181,3 +181,30 @@ pub(crate) fn rewrite(
     }
     by_type!(dtype.scalar(), go)
 }
+
+impl TreeWriter<'_> {
+    /// Reads entries `range` of branch `name` of `tree` (another file's) and fills them into
+    /// branch `b`, whose type must be the same: for copying a branch's values into a tree
+    /// written otherwise (adding another file's branches to a tree,
+    /// [`FileWriter::add_branches`](crate::FileWriter::add_branches)).
+    ///
+    /// # Errors
+    /// [`Error::NoSuchBranch`]; the reading errors; [`Error::InvalidFill`] for another type.
+    pub fn fill_from(
+        &mut self,
+        b: usize,
+        tree: &TreeReader<'_>,
+        name: &str,
+        range: Range<u64>,
+    ) -> Result<()> {
+        let from = tree
+            .branches()
+            .iter()
+            .position(|m| m.name == name)
+            .ok_or_else(|| Error::NoSuchBranch {
+                tree: tree.name().to_owned(),
+                name: name.to_owned(),
+            })?;
+        rewrite(self, b, tree, from, range, None)
+    }
+}

@@ -660,6 +660,7 @@ mod hostile;
 mod index;
 mod merge;
 mod skim;
+mod update;
 
 #[test]
 fn rntuples_are_inspected_converted_and_advised_as_trees_are() {

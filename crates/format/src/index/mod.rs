@@ -53,6 +53,16 @@ pub(crate) struct IndexLocation {
     pub(crate) len: u64,
 }
 
+impl crate::meta::TreeMeta {
+    /// The key branches (major, minor) of the tree's event index, if it has one (its
+    /// [`EXT_EVENT_INDEX`] extension; `None` too when that does not decode).
+    pub fn event_index_keys(&self) -> Option<(String, String)> {
+        let ext = self.extensions.iter().find(|e| e.key == EXT_EVENT_INDEX)?;
+        let location: IndexLocation = postcard::from_bytes(&ext.value).ok()?;
+        Some((location.major, location.minor))
+    }
+}
+
 /// One row: the keys' order-preserving forms ([`key_bits`]) and the entry.
 pub(crate) type Row = (u64, u64, u64);
 

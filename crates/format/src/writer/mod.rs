@@ -112,6 +112,12 @@ impl FileWriter {
         Ok(writer)
     }
 
+    /// The trees of the file: those finished so far, and, for a writer that appends
+    /// ([`FileWriter::append`]), the file's (with what this writer added to them).
+    pub fn trees(&self) -> &[TreeMeta] {
+        &self.trees
+    }
+
     /// Refuses options that would write baskets readers refuse.
     fn check_options(path: &Path, options: &WriteOptions) -> Result<()> {
         let basket_size = options.basket_size_for(options.codec);

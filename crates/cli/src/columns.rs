@@ -1,0 +1,106 @@
+//! `evtc add-columns FILE --from OTHER`: add another evtc file's branches to a tree, in place.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use evtc_convert::{AddColumnsOptions, ConvertOptions, Glob, add_columns};
+use evtc_format::size;
+
+use crate::convert::WriteArgs;
+
+/// Arguments of `evtc add-columns`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The evtc file whose tree gets the branches; updated in place.
+    file: PathBuf,
+    /// The evtc file holding the branches, in a tree of the same name and length.
+    #[arg(long, value_name = "OTHER")]
+    from: PathBuf,
+    /// The tree (default: OTHER's only tree).
+    #[arg(long)]
+    tree: Option<String>,
+    /// OTHER's branches to add, by glob (repeatable; default: all); their counters come along
+    /// unless FILE's tree has them.
+    #[arg(long = "branches", value_name = "GLOB")]
+    branches: Vec<Glob>,
+    #[command(flatten)]
+    write: WriteArgs,
+    /// Threads for compressing (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bar and no summary.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Largest uncompressed basket of OTHER to decode (default 256MiB); raise it for trusted
+    /// files.
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    max_basket_size: Option<u64>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    for path in [&args.file, &args.from] {
+        if !path.is_file() {
+            anyhow::bail!("{} does not exist or is not a file", path.display());
+        }
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let options = AddColumnsOptions {
+        tree: args.tree.clone(),
+        branches: args.branches.clone(),
+        convert: args.write.apply(
+            ConvertOptions::default()
+                .threads(threads)
+                .max_basket_bytes(args.max_basket_size),
+        ),
+    };
+    let bar = crate::progress_bar(
+        args.quiet || args.json,
+        "[{bar:30}] {pos}/{len} entries, {per_sec}",
+    );
+    let report = add_columns(&args.file, &args.from, &options, &mut |done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    })
+    .with_context(|| {
+        format!(
+            "adding branches of {} to {}",
+            args.from.display(),
+            args.file.display()
+        )
+    })?;
+    bar.finish_and_clear();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else if !args.quiet {
+        writeln!(
+            out,
+            "added {} branches of {} to tree {} of {} ({} entries) in {:.2} s: {} -> {}",
+            report.added.len(),
+            args.from.display(),
+            report.tree,
+            args.file.display(),
+            report.entries,
+            report.seconds,
+            size::human(report.bytes_before),
+            size::human(report.bytes_after)
+        )?;
+        writeln!(out, "  added: {}", report.added.join(", "))?;
+        if !report.shared.is_empty() {
+            writeln!(
+                out,
+                "  not added, the tree has them (the branches they count store their own counts): {}",
+                report.shared.join(", ")
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
