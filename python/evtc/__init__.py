@@ -8,7 +8,8 @@
   fsspec URLs or file-like objects: ``tree.arrays``/``iterate``/``branch.array`` into Awkward,
   NumPy or pandas, ``branch[i]`` for single entries, ``tree.arrow(...)`` for Arrow consumers.
 - :func:`iterate` and :func:`concatenate` read a tree of several files, as uproot's.
-- :func:`recreate` writes files (``file["Events"] = {...}``, ``file["Events"].extend({...})``).
+- :func:`recreate` writes files (``file["Events"] = {...}``, ``file["Events"].extend({...})``);
+  :func:`update` appends entries and adds columns to an existing file, in place.
 - :func:`convert` converts ROOT or evtc files into evtc files, as ``evtc convert`` does;
   :func:`merge` merges files into one, as ``evtc merge`` (and ROOT's ``hadd``) does;
   :func:`skim` (and ``tree.skim``) keeps chosen entries and branches, as ``evtc skim`` does.
@@ -34,7 +35,7 @@ _os.environ.setdefault("MIMALLOC_ARENA_PURGE_MULT", "100")
 from . import _lib  # noqa: E402
 from ._dask import dask
 from .advising import advise
-from .converting import convert, index, merge, skim
+from .converting import add_columns, convert, index, merge, skim
 from .errors import (
     CorruptFileError,
     DuplicateEventError,
@@ -47,7 +48,7 @@ from .errors import (
     UnsupportedError,
 )
 from .reading import Branch, File, Tree, concatenate, iterate, open
-from .writing import WritableFile, WritableTree, recreate
+from .writing import UpdatableFile, UpdatableTree, WritableFile, WritableTree, recreate, update
 
 
 
@@ -68,6 +69,7 @@ __all__ = [
     "UnsupportedError",
     "WritableFile",
     "WritableTree",
+    "add_columns",
     "advise",
     "concatenate",
     "convert",
@@ -78,4 +80,7 @@ __all__ = [
     "iterate",
     "open",
     "recreate",
+    "update",
+    "UpdatableFile",
+    "UpdatableTree",
 ]

@@ -118,8 +118,10 @@ def convert(
     max_basket_size: int | None = None,
     threads: int | None = None,
     index: tuple[str, str] | None = None,
+    append: bool = False,
 ) -> dict[str, Any]:
-    """Converts a ROOT file (TTree import) or an evtc file (re-compression) into a new evtc file.
+    """Converts a ROOT file (TTree import) or an evtc file (re-compression) into a new evtc file
+    (or, with ``append``, into an existing one).
 
     Args:
         input, output: paths; ``output`` appears only if the conversion succeeds.
@@ -150,6 +152,10 @@ def convert(
         index: ``(major, minor)``: give every tree an event index on these two integer branches
             (default: the input tree's index, a ROOT ``TTreeIndex`` on two branches or an evtc
             index, if it has one; see :func:`index`).
+        append: append to ``output``, an existing evtc file, in place: entries of a tree it has
+            go after the tree's (same branches and types, in the same order; written as its
+            branches are), other trees are added. Nothing in it is rewritten, and a failure
+            leaves it as it was (see :func:`evtc.update`).
 
     Returns:
         The summary, as ``evtc convert --json`` prints it: ``input_format``, ``input_bytes``,
@@ -195,9 +201,61 @@ def convert(
         branches=list(branches or []),
         skip_unsupported=bool(skip_unsupported),
         index=_index_keys(index),
+        append=bool(append),
     )
     summary: dict[str, Any] = json.loads(text)
     return summary
+
+
+def add_columns(
+    file: str | os.PathLike[str],
+    source: str | os.PathLike[str],
+    *,
+    tree: str | None = None,
+    branches: list[str] | None = None,
+    codec: str = "zstd:5",
+    rac: bool | str = False,
+    branch_codecs: dict[str, str] | None = None,
+    branch_rac: dict[str, bool | str] | None = None,
+    basket_size: int | None = None,
+    rac_unit_bytes: int | None = None,
+    max_basket_size: int | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """Adds the branches of ``source``'s tree to the tree of the same name (and length) in the
+    evtc file ``file``, in place, without rewriting its branches (``evtc add-columns``).
+
+    Args:
+        tree: the tree (default: ``source``'s only tree).
+        branches: ``source``'s branches to add, by glob (default: all); their counters come along
+            unless the tree has branches of those names (the branches they count then store
+            their own counts).
+        codec, rac, branch_codecs, branch_rac, basket_size, rac_unit_bytes, threads: how the
+            added branches are written, as for :func:`convert`.
+
+    Returns:
+        The report, as ``evtc add-columns --json`` prints it: ``tree``, ``entries``, ``added``,
+        ``shared``, ``bytes_before``, ``bytes_after``, ``seconds``.
+    """
+    if branches is not None and (isinstance(branches, str) or not all(isinstance(b, str) for b in branches)):
+        raise TypeError("branches must be a list of str")
+    settings = _settings(
+        codec=codec,
+        rac=rac,
+        branch_settings=_branch_settings(codec=dict(_branch_codecs(branch_codecs)), rac=branch_rac),
+        precondition="auto",
+        boundaries="auto",
+        basket_size=basket_size,
+        rac_unit_bytes=rac_unit_bytes,
+        autoflush=None,
+        max_basket_size=max_basket_size,
+        threads=threads,
+    )
+    text = _lib.add_columns(
+        os.fspath(file), os.fspath(source), settings, tree=tree, branches=list(branches or [])
+    )
+    report: dict[str, Any] = json.loads(text)
+    return report
 
 
 def _index_keys(by: Any) -> tuple[str, str] | None:

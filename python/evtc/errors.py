@@ -19,6 +19,11 @@ class FileError(Error, OSError):
     """A file could not be opened, read or written (the operating system's error in the message)."""
 
 
+class FileBusyError(FileError):
+    """Another writer is updating the file (:func:`evtc.update`, ``evtc convert --append``): it
+    holds the file's lock until it is done."""
+
+
 class CorruptFileError(Error):
     """The file is damaged or not an evtc/ROOT file: a structure, checksum or basket is wrong."""
 
@@ -56,6 +61,7 @@ __all__ = [
     "DuplicateEventError",
     "EntryRangeError",
     "Error",
+    "FileBusyError",
     "FileError",
     "KeyInFileError",
     "OptionsError",

@@ -19,7 +19,7 @@ from . import _lib
 from ._fields import Field
 from ._fields import record as _fields_record
 from ._source import FileLikeSource, FsspecSource, is_url
-from .errors import KeyInFileError, UnsupportedError
+from .errors import KeyInFileError, SchemaError, UnsupportedError
 
 _LIBRARIES = {"ak": "ak", "awkward": "ak", "np": "np", "numpy": "np", "pd": "pd", "pandas": "pd"}
 
@@ -40,6 +40,7 @@ def open(  # noqa: A001 - uproot's name
     storage_options: dict[str, Any] | None = None,
     mmap: bool = False,
     basket_cache: int | str = "128 MiB",
+    friends: list[Any] | None = None,
 ) -> File:
     """Opens an evtc file, or a ROOT file through evtc's own ROOT reader.
 
@@ -58,6 +59,13 @@ def open(  # noqa: A001 - uproot's name
             none) of decoded baskets that reads of entry ranges keep for each other: a step of
             :meth:`Tree.iterate` that ends inside a basket leaves it decoded for the next step,
             which then does not decode it again. Evtc files only.
+        friends: files whose trees are read as parts of this file's (ROOT's friend trees):
+            paths (or URLs), or ``(path, tree)`` pairs. ``file["Events"]`` then also has the
+            branches of each friend's tree of that name (or its given tree, or its only tree),
+            entry by entry; a friend's tree of another length is an error
+            (:class:`evtc.errors.SchemaError`), and a name both have is this file's branch.
+            Reads (``arrays``, ``iterate``, ``arrays(entries=...)``, Arrow) see them as the
+            tree's own; :meth:`Tree.skim` and ``evtc.dask`` read this file's branches only.
 
     Returns:
         A :class:`File`; ``file["Events"]`` is a :class:`Tree`.
@@ -67,6 +75,23 @@ def open(  # noqa: A001 - uproot's name
         evtc.errors.CorruptFileError: it is neither an evtc nor a ROOT file, or it is damaged.
     """
     threads = _threads(threads)
+    if friends is not None:
+        if isinstance(friends, (str, os.PathLike)) or not isinstance(friends, Iterable):
+            raise TypeError("friends must be a list of paths or (path, tree) pairs")
+        main = open(
+            path, threads=threads, storage_options=storage_options, mmap=mmap,
+            basket_cache=basket_cache,
+        )  # fmt: skip
+        for friend in friends:
+            where, tree = friend if isinstance(friend, tuple) else (friend, None)
+            if tree is not None and not isinstance(tree, str):
+                raise TypeError("a friend is a path or a (path, tree name) pair")
+            opened = open(
+                where, threads=threads, storage_options=storage_options, mmap=mmap,
+                basket_cache=basket_cache,
+            )  # fmt: skip
+            main._friends.append((opened, tree))
+        return main
     cache = _basket_cache(basket_cache)
     if not isinstance(mmap, bool):
         raise TypeError(f"mmap must be a bool, not {type(mmap).__name__}")
@@ -171,6 +196,8 @@ class File:
         self.file_path = file_path
         self.source = source
         self._trees: dict[str, Tree] = {}
+        # Friend files and the tree of each to read (None: the tree of the same name).
+        self._friends: list[tuple[File, str | None]] = []
 
     @property
     def format(self) -> str:
@@ -237,6 +264,8 @@ class _BranchTable(Mapping):
         self._tree = tree
         self._names = names
         self._made: dict[str, BranchInfo] = {}
+        # The tables of friend trees, whose branches follow this tree's.
+        self.friends: list[_BranchTable] = []
 
     @functools.cached_property
     def _index(self) -> dict[str, int]:
@@ -244,6 +273,11 @@ class _BranchTable(Mapping):
 
     def __getitem__(self, name: str) -> BranchInfo:
         info = self._made.get(name)
+        if info is None and name not in self._index:
+            for friend in self.friends:
+                if name in friend:
+                    return friend[name]
+            raise KeyError(name)
         if info is None:
             b = self._reader.branch_info(self._tree, self._index[name])
             kind, length, typename = b["kind"], int(b["length"]), b["typename"]
@@ -267,13 +301,19 @@ class _BranchTable(Mapping):
         self._made[info.name] = info
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
+        yield from self._names
+        seen = set(self._index)
+        for friend in self.friends:
+            for name in friend:
+                if name not in seen:
+                    seen.add(name)
+                    yield name
 
     def __len__(self) -> int:
-        return len(self._names)
+        return len(self._names) if not self.friends else sum(1 for _ in self)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._index
+        return name in self._index or any(name in f for f in self.friends)
 
 
 class Tree:
@@ -298,6 +338,28 @@ class Tree:
         for base, chain in self._sizes.items():
             info = self._info[base]
             self._info.replace(dataclasses.replace(info, kind=f"{info.kind}{len(chain) + 1}"))
+        # Friend trees: branch name -> the friend tree that holds it (not this one).
+        self._owners: dict[str, Tree] = {}
+        for friend_file, tree in file._friends:
+            self._befriend(friend_file, tree)
+
+    def _befriend(self, friend_file: File, tree: str | None) -> None:
+        """Reads the branches of ``friend_file``'s tree ``tree`` (default: of this tree's name,
+        or its only tree) as this tree's, entry by entry."""
+        if tree is None:
+            keys = friend_file.keys()
+            tree = self.name if self.name in keys or len(keys) != 1 else keys[0]
+        friend = friend_file[tree]
+        if friend.num_entries != self.num_entries:
+            raise SchemaError(
+                f"friend {friend_file.file_path}: its tree {tree!r} has {friend.num_entries} "
+                f"entries, tree {self.name!r} of {self.file.file_path} has {self.num_entries}; "
+                "a friend's entries are read as this tree's, one for one"
+            )
+        for name in friend._info:
+            if name not in self._info and name not in self._owners:
+                self._owners[name] = friend
+        self._info.friends.append(friend._info)
 
     def skim(
         self,
@@ -335,7 +397,7 @@ class Tree:
     def keys(self, filter_name: Any = None) -> list[str]:
         """Branch names, in file order, optionally filtered (see :meth:`arrays`); an RNTuple's
         top-level field names."""
-        names = list(self._fields) if self._fields else list(self._info._names)
+        names = list(self._fields) if self._fields else list(self._info)
         if filter_name is None:
             return names
         keep = _name_filter(filter_name)
@@ -440,7 +502,23 @@ class Tree:
     ) -> list[tuple[Any, list[Any]]]:
         """Each branch's ``(values, levels)`` of entries ``start..stop`` (or of ``entries``, in
         their order, from an evtc file): its values and the offsets of each list level,
-        outermost first (none for scalars and fixed arrays)."""
+        outermost first (none for scalars and fixed arrays). Each tree, this one and its
+        friends, reads its own branches."""
+        if not any(n in self._owners for n in names):
+            return self._read_local(names, start, stop, entries)
+        groups: dict[int, tuple[Tree, list[str]]] = {}
+        for n in names:
+            owner = self._owners.get(n, self)
+            groups.setdefault(id(owner), (owner, []))[1].append(n)
+        read: dict[str, tuple[Any, list[Any]]] = {}
+        for owner, own in groups.values():
+            read.update(zip(own, owner._read_local(own, start, stop, entries)))
+        return [read[n] for n in names]
+
+    def _read_local(
+        self, names: list[str], start: int, stop: int, entries: np.ndarray | None = None
+    ) -> list[tuple[Any, list[Any]]]:
+        """:meth:`_read` of this tree's own branches."""
         extra = [s for n in names for s in self._sizes.get(n, [])]
         if entries is None:
             columns = self.file._reader.read(self.name, names + extra, start, stop)
@@ -692,7 +770,8 @@ class Tree:
         from concurrent.futures import ThreadPoolExecutor
 
         reader = self.file._reader
-        fetch_names = names + [s for n in names for s in self._sizes.get(n, [])]
+        own = [n for n in names if n not in self._owners]
+        fetch_names = own + [s for n in own for s in self._sizes.get(n, [])]
         with ThreadPoolExecutor(1) as pool:
             ahead: Any = pool.submit(reader.prefetch, self.name, fetch_names, *steps[0])
             try:

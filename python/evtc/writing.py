@@ -46,6 +46,59 @@ def recreate(
         cluster_entries: entries per cluster (default: clusters by size, as ROOT's AutoFlush).
         threads: threads that compress baskets.
     """
+    writer, codecs, racs = _writer(
+        path, codec, rac, branch_codecs, branch_rac, basket_size, rac_unit_bytes,
+        cluster_entries, threads, update=False,
+    )  # fmt: skip
+    return WritableFile(writer, os.fspath(path), codecs, racs)
+
+
+def update(
+    path: str | os.PathLike[str],
+    *,
+    codec: str = "zstd:5",
+    rac: bool | str = False,
+    branch_codecs: dict[str, str] | None = None,
+    branch_rac: dict[str, bool | str] | None = None,
+    basket_size: int | None = None,
+    rac_unit_bytes: int | None = None,
+    cluster_entries: int | None = None,
+    threads: int = 1,
+) -> UpdatableFile:
+    """Opens the evtc file at ``path`` for update, in place::
+
+        with evtc.update("events.evtc") as f:
+            f["Events"].extend({"run": runs, "Muon_pt": pts, ...})  # entries after its entries
+            f["Events"].add_columns({"score": scores})                # a branch per entry
+            f["Other"] = {...}                                       # a new tree
+
+    Nothing in the file is rewritten: new baskets and a new footer go after its end. The file
+    changes when :meth:`close` succeeds (or the ``with`` block ends without an exception); until
+    then, and if the process dies, readers read it as it was. A second writer is refused while
+    this one is open (``evtc.errors.Error``). Entries appended to a tree are written as its
+    branches are; the options set how added columns and new trees are written (as for
+    :func:`recreate`).
+    """
+    writer, codecs, racs = _writer(
+        path, codec, rac, branch_codecs, branch_rac, basket_size, rac_unit_bytes,
+        cluster_entries, threads, update=True,
+    )  # fmt: skip
+    return UpdatableFile(writer, os.fspath(path), codecs, racs)
+
+
+def _writer(
+    path: str | os.PathLike[str],
+    codec: str,
+    rac: bool | str,
+    branch_codecs: dict[str, str] | None,
+    branch_rac: dict[str, bool | str] | None,
+    basket_size: int | None,
+    rac_unit_bytes: int | None,
+    cluster_entries: int | None,
+    threads: int,
+    update: bool,
+) -> tuple[Any, list[tuple[str, str]], list[tuple[str, str]]]:
+    """The native writer of :func:`recreate` and :func:`update`, and the per-branch rules."""
     codecs = _branch_codecs(branch_codecs)
     if branch_rac is None:
         racs: list[tuple[str, str]] = []
@@ -63,8 +116,9 @@ def recreate(
         basket_size=basket_size,
         cluster_entries=cluster_entries,
         threads=threads,
+        update=update,
     )
-    return WritableFile(writer, os.fspath(path), codecs, racs)
+    return writer, codecs, racs
 
 
 @dataclass
@@ -115,6 +169,15 @@ class WritableFile:
         columns = _columns(data)
         _link_counters(columns)
         _same_entries(columns)
+        specs = self._specs(columns)
+        if self._tree is not None:
+            self._finished.append(self._tree.name)
+        self._writer.tree(name, specs)
+        self._tree = WritableTree(self, name, [(c.name, c.kind, c.dtype, c.length) for c in columns])
+        self._tree._fill(columns)
+
+    def _specs(self, columns: list[_Column]) -> list[tuple[Any, ...]]:
+        """The native writer's branch specs of ``columns``, with the per-branch rules."""
         specs = []
         for c in columns:
             codec = rac = None
@@ -125,11 +188,7 @@ class WritableFile:
                 if fnmatch.fnmatchcase(c.name, pattern):
                     rac = mode
             specs.append((c.name, c.kind, c.dtype, c.length, c.counter, codec, rac))
-        if self._tree is not None:
-            self._finished.append(self._tree.name)
-        self._writer.tree(name, specs)
-        self._tree = WritableTree(self, name, [(c.name, c.kind, c.dtype, c.length) for c in columns])
-        self._tree._fill(columns)
+        return specs
 
     def __getitem__(self, name: str) -> WritableTree:
         if self._tree is not None and self._tree.name == name:
@@ -183,27 +242,7 @@ class WritableTree:
         records are filled again from the records)."""
         if self.file._tree is not self:
             raise ValueError(f"tree {self.name!r} is finished: trees are written one after another")
-        columns = _columns(data)
-        _link_counters(columns)
-        by_name = {c.name: c for c in columns}
-        expected = [s[0] for s in self._schema]
-        if set(by_name) != set(expected):
-            missing = sorted(set(expected) - set(by_name))
-            extra = sorted(set(by_name) - set(expected))
-            raise ValueError(
-                f"tree {self.name!r}: extend needs the tree's branches; missing {missing}, unknown {extra}"
-            )
-        ordered = []
-        for name, kind, dtype, length in self._schema:
-            c = by_name[name]
-            if (c.kind, c.length) != (kind, length) or c.dtype != dtype:
-                raise TypeError(
-                    f"branch {name!r} is {kind} {dtype}"
-                    + (f"[{length}]" if kind == "fixed" else "")
-                    + f", the data is {c.kind} {c.dtype}"
-                )
-            ordered.append(c)
-        self._fill(ordered)
+        self._fill(_in_order(self.name, self._schema, data))
 
     def _fill(self, columns: list[_Column]) -> None:
         _same_entries(columns)
@@ -213,7 +252,165 @@ class WritableTree:
         return f"<evtc.WritableTree {self.name!r} ({self.num_entries} entries)>"
 
 
+class UpdatableFile(WritableFile):
+    """A file opened for update (see :func:`update`): ``file[name]`` is one of its trees
+    (:class:`UpdatableTree`), ``file[name] = {...}`` adds a tree."""
+
+    def __init__(
+        self,
+        writer: Any,
+        path: str,
+        branch_codecs: list[tuple[str, str]],
+        branch_rac: list[tuple[str, str]] | None = None,
+    ) -> None:
+        super().__init__(writer, path, branch_codecs, branch_rac)
+        self._trees: dict[str, UpdatableTree] = {}
+        # What the native writer has open: ("new", name), ("extend", name) or ("add", name).
+        self._open: tuple[str, str] | None = None
+
+    def keys(self) -> list[str]:
+        """The file's trees (with those added)."""
+        return [name for name, _, _ in self._writer.trees()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.keys()
+
+    def _branches(self, name: str) -> tuple[int, list[str]] | None:
+        for tree, entries, branches in self._writer.trees():
+            if tree == name:
+                return entries, branches
+        return None
+
+    def __setitem__(self, name: str, data: dict[str, Any]) -> None:
+        if isinstance(name, str) and self._branches(name) is not None:
+            raise ValueError(
+                f"the file has a tree {name!r}: add entries with file[{name!r}].extend(...) "
+                f"and branches with file[{name!r}].add_columns(...)"
+            )
+        super().__setitem__(name, data)
+        self._open = ("new", name)
+
+    def __getitem__(self, name: str) -> Any:
+        if self._open == ("new", name):
+            return super().__getitem__(name)
+        if name not in self._trees:
+            if self._branches(name) is None:
+                raise KeyError(name)
+            self._trees[name] = UpdatableTree(self, name)
+        return self._trees[name]
+
+    def _start(self, mode: str, name: str) -> None:
+        """Takes note that the native writer finished what it had open and opened ``name``."""
+        if self._open is not None and self._open[0] == "new" and self._tree is not None:
+            self._finished.append(self._tree.name)
+            self._tree = None
+        self._open = (mode, name)
+
+    def __repr__(self) -> str:
+        return f"<evtc.UpdatableFile {self.file_path!r}>"
+
+
+class UpdatableTree:
+    """A tree of a file opened for update: :meth:`extend` appends entries, :meth:`add_columns`
+    adds branches."""
+
+    def __init__(self, file: UpdatableFile, name: str) -> None:
+        self.file = file
+        self.name = name
+        self._schema: list[tuple[str, str, str, int]] = []
+        self._appended = 0
+        # Branches added by this writer (the file lists them once the tree is finished).
+        self._added: list[str] = []
+
+    @property
+    def num_entries(self) -> int:
+        """The tree's entries, with those appended."""
+        known = self.file._branches(self.name)
+        entries = known[0] if known else 0
+        if self.file._open == ("extend", self.name):
+            entries += self._appended
+        return entries
+
+    @property
+    def keys(self) -> list[str]:
+        """The tree's branches (with those added)."""
+        known = self.file._branches(self.name)
+        names = known[1] if known else []
+        return names + [n for n in self._added if n not in names]
+
+    def extend(self, data: dict[str, Any]) -> None:
+        """Appends entries after the tree's: ``data`` holds every branch of the tree, of its
+        types (counters made from records are filled again from the records)."""
+        f = self.file
+        if f._open != ("extend", self.name):
+            self._schema = [tuple(s) for s in f._writer.extend_tree(self.name)]  # type: ignore[misc]
+            f._start("extend", self.name)
+            self._appended = 0
+        columns = _in_order(self.name, self._schema, data)
+        _same_entries(columns)
+        self._appended += f._writer.fill([(c.values, c.counts) for c in columns])
+
+    def add_columns(self, data: dict[str, Any]) -> None:
+        """Adds branches: ``data`` maps new branch names to arrays of one entry per entry of
+        the tree (NumPy; Awkward, jagged and records too, as :func:`recreate` takes them). A
+        record's counter (``nJet`` for ``{"Jet": ak.zip(...)}``) that the tree has already is
+        not added again: the record's branches then store their own counts."""
+        f = self.file
+        existing = set(self.keys)
+        columns = _columns(data)
+        _link_counters(columns)
+        shared = {c.name for c in columns if c.name in existing}
+        counters = {c.counter for c in columns if c.counter}
+        clashes = sorted(shared - counters)
+        if clashes:
+            raise ValueError(f"tree {self.name!r} has branches {clashes} already")
+        columns = [c for c in columns if c.name not in shared]
+        for c in columns:
+            if c.counter in shared:
+                c.counter = None
+        _same_entries(columns)
+        entries = self.num_entries
+        if columns and columns[0].entries != entries:
+            raise ValueError(
+                f"tree {self.name!r} has {entries} entries; the columns have {columns[0].entries}"
+            )
+        f._writer.tree(self.name, f._specs(columns), add=True)
+        f._start("add", self.name)
+        f._writer.fill([(c.values, c.counts) for c in columns])
+        self._added.extend(c.name for c in columns)
+
+    def __repr__(self) -> str:
+        return f"<evtc.UpdatableTree {self.name!r} ({self.num_entries} entries)>"
+
+
 # --- turning user data into columns -----------------------------------------------------------
+
+
+def _in_order(tree: str, schema: list[tuple[str, str, str, int]], data: Any) -> list[_Column]:
+    """The columns of ``data`` in the order of the tree's branches ``schema``, which they must
+    match: names, kinds and types."""
+    columns = _columns(data)
+    _link_counters(columns)
+    by_name = {c.name: c for c in columns}
+    expected = [s[0] for s in schema]
+    if set(by_name) != set(expected):
+        missing = sorted(set(expected) - set(by_name))
+        extra = sorted(set(by_name) - set(expected))
+        raise ValueError(
+            f"tree {tree!r}: extend needs the tree's branches; missing {missing}, unknown {extra}"
+        )
+    ordered = []
+    for name, kind, dtype, length in schema:
+        c = by_name[name]
+        if (c.kind, c.length) != (kind, length) or c.dtype != dtype:
+            raise TypeError(
+                f"branch {name!r} is {kind} {dtype}"
+                + (f"[{length}]" if kind == "fixed" else "")
+                + f", the data is {c.kind} {c.dtype}"
+            )
+        ordered.append(c)
+    return ordered
+
 
 
 def _same_entries(columns: list[_Column]) -> None:

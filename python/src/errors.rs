@@ -31,6 +31,7 @@ fn format_class(error: &evtc_format::Error) -> &'static str {
         E::InFile { source, .. } => format_class(source),
         E::Request(_) => "OptionsError",
         E::Io { .. } => "FileError",
+        E::Busy { .. } => "FileBusyError",
         E::NoSuchTree { .. } | E::NoSuchBranch { .. } | E::EventNotFound { .. } => "KeyInFileError",
         E::DuplicateEvent { .. } => "DuplicateEventError",
         E::NoEventIndex { .. } => "SchemaError",

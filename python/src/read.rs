@@ -160,7 +160,7 @@ pub(crate) struct Reader {
     pool: Option<rayon::ThreadPool>,
 }
 
-fn numpy_name(t: ScalarType) -> &'static str {
+pub(crate) fn numpy_name(t: ScalarType) -> &'static str {
     match t {
         ScalarType::Bool => "bool",
         ScalarType::I8 => "int8",

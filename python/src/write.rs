@@ -9,6 +9,8 @@ use evtc_format::{
     WriteOptions,
 };
 use numpy::PyReadonlyArray1;
+
+use crate::read::numpy_name;
 use pyo3::prelude::*;
 use std::sync::{Mutex, MutexGuard};
 
@@ -103,7 +105,8 @@ impl Inner {
 impl Writer {
     /// Starts writing `path` with a default codec, RAC mode (`off`, `on`, `auto`) and sizes.
     #[new]
-    #[pyo3(signature = (path, codec="zstd:5", rac="off", rac_unit_bytes=None, basket_size=None, cluster_entries=None, threads=1))]
+    #[pyo3(signature = (path, codec="zstd:5", rac="off", rac_unit_bytes=None, basket_size=None, cluster_entries=None, threads=1, update=false))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         path: PathBuf,
         codec: &str,
@@ -112,6 +115,7 @@ impl Writer {
         basket_size: Option<usize>,
         cluster_entries: Option<u64>,
         threads: usize,
+        update: bool,
     ) -> PyResult<Writer> {
         let mut options = WriteOptions::default()
             .codec(self::codec(codec)?)
@@ -126,7 +130,12 @@ impl Writer {
         if let Some(entries) = cluster_entries {
             options = options.cluster_size(ClusterSize::Entries(entries.max(1)));
         }
-        let file = FileWriter::create(&path, options).map_err(errors::format)?;
+        let file = if update {
+            FileWriter::append(&path, options)
+        } else {
+            FileWriter::create(&path, options)
+        }
+        .map_err(errors::format)?;
         Ok(Writer {
             inner: Mutex::new(Inner {
                 state: State::Open(file),
@@ -135,10 +144,12 @@ impl Writer {
         })
     }
 
-    /// Finishes the open tree (if any) and starts tree `name`. Each branch is
+    /// Finishes the open tree (if any) and starts tree `name`, or with `add`, adds branches to
+    /// the file's tree `name` (a writer made with `update`). Each branch is
     /// `(name, kind, dtype, length, counter, codec, rac)`, kind one of `scalar`, `fixed`, `jagged`,
     /// `bytes`, `string`.
     #[allow(clippy::type_complexity)]
+    #[pyo3(signature = (name, branches, add=false))]
     fn tree(
         &self,
         py: Python<'_>,
@@ -152,6 +163,7 @@ impl Writer {
             Option<String>,
             Option<String>,
         )>,
+        add: bool,
     ) -> PyResult<()> {
         let mut inner = self.lock()?;
         let this = &mut *inner;
@@ -185,7 +197,12 @@ impl Writer {
             State::Open(file) => file,
             _ => return Err(errors::raise("Error", "the file is closed".into())),
         };
-        match file.into_tree(name, specs) {
+        let tree = if add {
+            file.into_add_branches(name, specs)
+        } else {
+            file.into_tree(name, specs)
+        };
+        match tree {
             Ok(tree) => {
                 this.state = State::Tree(tree);
                 this.types = types;
@@ -193,6 +210,68 @@ impl Writer {
             }
             Err(e) => this.fail(e),
         }
+    }
+
+    /// Finishes the open tree (if any) and opens the file's tree `name` for appending entries
+    /// (a writer made with `update`); returns its branches as `(name, kind, dtype, length)`.
+    fn extend_tree(
+        &self,
+        py: Python<'_>,
+        name: &str,
+    ) -> PyResult<Vec<(String, String, String, u32)>> {
+        let mut inner = self.lock()?;
+        let this = &mut *inner;
+        this.finish_tree(py)?;
+        let file = match std::mem::replace(&mut this.state, State::Done) {
+            State::Open(file) => file,
+            _ => return Err(errors::raise("Error", "the file is closed".into())),
+        };
+        let (types, schema): (Vec<DataType>, Vec<_>) = file
+            .trees()
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| t.branches.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .map(|b| {
+                let (kind, length) = match b.dtype {
+                    DataType::Scalar(_) => ("scalar", 1),
+                    DataType::FixedArray(_, n) => ("fixed", n),
+                    DataType::Jagged(_) => ("jagged", 0),
+                    DataType::Bytes => ("bytes", 0),
+                    DataType::Utf8 => ("string", 0),
+                };
+                let dtype = numpy_name(b.dtype.scalar()).to_owned();
+                (b.dtype, (b.name.clone(), kind.to_owned(), dtype, length))
+            })
+            .unzip();
+        match file.into_extend(name) {
+            Ok(tree) => {
+                this.state = State::Tree(tree);
+                this.types = types;
+                Ok(schema)
+            }
+            Err(e) => this.fail(e),
+        }
+    }
+
+    /// The file's trees as `(name, entries, branch names)`: those written so far and, updating,
+    /// the file's.
+    fn trees(&self) -> PyResult<Vec<(String, u64, Vec<String>)>> {
+        let inner = self.lock()?;
+        let file = match &inner.state {
+            State::Open(file) => file,
+            State::Tree(tree) => tree.file(),
+            State::Done => return Err(errors::raise("Error", "the file is closed".into())),
+        };
+        Ok(file
+            .trees()
+            .iter()
+            .map(|t| {
+                let names = t.branches.iter().map(|b| b.name.clone()).collect();
+                (t.name.clone(), t.entries, names)
+            })
+            .collect())
     }
 
     /// Fills and commits a batch of entries of the open tree: one `(values, counts)` pair per
@@ -292,7 +371,7 @@ impl Writer {
 /// it (`codec="zstd:5"`, `autoflush="30MB"`); `branch_settings` are `(glob, kind, value)` rules
 /// (kinds: `evtc_convert::BranchSettings::KINDS`).
 #[pyfunction]
-#[pyo3(signature = (input, output, settings, trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, index=None))]
+#[pyo3(signature = (input, output, settings, trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, index=None, append=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn convert(
     py: Python<'_>,
@@ -303,15 +382,41 @@ pub(crate) fn convert(
     branches: Vec<String>,
     skip_unsupported: bool,
     index: Option<(String, String)>,
+    append: bool,
 ) -> PyResult<String> {
     let options = convert_options(settings, skip_unsupported)?
         .trees(trees)
         .branches(branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?)
-        .index(index);
+        .index(index)
+        .append(append);
     let summary = py
         .detach(|| evtc_convert::convert(&input, &output, &options, &mut |_| {}))
         .map_err(errors::convert)?;
     serde_json::to_string(&summary).map_err(errors::value)
+}
+
+/// Adds the branches of `from`'s tree to the tree of the same name in `file`, in place
+/// (`evtc_convert::add_columns`); returns the report as JSON, as `evtc add-columns --json`
+/// prints it.
+#[pyfunction]
+#[pyo3(signature = (file, from, settings, tree=None, branches=Vec::new()))]
+pub(crate) fn add_columns(
+    py: Python<'_>,
+    file: PathBuf,
+    from: PathBuf,
+    settings: Settings,
+    tree: Option<String>,
+    branches: Vec<String>,
+) -> PyResult<String> {
+    let options = evtc_convert::AddColumnsOptions {
+        tree,
+        branches: branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?,
+        convert: convert_options(settings, false)?,
+    };
+    let report = py
+        .detach(|| evtc_convert::add_columns(&file, &from, &options, &mut |_, _| {}))
+        .map_err(errors::convert)?;
+    serde_json::to_string(&report).map_err(errors::value)
 }
 
 /// Merges evtc (and ROOT) files into a new evtc file (`evtc_convert::merge`); returns the report

@@ -77,8 +77,8 @@ pub use meta::{
     TreeSchema,
 };
 pub use reader::{
-    BranchCursor, BranchReader, DEFAULT_BASKET_CACHE_BYTES, FileReader, Jagged, RawBasket,
-    ReadOptions, RowReader, TreeReader, Value, ValueRef,
+    BranchCursor, BranchReader, DEFAULT_BASKET_CACHE_BYTES, FileReader, FriendTrees, Jagged,
+    RawBasket, ReadOptions, RowReader, TreeReader, Value, ValueRef,
 };
 pub use recover::{
     RecoveredTree, Recovery, Scan, recover, recover_into, scan_records, scan_records_until,

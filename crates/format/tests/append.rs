@@ -355,3 +355,59 @@ fn an_event_index_takes_the_appended_entries_keys() {
     let rows: Vec<u64> = index.rows_in_order().unwrap().iter().map(|r| r.2).collect();
     assert_eq!(rows, [4, 1, 3, 0, 2]);
 }
+
+#[test]
+fn friend_trees_read_as_the_trees_own_and_must_be_as_long() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events.evtc");
+    write_input(&events, 0, 1500, small(WriteOptions::default()), false);
+    let scores = dir.path().join("scores.evtc");
+    let short = dir.path().join("short.evtc");
+    for (path, n) in [(&scores, 1500u64), (&short, 10)] {
+        let mut file = FileWriter::create(path, WriteOptions::default()).unwrap();
+        let mut tree = file
+            .tree(
+                "Scores",
+                vec![
+                    BranchSpec::scalar("score", ScalarType::F64),
+                    BranchSpec::scalar("run", ScalarType::U8),
+                ],
+            )
+            .unwrap();
+        let score: Vec<f64> = (0..n).map(|e| e as f64 * 0.5).collect();
+        tree.fill_column(0, &score).unwrap();
+        tree.fill_column(1, &vec![9u8; n as usize]).unwrap();
+        tree.commit().unwrap();
+        tree.finish().unwrap();
+        file.finish().unwrap();
+    }
+    let (e, s, k) = (
+        FileReader::open(&events).unwrap(),
+        FileReader::open(&scores).unwrap(),
+        FileReader::open(&short).unwrap(),
+    );
+    let tree =
+        evtc_format::FriendTrees::new(e.tree("Events").unwrap(), vec![s.tree("Scores").unwrap()])
+            .unwrap();
+    assert_eq!(tree.entries(), 1500);
+    let score = tree.branch("score").unwrap().read::<f64>().unwrap();
+    assert_eq!(score[1499], 749.5);
+    // The tree's own branch wins over a friend's of the same name.
+    assert_eq!(tree.branch("run").unwrap().read::<u32>().unwrap()[1200], 1);
+    let names: Vec<&str> = tree.branches().iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["run", "nMuon", "Muon_pt", "tag", "p", "score"]);
+    assert!(matches!(
+        tree.branch("nope").unwrap_err(),
+        Error::NoSuchBranch { .. }
+    ));
+    let error =
+        evtc_format::FriendTrees::new(e.tree("Events").unwrap(), vec![k.tree("Scores").unwrap()])
+            .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("it has 1500 entries, its friend \"Scores\" of"),
+        "{error}"
+    );
+    assert!(error.to_string().contains("short.evtc 10"), "{error}");
+}

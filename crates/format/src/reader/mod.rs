@@ -27,6 +27,7 @@ mod bulk;
 mod cache;
 mod cursor;
 mod decode;
+mod friends;
 mod rows;
 mod take;
 mod tree;
@@ -39,6 +40,7 @@ use cache::SharedCache;
 use cursor::BasketTable;
 pub use cursor::BranchCursor;
 pub(crate) use decode::{decode_body, split_rac};
+pub use friends::FriendTrees;
 pub use rows::{RowReader, Value, ValueRef};
 pub use tree::{BranchReader, RawBasket, TreeReader};
 

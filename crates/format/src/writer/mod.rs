@@ -69,7 +69,7 @@ pub struct FileWriter {
     /// The file's own extensions, for its footer.
     extensions: Vec<Extension>,
     /// Set when the writer appends to an existing file ([`FileWriter::append`]).
-    update: Option<update::Update>,
+    update: Option<Box<update::Update>>,
 }
 
 impl std::fmt::Debug for FileWriter {
@@ -508,6 +508,11 @@ impl std::ops::DerefMut for OwnedTreeWriter {
 }
 
 impl OwnedTreeWriter {
+    /// The file writer the tree is written into.
+    pub fn file(&self) -> &FileWriter {
+        &self.0.file
+    }
+
     /// Writes the rest of the tree, as [`TreeWriter::finish`], and gives the file writer back for
     /// the next tree or [`FileWriter::finish`].
     ///

@@ -206,7 +206,7 @@ impl FileWriter {
             open_tree: None,
             options,
             extensions: meta.extensions.clone(),
-            update: Some(Update {
+            update: Some(Box::new(Update {
                 base_len,
                 base_trailer,
                 last_copy: base_len,
@@ -214,7 +214,7 @@ impl FileWriter {
                 changed: Vec::new(),
                 base,
                 _lock: file,
-            }),
+            })),
             path,
         })
     }
