@@ -10,7 +10,7 @@ use std::time::SystemTime;
 
 use evtc::datagen::nano::{Column, Values};
 use evtc::format::{
-    Boundaries, BranchSpec, FileReader, FileWriter, Jagged, ScalarType, WriteOptions,
+    Boundaries, BranchSpec, FileReader, FileWriter, Jagged, ScalarType, TreeWriter, WriteOptions,
 };
 
 /// Where criterion keeps its results (the same rule criterion uses).
@@ -287,7 +287,18 @@ pub fn write_nano(
     options: WriteOptions,
     boundaries: Option<Boundaries>,
 ) {
-    let specs = columns
+    let mut file = FileWriter::create(path, options).expect("create");
+    let mut tree = file
+        .tree("Events", nano_specs(columns, boundaries))
+        .expect("tree");
+    fill_nano(&mut tree, columns, 0..events_of(columns));
+    tree.finish().expect("finish tree");
+    file.finish().expect("finish file");
+}
+
+/// The branches of the NanoAOD-like event table.
+pub fn nano_specs(columns: &[Column], boundaries: Option<Boundaries>) -> Vec<BranchSpec> {
+    columns
         .iter()
         .map(|c| {
             let t = scalar_type(&c.values);
@@ -302,11 +313,20 @@ pub fn write_nano(
                 }
             }
         })
-        .collect();
-    let events = match &columns[0].values {
+        .collect()
+}
+
+/// The events of the NanoAOD-like event table.
+pub fn events_of(columns: &[Column]) -> usize {
+    match &columns[0].values {
         Values::U32(v) => v.len(),
         _ => unreachable!("the first column is run"),
-    };
+    }
+}
+
+/// Fills and commits `events` of the table into `tree` (a new tree of [`nano_specs`], or one
+/// appended to), in batches of 10,000 events, as a conversion fills them.
+pub fn fill_nano(tree: &mut TreeWriter<'_>, columns: &[Column], events: std::ops::Range<usize>) {
     let counts = |name: &str| -> &[u32] {
         match &columns
             .iter()
@@ -318,13 +338,20 @@ pub fn write_nano(
             _ => unreachable!("counters are u32"),
         }
     };
-    let mut file = FileWriter::create(path, options).expect("create");
-    let mut tree = file.tree("Events", specs).expect("tree");
-    // Batches of 10,000 events, as a conversion would fill them.
+    // Where each jagged column's values of entry `events.start` begin.
+    let mut value_at: Vec<usize> = columns
+        .iter()
+        .map(|c| match &c.counter {
+            Some(counter) => counts(counter)[..events.start]
+                .iter()
+                .map(|&n| n as usize)
+                .sum(),
+            None => 0,
+        })
+        .collect();
     let batch = 10_000;
-    let mut value_at = vec![0usize; columns.len()];
-    for start in (0..events).step_by(batch) {
-        let end = (start + batch).min(events);
+    for start in events.clone().step_by(batch) {
+        let end = (start + batch).min(events.end);
         for (b, c) in columns.iter().enumerate() {
             match &c.counter {
                 None => match &c.values {
@@ -355,6 +382,4 @@ pub fn write_nano(
         }
         tree.commit().expect("commit");
     }
-    tree.finish().expect("finish tree");
-    file.finish().expect("finish file");
 }

@@ -276,8 +276,9 @@ def index(
     """Gives a tree of an evtc file an event index, as ``evtc index FILE --by MAJOR,MINOR``
     does: its entries sorted by two integer branches (a run and an event number), stored in the
     file, so that :meth:`evtc.Tree.entry_of` finds an event without reading the branches
-    (ROOT's ``TTreeIndex``). The file is replaced, once the index is written, by a copy that
-    has it (a process stopped meanwhile leaves it as it was); an index it had is replaced.
+    (ROOT's ``TTreeIndex``). The index is written after the file's end, in place, as
+    :func:`evtc.update` writes (a process stopped meanwhile leaves the file as it was); an index
+    it had is replaced.
 
     Args:
         path: the evtc file.

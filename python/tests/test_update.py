@@ -182,3 +182,17 @@ def test_friends_read_as_the_trees_own(tmp_path):
         evtc.open(path, friends=[tmp_path / "short.evtc"])["Events"]
     with pytest.raises(TypeError, match="friends must be a list"):
         evtc.open(path, friends=str(scores))
+
+
+def test_added_columns_are_ordinary_branches_for_dask_and_arrow(tmp_path):
+    pytest.importorskip("dask_awkward")
+    import pyarrow as pa
+
+    path = tmp_path / "f.evtc"
+    _write(path, n=1000)
+    with evtc.update(path, rac=True) as f:
+        f["Events"].add_columns({"score": np.arange(1000, dtype=np.float64)})
+    d = evtc.dask([str(path)], step_size=300)
+    np.testing.assert_array_equal(d["score"].compute().to_numpy(), np.arange(1000.0))
+    table = pa.table(evtc.open(path)["Events"].arrow(["event", "score"]))
+    assert table.column("score").to_pylist()[-1] == 999.0

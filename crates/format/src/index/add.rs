@@ -1,18 +1,18 @@
 //! Giving a tree of an existing file an event index.
 
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use serde::Serialize;
 
 use super::{EXT_EVENT_INDEX, IndexLocation, KeyBranches, Row, encode_body, extend_key_bits};
-use crate::error::{Error, Result};
-use crate::meta::{Extension, FileMeta, ScalarType};
-use crate::output::Output;
+use crate::error::Result;
+use crate::meta::{Extension, ScalarType};
 use crate::reader::{FileReader, TreeReader};
-use crate::record::{self, MAJOR, MINOR, NO_BRANCH, RecordHeader, RecordKind, Trailer};
+use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind};
+use crate::schema::WriteOptions;
 use crate::transfer::by_type;
 use crate::types::Scalar;
+use crate::writer::FileWriter;
 
 /// What [`add_event_index`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -51,9 +51,9 @@ impl IndexSummary {
 
 /// Gives tree `tree` of the evtc file at `path` an event index keyed by the integer scalar
 /// branches `major` and `minor` (replacing an index it had): reads the two branches, sorts their
-/// keys, and writes the file again with the index record and a new footer after its records.
-/// The new file replaces the old one only when complete (a copy of its bytes, renamed over it),
-/// so that a process stopped at any moment leaves the old file as it was.
+/// keys, and writes the index record and a new footer after the file's end, in place
+/// ([`FileWriter::append`]): nothing in the file is rewritten, and a process stopped at any
+/// moment leaves the file as it was.
 ///
 /// ```
 /// # use evtc_format::{BranchSpec, FileReader, FileWriter, ScalarType, WriteOptions};
@@ -87,6 +87,8 @@ pub fn add_event_index(
     minor: &str,
 ) -> Result<IndexSummary> {
     let path = path.as_ref();
+    // The lock first: the keys read are those of the version the index goes into.
+    let mut writer = FileWriter::append(path, WriteOptions::default())?;
     let reader = FileReader::open(path)?;
     let events = reader.tree(tree)?;
     let keys = KeyBranches::find(tree, events.branches(), major, minor)?;
@@ -95,30 +97,28 @@ pub fn add_event_index(
     let rows = super::sorted_rows(&majors, &minors);
     drop((majors, minors));
     let body = encode_body(tree, &rows)?;
+    let tree_no = events.number();
     let header = RecordHeader {
         entries: rows.len() as u64,
-        ..RecordHeader::metadata(RecordKind::EventIndex, events.number() as u32, NO_BRANCH)
+        ..RecordHeader::metadata(RecordKind::EventIndex, tree_no as u32, NO_BRANCH)
     };
     let index_record = record::encode_record(header, &body);
     let summary = IndexSummary::of(tree, (major, minor), &rows, index_record.len() as u64);
-    let records_end = reader.records_end();
-    let mut meta = reader.meta().clone();
-    let tree_meta = &mut meta.trees[events.number()];
-    let location = IndexLocation {
-        major: major.to_owned(),
-        minor: minor.to_owned(),
-        rows: rows.len() as u64,
-        offset: records_end,
-        len: index_record.len() as u64,
-    };
-    tree_meta.extensions.retain(|e| e.key != EXT_EVENT_INDEX);
-    tree_meta.extensions.push(Extension {
-        key: EXT_EVENT_INDEX.to_owned(),
-        required: false,
-        value: postcard::to_stdvec(&location).expect("the location serializes"),
-    });
-    drop(reader);
-    rewrite_with(path, records_end, &index_record, meta).map_err(|e| Error::io(Some(path), e))?;
+    writer.add_tree_record(tree_no, &index_record, |offset| {
+        let location = IndexLocation {
+            major: major.to_owned(),
+            minor: minor.to_owned(),
+            rows: rows.len() as u64,
+            offset,
+            len: index_record.len() as u64,
+        };
+        Extension {
+            key: EXT_EVENT_INDEX.to_owned(),
+            required: false,
+            value: postcard::to_stdvec(&location).expect("the location serializes"),
+        }
+    })?;
+    writer.finish()?;
     Ok(summary)
 }
 
@@ -139,47 +139,4 @@ fn key_column(
     let mut out = Vec::with_capacity(tree.entries() as usize);
     extend_key_bits(*ty, &bytes, &mut out);
     Ok(out)
-}
-
-/// Writes, through an unnamed file renamed over `path` when complete, the first `records_end`
-/// bytes of `path` (its header and records), then `record`, a footer of `meta` and the trailer,
-/// at this writer's version.
-fn rewrite_with(
-    path: &Path,
-    records_end: u64,
-    record: &[u8],
-    mut meta: FileMeta,
-) -> std::io::Result<()> {
-    let output = Output::create(path)?;
-    let mut out = output.file().try_clone()?;
-    let mut source = std::fs::File::open(path)?.take(records_end);
-    let copied = std::io::copy(&mut source, &mut out)?;
-    if copied != records_end {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::UnexpectedEof,
-            format!("the file ended after {copied} of its {records_end} bytes of records"),
-        ));
-    }
-    // The file now holds a record of this version: its header says so.
-    out.seek(SeekFrom::Start(8))?;
-    out.write_all(&MAJOR.to_le_bytes())?;
-    out.write_all(&MINOR.to_le_bytes())?;
-    out.seek(SeekFrom::Start(records_end))?;
-    let mut out = std::io::BufWriter::new(out);
-    out.write_all(record)?;
-    (meta.major, meta.minor) = (MAJOR, MINOR);
-    let body = postcard::to_stdvec(&meta).expect("metadata serializes");
-    let footer = record::encode_record(
-        RecordHeader::metadata(RecordKind::Footer, 0, NO_BRANCH),
-        &body,
-    );
-    let trailer = Trailer {
-        footer_offset: records_end + record.len() as u64,
-        footer_len: footer.len() as u64,
-    };
-    out.write_all(&footer)?;
-    out.write_all(&trailer.encode())?;
-    out.flush()?;
-    out.get_ref().sync_all()?;
-    output.persist(path)
 }

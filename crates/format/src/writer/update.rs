@@ -409,6 +409,25 @@ impl FileWriter {
 }
 
 impl FileWriter {
+    /// Writes `record`, a tree-level record of tree `tree_no` (an event index), and gives the
+    /// tree the extension `extension` makes of the record's offset, replacing one of its key.
+    pub(crate) fn add_tree_record(
+        &mut self,
+        tree_no: usize,
+        record: &[u8],
+        extension: impl FnOnce(u64) -> Extension,
+    ) -> Result<()> {
+        let name = self.trees[tree_no].name.clone();
+        self.check_no_open_tree(&name)?;
+        let offset = self.start_record(record.len() as u64)?;
+        self.write(record)?;
+        let extension = extension(offset);
+        let tree = &mut self.trees[tree_no];
+        tree.extensions.retain(|e| e.key != extension.key);
+        tree.extensions.push(extension);
+        Ok(())
+    }
+
     /// Takes note that tree `name` (number `tree_no`) is being changed.
     fn changed(&mut self, tree_no: u32, name: &str) {
         if let Some(update) = &mut self.update {
