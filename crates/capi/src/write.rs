@@ -1,0 +1,449 @@
+//! Writing: [`EvtcWriter`] and the functions over it.
+
+use std::ffi::{CString, c_char, c_void};
+
+use evtc_codecs::Codec;
+use evtc_format::{
+    BranchSpec, ClusterSize, DataType, FileWriter, OwnedTreeWriter, RacMode, Scalar, WriteOptions,
+};
+
+use crate::{EvtcKind, EvtcScalar, EvtcStatus, Failure, Outcome, put, run, str_arg};
+
+/// A file being written (from [`evtc_writer_create`]); it appears under its name only when
+/// [`evtc_writer_close`] succeeds, and [`evtc_writer_abort`] (or a crash) leaves nothing.
+///
+/// Thread safety: one thread at a time (calls on one writer from several threads at once are
+/// not allowed; different writers are independent).
+pub struct EvtcWriter {
+    state: State,
+    /// The open tree's branches' types, in order.
+    types: Vec<DataType>,
+    error: CString,
+}
+
+impl std::fmt::Debug for EvtcWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvtcWriter").finish_non_exhaustive()
+    }
+}
+
+enum State {
+    Open(FileWriter),
+    Tree(OwnedTreeWriter),
+    Done,
+}
+
+/// How [`evtc_writer_create`] writes (fill it with [`evtc_write_options_default`] first).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct EvtcWriteOptions {
+    /// The codec of every branch, as `evtc convert --codec` spells it (`"zstd:5"`, `"lz4"`,
+    /// `"lzma:9"`, `"505"`); null: `"zstd:5"`.
+    pub codec: *const c_char,
+    /// Random-access compression: 0 off, 1 on, 2 auto.
+    pub rac: i32,
+    /// Target uncompressed bytes per basket (0: the library's default).
+    pub basket_size: u64,
+    /// Entries per cluster (0: clusters by size, as ROOT's AutoFlush).
+    pub cluster_entries: u64,
+    /// Threads that compress baskets (0 or 1: the calling thread).
+    pub threads: u32,
+}
+
+/// A branch of a tree to write ([`evtc_writer_tree`]).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct EvtcBranchSpec {
+    /// Its name.
+    pub name: *const c_char,
+    /// An `EvtcKind`: what it holds per entry.
+    pub kind: i32,
+    /// An `EvtcScalar`: the type of its values (`EVTC_SCALAR_U8` for bytes and strings).
+    pub scalar: i32,
+    /// Values per entry of an `EVTC_KIND_FIXED` branch.
+    pub fixed_len: u32,
+    /// For variable-length branches: the integer scalar branch of the same tree holding each
+    /// entry's length (declared before it), or null.
+    pub counter: *const c_char,
+}
+
+/// The default options: zstd:5, no RAC, the library's basket size, clusters by size, one
+/// thread.
+///
+/// # Safety
+/// `options` is null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn evtc_write_options_default(options: *mut EvtcWriteOptions) {
+    if !options.is_null() {
+        // SAFETY: not null, writable by contract.
+        unsafe {
+            options.write(EvtcWriteOptions {
+                codec: std::ptr::null(),
+                rac: 0,
+                basket_size: 0,
+                cluster_entries: 0,
+                threads: 1,
+            });
+        }
+    }
+}
+
+fn write_options(options: Option<&EvtcWriteOptions>) -> Outcome<WriteOptions> {
+    let mut out = WriteOptions::default();
+    let Some(o) = options else {
+        return Ok(out);
+    };
+    if !o.codec.is_null() {
+        // SAFETY: a NUL-terminated string by the caller's contract.
+        let spec = unsafe { str_arg(o.codec, "options.codec") }?;
+        let codec: Codec = spec
+            .parse()
+            .map_err(|e| Failure::argument(format!("codec {spec:?}: {e}")))?;
+        out = out.codec(codec);
+    }
+    out = out.rac(match o.rac {
+        0 => RacMode::Off,
+        1 => RacMode::On,
+        2 => RacMode::Auto,
+        other => {
+            return Err(Failure::argument(format!(
+                "options.rac is {other}; 0 (off), 1 (on) or 2 (auto)"
+            )));
+        }
+    });
+    if o.basket_size > 0 {
+        out = out.basket_size(usize::try_from(o.basket_size).unwrap_or(usize::MAX));
+    }
+    if o.cluster_entries > 0 {
+        out = out.cluster_size(ClusterSize::Entries(o.cluster_entries));
+    }
+    Ok(out.threads(o.threads.max(1) as usize))
+}
+
+/// Starts writing the evtc file `path` (through an unnamed file in its directory, named only by
+/// [`evtc_writer_close`]). `options` null: the defaults. On success `*out` is the new writer.
+///
+/// # Safety
+/// `path` is a NUL-terminated string; `options` null or valid; `out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn evtc_writer_create(
+    path: *const c_char,
+    options: *const EvtcWriteOptions,
+    out: *mut *mut EvtcWriter,
+) -> EvtcStatus {
+    run(
+        |_| {},
+        || {
+            // SAFETY: as the function's contract says.
+            let path = unsafe { str_arg(path, "path") }?;
+            // SAFETY: null or valid by contract.
+            let options = write_options(unsafe { options.as_ref() })?;
+            if out.is_null() {
+                return Err(Failure::argument("out is a null pointer"));
+            }
+            let file = FileWriter::create(path, options)?;
+            let writer = Box::into_raw(Box::new(EvtcWriter {
+                state: State::Open(file),
+                types: Vec::new(),
+                error: CString::default(),
+            }));
+            // SAFETY: checked not null, writable by contract.
+            unsafe { out.write(writer) };
+            Ok(())
+        },
+    )
+}
+
+/// Runs `f` on the writer behind `writer`, keeping a failure's message in it. A failure of
+/// the library's writer (not of the arguments, which are checked first) leaves the writer
+/// unusable: nothing will appear.
+fn with_writer(writer: *mut EvtcWriter, f: impl FnOnce(&mut EvtcWriter) -> Outcome) -> EvtcStatus {
+    // SAFETY: the caller passes null or a writer from `evtc_writer_create` not yet closed,
+    // used by one thread at a time.
+    let handle = unsafe { writer.as_mut() };
+    let Some(w) = handle else {
+        return run(
+            |_| {},
+            || Err(Failure::argument("writer is a null pointer")),
+        );
+    };
+    let mut message = None;
+    let mut fatal = false;
+    let status = run(
+        |m| message = Some(m.clone()),
+        || {
+            let outcome = f(w);
+            fatal = outcome.as_ref().is_err_and(|e| e.fatal);
+            outcome
+        },
+    );
+    if let Some(m) = message {
+        // SAFETY: as above; `f` is done with it.
+        let w = unsafe { &mut *writer };
+        if fatal || status == EvtcStatus::ErrorInternal {
+            w.state = State::Done;
+        }
+        w.error = m;
+    }
+    status
+}
+
+impl EvtcWriter {
+    /// Finishes the open tree, if any.
+    fn finish_tree(&mut self) -> Outcome {
+        if let State::Tree(_) = self.state {
+            let State::Tree(tree) = std::mem::replace(&mut self.state, State::Done) else {
+                unreachable!("matched above")
+            };
+            self.state = State::Open(tree.finish()?);
+        }
+        Ok(())
+    }
+}
+
+/// Finishes the tree being written (if any) and starts tree `name` with the `count` branches
+/// of `branches`.
+///
+/// # Safety
+/// `writer` is null or an open writer; `name` a NUL-terminated string; `branches` points to
+/// `count` specs whose strings are NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn evtc_writer_tree(
+    writer: *mut EvtcWriter,
+    name: *const c_char,
+    branches: *const EvtcBranchSpec,
+    count: usize,
+) -> EvtcStatus {
+    with_writer(writer, |w| {
+        // SAFETY: as the function's contract says.
+        let name = unsafe { str_arg(name, "name") }?;
+        if branches.is_null() && count > 0 {
+            return Err(Failure::argument("branches is a null pointer"));
+        }
+        let specs: &[EvtcBranchSpec] = if count == 0 {
+            &[]
+        } else {
+            // SAFETY: `count` specs by contract.
+            unsafe { std::slice::from_raw_parts(branches, count) }
+        };
+        let mut out = Vec::with_capacity(count);
+        let mut types = Vec::with_capacity(count);
+        for (i, spec) in specs.iter().enumerate() {
+            // SAFETY: NUL-terminated by contract.
+            let branch = unsafe { str_arg(spec.name, &format!("branches[{i}].name")) }?;
+            let t = EvtcScalar::from_id(spec.scalar)?.to_format();
+            let dtype = match spec.kind {
+                k if k == EvtcKind::Scalar as i32 => DataType::Scalar(t),
+                k if k == EvtcKind::Fixed as i32 && spec.fixed_len > 0 => {
+                    DataType::FixedArray(t, spec.fixed_len)
+                }
+                k if k == EvtcKind::Jagged as i32 => DataType::Jagged(t),
+                k if k == EvtcKind::Bytes as i32 => DataType::Bytes,
+                k if k == EvtcKind::Utf8 as i32 => DataType::Utf8,
+                k => {
+                    return Err(Failure::argument(format!(
+                        "branches[{i}] ({branch:?}): kind {k} with fixed_len {} is not an \
+                         EvtcKind (0 to 4; a fixed array needs fixed_len > 0)",
+                        spec.fixed_len
+                    )));
+                }
+            };
+            let mut s = BranchSpec::new(branch.to_owned(), dtype);
+            if !spec.counter.is_null() {
+                // SAFETY: NUL-terminated by contract.
+                let counter = unsafe { str_arg(spec.counter, &format!("branches[{i}].counter")) }?;
+                s = s.counter(counter.to_owned());
+            }
+            out.push(s);
+            types.push(dtype);
+        }
+        w.finish_tree()?;
+        let file = match std::mem::replace(&mut w.state, State::Done) {
+            State::Open(file) => file,
+            _ => return Err(Failure::argument("the writer is closed")),
+        };
+        w.state = State::Tree(file.into_tree(name, out)?);
+        w.types = types;
+        Ok(())
+    })
+}
+
+/// Fills a batch of entries of branch `branch` (its position in the tree's specs) of the open
+/// tree: `n_values` values of type `scalar` (the branch's) at `values`, and for variable-length
+/// branches the `n_entries` entries' lengths at `counts` (summing to `n_values`; `counts` is
+/// ignored otherwise). Every branch gets the same number of entries, then
+/// [`evtc_writer_commit`]. `values` must be aligned for its type; `bool` values are bytes, any
+/// non-zero byte true.
+///
+/// # Safety
+/// `writer` is null or an open writer; `values` points to `n_values` values; `counts` null or
+/// `n_entries` `uint32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn evtc_writer_fill(
+    writer: *mut EvtcWriter,
+    branch: usize,
+    scalar: i32,
+    values: *const c_void,
+    n_values: u64,
+    counts: *const u32,
+    n_entries: u64,
+) -> EvtcStatus {
+    with_writer(writer, |w| {
+        let State::Tree(tree) = &mut w.state else {
+            return Err(Failure::argument("no tree is open (evtc_writer_tree)"));
+        };
+        let dtype = *w.types.get(branch).ok_or_else(|| {
+            Failure::argument(format!(
+                "no branch number {branch} (the tree has {})",
+                w.types.len()
+            ))
+        })?;
+        let scalar = EvtcScalar::from_id(scalar)?;
+        if scalar.to_format() != dtype.scalar() {
+            return Err(Failure::new(
+                EvtcStatus::ErrorType,
+                format!(
+                    "branch {branch} holds {}, not {}",
+                    dtype.scalar(),
+                    scalar.to_format()
+                ),
+            ));
+        }
+        let n_values = usize::try_from(n_values)
+            .map_err(|_| Failure::argument("n_values does not fit memory"))?;
+        let counts: &[u32] = if dtype.is_variable() {
+            let n = usize::try_from(n_entries)
+                .map_err(|_| Failure::argument("n_entries does not fit memory"))?;
+            // SAFETY: `n` counts by contract.
+            unsafe { slice_arg(counts, n, "counts") }?
+        } else {
+            &[]
+        };
+        macro_rules! go {
+            ($t:ty) => {{
+                // SAFETY: `n_values` values by contract.
+                let v: &[$t] = unsafe { slice_arg(values.cast::<$t>(), n_values, "values") }?;
+                if dtype.is_variable() {
+                    tree.fill_jagged(branch, counts, v)?
+                } else {
+                    tree.fill_column(branch, v)?
+                }
+                Ok(())
+            }};
+        }
+        if scalar == EvtcScalar::Bool {
+            // Any byte is a valid C bool; Rust's `bool` is 0 or 1 only.
+            // SAFETY: `n_values` bytes by contract.
+            let bytes: &[u8] = unsafe { slice_arg(values.cast::<u8>(), n_values, "values") }?;
+            let v: Vec<bool> = bytes.iter().map(|&b| b != 0).collect();
+            if dtype.is_variable() {
+                tree.fill_jagged(branch, counts, &v)?;
+            } else {
+                tree.fill_column(branch, &v)?;
+            }
+            return Ok(());
+        }
+        by_scalar!(scalar, go)
+    })
+}
+
+/// `n` values at `ptr` as a slice (empty for 0, whatever `ptr`).
+///
+/// # Safety
+/// `ptr` is null or points to `n` initialized values of `T`.
+unsafe fn slice_arg<'a, T: Scalar>(ptr: *const T, n: usize, what: &str) -> Outcome<&'a [T]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(Failure::argument(format!("{what} is a null pointer")));
+    }
+    if !(ptr as usize).is_multiple_of(align_of::<T>()) {
+        return Err(Failure::argument(format!(
+            "{what} is not aligned for {} ({} bytes)",
+            T::TYPE,
+            align_of::<T>()
+        )));
+    }
+    // SAFETY: not null, aligned, and `n` initialized values by contract (every bit pattern is a
+    // valid value of the number types this is called with; bools are read as bytes).
+    Ok(unsafe { std::slice::from_raw_parts(ptr, n) })
+}
+
+/// Commits the entries filled since the last commit (every branch must have received as many);
+/// `*entries` (if not null) is their number.
+///
+/// # Safety
+/// `writer` is null or an open writer; `entries` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn evtc_writer_commit(
+    writer: *mut EvtcWriter,
+    entries: *mut u64,
+) -> EvtcStatus {
+    with_writer(writer, |w| {
+        let State::Tree(tree) = &mut w.state else {
+            return Err(Failure::argument("no tree is open (evtc_writer_tree)"));
+        };
+        let n = tree.commit()?;
+        if !entries.is_null() {
+            // SAFETY: writable by contract.
+            unsafe { put(entries, n, "entries") }?;
+        }
+        Ok(())
+    })
+}
+
+/// Finishes the open tree and the file, which then appears under its name (synced to disk),
+/// and frees the writer, whatever the outcome: on failure nothing appears and the message is
+/// [`evtc_last_error`]'s.
+///
+/// # Safety
+/// `writer` is null or an open writer, not used again.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn evtc_writer_close(writer: *mut EvtcWriter) -> EvtcStatus {
+    if writer.is_null() {
+        return run(
+            |_| {},
+            || Err(Failure::argument("writer is a null pointer")),
+        );
+    }
+    // SAFETY: a pointer from `evtc_writer_create`, closed once by contract.
+    let mut w = unsafe { Box::from_raw(writer) };
+    run(
+        |_| {},
+        move || {
+            w.finish_tree()?;
+            match std::mem::replace(&mut w.state, State::Done) {
+                State::Open(file) => Ok(file.finish()?),
+                State::Tree(_) => unreachable!("finished above"),
+                State::Done => Err(Failure::argument(format!(
+                    "the writer failed before and wrote nothing: {}",
+                    w.error.to_string_lossy()
+                ))),
+            }
+        },
+    )
+}
+
+/// Frees the writer without finishing: nothing appears under its name (null is ignored).
+///
+/// # Safety
+/// `writer` is null or an open writer, not used again.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn evtc_writer_abort(writer: *mut EvtcWriter) {
+    if !writer.is_null() {
+        // SAFETY: a pointer from `evtc_writer_create`, freed once by contract.
+        drop(unsafe { Box::from_raw(writer) });
+    }
+}
+
+/// The message of the last call on `writer` that failed, or an empty string (also for null).
+/// Valid until the next call on `writer` fails, or it is closed.
+///
+/// # Safety
+/// `writer` is null or an open writer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn evtc_writer_error(writer: *const EvtcWriter) -> *const c_char {
+    // SAFETY: as the function's contract says.
+    unsafe { writer.as_ref() }.map_or(c"".as_ptr(), |w| w.error.as_ptr())
+}
