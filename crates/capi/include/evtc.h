@@ -349,7 +349,7 @@ enum EvtcStatus evtc_writer_commit(struct EvtcWriter *writer, uint64_t *entries)
 
 // Finishes the open tree and the file, which then appears under its name (synced to disk),
 // and frees the writer, whatever the outcome: on failure nothing appears and the message is
-// [`evtc_last_error`]'s.
+// `evtc_last_error()`'s.
 //
 // # Safety
 // `writer` is null or an open writer, not used again.

@@ -395,7 +395,7 @@ pub unsafe extern "C" fn evtc_writer_commit(
 
 /// Finishes the open tree and the file, which then appears under its name (synced to disk),
 /// and frees the writer, whatever the outcome: on failure nothing appears and the message is
-/// [`evtc_last_error`]'s.
+/// `evtc_last_error()`'s.
 ///
 /// # Safety
 /// `writer` is null or an open writer, not used again.
