@@ -11,7 +11,7 @@ fn main() {
     let Some(dir) = out.ancestors().nth(3).map(Path::to_path_buf) else {
         return;
     };
-    for header in ["evtc.h", "evtc.hpp"] {
+    for header in ["evtc.h", "evtc.hpp", "evtc_rdf.hxx"] {
         println!("cargo:rerun-if-changed=include/{header}");
     }
     let include = dir.join("include");
@@ -20,7 +20,7 @@ fn main() {
     for d in [&include, &pkgconfig, &cmake] {
         std::fs::create_dir_all(d).expect("create the install directories");
     }
-    for header in ["evtc.h", "evtc.hpp"] {
+    for header in ["evtc.h", "evtc.hpp", "evtc_rdf.hxx"] {
         std::fs::copy(manifest.join("include").join(header), include.join(header))
             .expect("copy the headers");
     }

@@ -4,6 +4,7 @@
 #ifndef EVTC_H
 #define EVTC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,0 +1,107 @@
+"""The same RDataFrame analyses over evtc (include/evtc_rdf.hxx), a TTree and an RNTuple of the
+same NanoAOD-like data: a MET histogram (one branch: I/O-bound) and a dimuon mass (nMuon,
+Muon_pt/eta/phi/mass/charge), with 1 thread and with ROOT's implicit multi-threading on every
+core. The analyses are compiled C++ (typed RDataFrame calls declared once), so the times are
+event loops, not JIT compilation. Medians of REPEATS runs after a warm-up run, files in the page
+cache; the ratios are taken within this run.
+
+Run (ROOT from PyPI in .venv-root, the release library):
+
+    cargo build --release -p evtc-capi
+    .venv-root/bin/python benches/rdf/rdf_bench.py \\
+        --evtc target/evtc-bench/python/nano_200000_zstd5.evtc \\
+        --ttree target/evtc-bench/python/nano_200000_505.root \\
+        --rntuple target/evtc-bench/python/nano_200000_505_rntuple.root
+
+(the files of `benches/python/bench.py`: 200,000 events, zstd level 5 in all three).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import ROOT
+
+ANALYSES = r"""
+#include "evtc_rdf.hxx"
+
+double evtc_bench_met(ROOT::RDataFrame df) {
+  auto h = df.Histo1D<float>({"met", "", 40, 0.0, 200.0}, "MET_pt");
+  return h->GetEntries();
+}
+
+double evtc_bench_dimuon(ROOT::RDataFrame df) {
+  using RVecF = ROOT::RVec<float>;
+  using RVecI = ROOT::RVec<std::int32_t>;
+  auto h = df.Filter([](std::int32_t n) { return n == 2; }, {"nMuon"})
+               .Filter([](const RVecI& q) { return q[0] != q[1]; }, {"Muon_charge"})
+               .Define("m",
+                       [](const RVecF& pt, const RVecF& eta, const RVecF& phi, const RVecF& m) {
+                         return ROOT::VecOps::InvariantMass(pt, eta, phi, m);
+                       },
+                       {"Muon_pt", "Muon_eta", "Muon_phi", "Muon_mass"})
+               .Histo1D<float>({"m", "", 60, 0.0, 150.0}, "m");
+  return h->GetEntries();
+}
+"""
+
+
+def frame(kind: str, path: str):
+    if kind == "evtc":
+        return ROOT.evtc.MakeDataFrame(path, "Events")
+    return ROOT.RDataFrame("Events", path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--evtc", required=True)
+    parser.add_argument("--ttree", required=True)
+    parser.add_argument("--rntuple", required=True)
+    parser.add_argument("--library", default="target/release/libevtc_c.so")
+    parser.add_argument("--include", default="crates/capi/include")
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    if ROOT.gSystem.Load(args.library) < 0:
+        raise SystemExit(f"cannot load {args.library}")
+    ROOT.gInterpreter.AddIncludePath(args.include)
+    if not ROOT.gInterpreter.Declare(ANALYSES):
+        raise SystemExit("the analyses do not compile")
+    files = {"evtc": args.evtc, "TTree": args.ttree, "RNTuple": args.rntuple}
+    cores = os.cpu_count() or 1
+    cpu = next(
+        (l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")),
+        "unknown CPU",
+    )
+    print(f"# RDataFrame over evtc, TTree and RNTuple\n\nMachine: {cpu}, {cores} cores; ROOT {ROOT.gROOT.GetVersion()}.\n")
+    print("| analysis | threads | evtc ms | TTree ms | RNTuple ms | TTree / evtc | RNTuple / evtc |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    results = {}
+    for threads in (1, cores):
+        if threads > 1:
+            ROOT.EnableImplicitMT(threads)
+        for name, run in (("MET histogram", ROOT.evtc_bench_met), ("dimuon mass", ROOT.evtc_bench_dimuon)):
+            times: dict[str, list[float]] = {k: [] for k in files}
+            entries = {}
+            for k, path in files.items():  # warm-up: page cache, first-use costs
+                entries[k] = run(frame(k, path))
+            if len(set(entries.values())) != 1:
+                raise SystemExit(f"{name}: the histograms differ in entries: {entries}")
+            for _ in range(args.repeats):
+                for k, path in files.items():  # in turn, so that drifts hit all alike
+                    df = frame(k, path)
+                    t = time.perf_counter()
+                    run(df)
+                    times[k].append(time.perf_counter() - t)
+            ms = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+            results[(name, threads)] = ms
+            print(
+                f"| {name} | {threads} | {ms['evtc']:.1f} | {ms['TTree']:.1f} | {ms['RNTuple']:.1f} "
+                f"| {ms['TTree'] / ms['evtc']:.2f}x | {ms['RNTuple'] / ms['evtc']:.2f}x |"
+            )
+
+
+if __name__ == "__main__":
+    main()

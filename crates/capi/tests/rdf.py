@@ -1,0 +1,58 @@
+"""The same analysis through RDataFrame over an evtc file (evtc_rdf.hxx) and over the ROOT file
+it was converted from: a MET histogram and a dimuon mass from Muon_pt/eta/phi/mass with
+opposite charges, with 1 thread and with implicit multi-threading. Exits 1 naming what
+differs. Usage: python rdf.py LIBRARY INCLUDE_DIR FILE.evtc FILE.root"""
+
+import sys
+
+import ROOT
+
+library, include, evtc_file, root_file = sys.argv[1:5]
+if ROOT.gSystem.Load(library) < 0:
+    sys.exit(f"cannot load {library}")
+ROOT.gInterpreter.AddIncludePath(include)
+if not ROOT.gInterpreter.Declare('#include "evtc_rdf.hxx"'):
+    sys.exit("evtc_rdf.hxx does not compile")
+
+
+def analysis(df):
+    met = df.Histo1D(("met", "", 40, 0.0, 200.0), "MET_pt")
+    mass = (
+        df.Filter("nMuon == 2", "two muons")
+        .Filter("Muon_charge[0] != Muon_charge[1]", "opposite charges")
+        .Define("m", "ROOT::VecOps::InvariantMass(Muon_pt, Muon_eta, Muon_phi, Muon_mass)")
+        .Histo1D(("m", "", 60, 0.0, 150.0), "m")
+    )
+    count = df.Filter("nJet > 3").Count()
+    return [met, mass], count
+
+
+def contents(h):
+    return [h.GetBinContent(i) for i in range(h.GetNbinsX() + 2)]
+
+
+failures = []
+for threads in (1, 2):
+    if threads > 1:
+        ROOT.EnableImplicitMT(threads)
+    (e_hists, e_count), (r_hists, r_count) = (
+        analysis(ROOT.evtc.MakeDataFrame(evtc_file, "Events")),
+        analysis(ROOT.RDataFrame("Events", root_file)),
+    )
+    for e, r in zip(e_hists, r_hists):
+        if contents(e) != contents(r):
+            failures.append(f"{threads} threads: histogram {e.GetName()} differs")
+        if e.GetEntries() == 0:
+            failures.append(f"{threads} threads: histogram {e.GetName()} is empty")
+    if e_count.GetValue() != r_count.GetValue():
+        failures.append(f"{threads} threads: {e_count.GetValue()} events with nJet > 3, ROOT {r_count.GetValue()}")
+    # Only the columns the graph uses are read; a column read as another type is an error.
+    try:
+        ROOT.evtc.MakeDataFrame(evtc_file, "Events").Sum["double"]("MET_pt").GetValue()
+        failures.append("reading a float column as double did not fail")
+    except Exception as error:  # noqa: BLE001 - ROOT's C++ exceptions arrive as several types
+        if "MET_pt is float" not in str(error):
+            failures.append(f"the type error does not name the column and its type: {error}")
+if failures:
+    sys.exit("\n".join(failures))
+print("ok")
