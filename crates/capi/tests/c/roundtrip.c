@@ -151,6 +151,47 @@ static void read_file(const char* path) {
   evtc_close(f);
 }
 
+/* The read-at callback of evtc_open_reader: the bytes of a file held in memory. */
+struct Memory {
+  unsigned char* bytes;
+  size_t len;
+};
+
+static int32_t read_memory(void* user, uint64_t offset, uint8_t* buffer, size_t len) {
+  const struct Memory* m = user;
+  if (offset > m->len || len > m->len - offset) return -1;
+  memcpy(buffer, m->bytes + offset, len);
+  return 0;
+}
+
+/* Opens `path` through a callback over its bytes in memory and reads a branch. */
+static void read_through_callback(const char* path) {
+  FILE* fp = fopen(path, "rb");
+  CHECK(fp != NULL, "fopen %s", path);
+  if (!fp) return;
+  fseek(fp, 0, SEEK_END);
+  struct Memory m = {NULL, (size_t)ftell(fp)};
+  fseek(fp, 0, SEEK_SET);
+  m.bytes = malloc(m.len);
+  CHECK(fread(m.bytes, 1, m.len, fp) == m.len, "fread");
+  fclose(fp);
+  EvtcFile* f = NULL;
+  CHECK(evtc_open_reader(read_memory, &m, m.len, 2, &f) == EVTC_STATUS_OK, "open_reader");
+  size_t b = 0;
+  static uint32_t run[N];
+  uint64_t written = 0;
+  CHECK(evtc_branch_find(f, 0, "run", &b) == EVTC_STATUS_OK, "run");
+  CHECK(evtc_read(f, 0, b, EVTC_SCALAR_U32, 0, N, run, N, NULL, &written) == EVTC_STATUS_OK &&
+            written == N && run[N - 1] == (N - 1) / 1000,
+        "read through the callback");
+  evtc_close(f);
+  /* A callback that fails: an I/O error, not a crash. */
+  struct Memory short_one = {m.bytes, m.len};
+  CHECK(evtc_open_reader(read_memory, &short_one, m.len + 100, 1, &f) != EVTC_STATUS_OK, "lying length");
+  CHECK(evtc_open_reader(NULL, &m, m.len, 1, &f) == EVTC_STATUS_ERROR_ARGUMENT, "null callback");
+  free(m.bytes);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -162,6 +203,7 @@ int main(int argc, char** argv) {
   read_file(path);
   path_in(path, sizeof path, argv[1], "rust.evtc");
   read_file(path);
+  read_through_callback(path);
   /* Damaged and missing files. */
   EvtcFile* f = NULL;
   path_in(path, sizeof path, argv[1], "corrupt.evtc");
