@@ -79,7 +79,14 @@ impl IndexSummary {
 ///
 /// # Errors
 /// [`Error::NoSuchTree`], [`Error::NoSuchBranch`]; [`Error::InvalidSchema`] for a key branch
-/// that is not an integer scalar; read errors of the file; [`Error::Io`] writing it.
+/// that is not an integer scalar; [`Error::Busy`] while another writer updates the file; read
+/// errors of the file; [`Error::Io`] writing it.
+///
+/// [`Error::NoSuchTree`]: crate::Error::NoSuchTree
+/// [`Error::NoSuchBranch`]: crate::Error::NoSuchBranch
+/// [`Error::InvalidSchema`]: crate::Error::InvalidSchema
+/// [`Error::Busy`]: crate::Error::Busy
+/// [`Error::Io`]: crate::Error::Io
 pub fn add_event_index(
     path: impl AsRef<Path>,
     tree: &str,
