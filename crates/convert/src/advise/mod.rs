@@ -611,8 +611,18 @@ fn cost(setting: Setting) -> u32 {
     }
 }
 
-/// The trials of every branch: whole baskets (and reduced precision), then RAC under each codec
-/// with its smallest preconditioner; the current setting of an evtc input is always among them.
+/// Codecs of at most this [`cost`] try every preconditioner; the dearer ones try only the
+/// [`SCREENED_PRECONDITIONERS`] best of the dearest of those (zstd:5 among the defaults).
+const SCREEN_COST: u32 = 10;
+
+/// How many preconditioners the dear codecs try: those the screening codec found smallest.
+const SCREENED_PRECONDITIONERS: usize = 3;
+
+/// The trials of every branch, in three rounds run on the pool: whole baskets (and reduced
+/// precision) under the cheap codecs with every preconditioner; under the dear codecs with the
+/// preconditioners the cheap ones ranked best (a preconditioner's rank varies little between
+/// codecs, and the dear codecs' trials are most of the time); then RAC under each codec with
+/// its smallest preconditioner. The current setting of an evtc input is always among them.
 fn run_trials(
     samples: &[TreeSample],
     current: &[Vec<Option<(Setting, bool)>>],
@@ -630,30 +640,60 @@ fn run_trials(
                 .map(move |(i, b)| (t, i, b))
         })
         .collect();
+    let dear = |c: &Codec| cost(Setting::new(*c, Precondition::None)) > SCREEN_COST;
+    let cheap: Vec<Codec> = options
+        .codecs
+        .iter()
+        .copied()
+        .filter(|c| !dear(c))
+        .collect();
+    let dear_codecs: Vec<Codec> = options.codecs.iter().copied().filter(dear).collect();
+    // The screening codec: the dearest of the cheap ones that compresses.
+    let screen = cheap
+        .iter()
+        .copied()
+        .filter(|c| *c != Codec::NONE)
+        .max_by_key(|c| cost(Setting::new(*c, Precondition::None)));
+    let whole = |b: &BranchSample, s: Setting, tasks: &mut Vec<Task>| {
+        tasks.push(Task::Whole(s));
+        if b.reduced.is_some() && s.codec != Codec::NONE {
+            tasks.push(Task::Lossy(s));
+        }
+    };
     let mut first = Vec::new();
     for &(t, i, b) in &branches {
         let width = Width::new(b.value_size() as u8).unwrap_or(Width::W1);
-        let mut settings = Setting::candidates(&options.codecs, width);
+        // Without a screening codec every codec tries every preconditioner.
+        let codecs = if screen.is_some() {
+            &cheap
+        } else {
+            &options.codecs
+        };
+        let mut settings = Setting::candidates(codecs, width);
         if let Some((setting, false)) = current[t][i]
             && !settings.contains(&setting)
         {
             settings.push(setting);
         }
+        let mut tasks = Vec::new();
         for s in settings {
-            first.push((t, i, Task::Whole(s)));
-            if b.reduced.is_some() && s.codec != Codec::NONE {
-                first.push((t, i, Task::Lossy(s)));
-            }
+            whole(b, s, &mut tasks);
         }
+        first.extend(tasks.into_iter().map(|task| (t, i, task)));
     }
-    // The RAC trials (each codec with its smallest preconditioner) are known after the others:
-    // until then the total counts one per codec and branch.
     let rac_codecs = if options.rac {
         options.codecs.iter().filter(|c| **c != Codec::NONE).count()
     } else {
         0
     };
-    let total = AtomicUsize::new(first.len() + branches.len() * rac_codecs);
+    // The later rounds are known after the earlier: until then the total counts their tasks
+    // as they will be without reduced precision.
+    let later = if screen.is_some() {
+        dear_codecs.len() * SCREENED_PRECONDITIONERS
+    } else {
+        0
+    };
+    let total = AtomicUsize::new(first.len() + branches.len() * (later + rac_codecs));
     let done = AtomicUsize::new(0);
     let tick = || {
         let done = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -663,73 +703,110 @@ fn run_trials(
         .iter()
         .map(|t| vec![Vec::new(); t.branches.len()])
         .collect();
-    let run = |tasks: &mut Vec<(usize, usize, Task)>| -> Result<Vec<(usize, usize, Trialled)>> {
-        tasks.sort_by_key(|&(t, i, task)| {
-            let s = match task {
-                Task::Whole(s) | Task::Lossy(s) | Task::Rac(s) => s,
-            };
-            std::cmp::Reverse(u64::from(cost(s)) * samples[t].branches[i].values.len() as u64)
-        });
-        let results = tasks
-            .par_iter()
-            .map_init(Trial::new, |trial, &(t, i, task)| {
-                let b = &samples[t].branches[i];
-                let r = match task {
-                    Task::Whole(s) => {
-                        measure::whole_baskets(trial, b, s, options.basket_bytes, &b.values, None)
-                            .map(Some)
-                    }
-                    Task::Lossy(s) => match &b.reduced {
-                        Some(r) => measure::whole_baskets(
-                            trial,
-                            b,
-                            s,
-                            options.basket_bytes,
-                            &r.values,
-                            Some(r.bits),
-                        )
-                        .map(Some),
-                        None => Ok(None),
-                    },
-                    Task::Rac(s) => {
-                        let unit = match options.rac_unit_bytes {
-                            Some(bytes) => bytes,
-                            None => WriteOptions::default().rac_unit_bytes_for(s.codec),
-                        };
-                        measure::rac(b, s, unit)
-                    }
-                };
-                tick();
-                r.map(|r| r.map(|r| (t, i, r)))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(results.into_iter().flatten().collect())
-    };
-    for (t, i, r) in run(&mut first)? {
+    let mut finished = first.len();
+    for (t, i, r) in run_tasks(samples, options, &mut first, &tick)? {
         out[t][i].push(r);
     }
-    let mut second = Vec::new();
+    let mut middle = Vec::new();
+    if let Some(screen) = screen {
+        for &(t, i, b) in &branches {
+            let mut ranked: Vec<&Trialled> = out[t][i]
+                .iter()
+                .filter(|r| r.setting.codec == screen && !r.rac && r.mantissa_bits.is_none())
+                .collect();
+            ranked.sort_by_key(|r| r.stored_bytes);
+            for &codec in &dear_codecs {
+                for r in ranked.iter().take(SCREENED_PRECONDITIONERS) {
+                    let s = Setting::new(codec, r.setting.precondition);
+                    if !out[t][i].iter().any(|m| m.setting == s && !m.rac) {
+                        let mut tasks = Vec::new();
+                        whole(b, s, &mut tasks);
+                        middle.extend(tasks.into_iter().map(|task| (t, i, task)));
+                    }
+                }
+            }
+        }
+    }
+    // The RAC round is known after the middle one: counted as one task per codec and branch.
+    total.store(
+        finished + middle.len() + branches.len() * rac_codecs,
+        Ordering::Relaxed,
+    );
+    finished += middle.len();
+    for (t, i, r) in run_tasks(samples, options, &mut middle, &tick)? {
+        out[t][i].push(r);
+    }
+    let mut rac = Vec::new();
     for &(t, i, _) in &branches {
         if options.rac {
             for &codec in options.codecs.iter().filter(|c| **c != Codec::NONE) {
                 if let Some(p) = measure::smallest_precondition(&out[t][i], codec) {
-                    second.push((t, i, Task::Rac(Setting::new(codec, p))));
+                    rac.push((t, i, Task::Rac(Setting::new(codec, p))));
                 }
             }
         }
         if let Some((setting, true)) = current[t][i]
-            && !second.iter().any(|&(tt, ii, task)| {
+            && !rac.iter().any(|&(tt, ii, task)| {
                 (tt, ii) == (t, i) && matches!(task, Task::Rac(s) if s == setting)
             })
         {
-            second.push((t, i, Task::Rac(setting)));
+            rac.push((t, i, Task::Rac(setting)));
         }
     }
-    total.store(first.len() + second.len(), Ordering::Relaxed);
-    for (t, i, r) in run(&mut second)? {
+    total.store(finished + rac.len(), Ordering::Relaxed);
+    for (t, i, r) in run_tasks(samples, options, &mut rac, &tick)? {
         out[t][i].push(r);
     }
     Ok(out)
+}
+
+/// Runs `tasks` on the pool, the dearest first; `tick` after each.
+fn run_tasks(
+    samples: &[TreeSample],
+    options: &AdviseOptions,
+    tasks: &mut [(usize, usize, Task)],
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<(usize, usize, Trialled)>> {
+    tasks.sort_by_key(|&(t, i, task)| {
+        let s = match task {
+            Task::Whole(s) | Task::Lossy(s) | Task::Rac(s) => s,
+        };
+        std::cmp::Reverse(u64::from(cost(s)) * samples[t].branches[i].values.len() as u64)
+    });
+    let results = tasks
+        .par_iter()
+        .map_init(Trial::new, |trial, &(t, i, task)| {
+            let b = &samples[t].branches[i];
+            let r = match task {
+                Task::Whole(s) => {
+                    measure::whole_baskets(trial, b, s, options.basket_bytes, &b.values, None)
+                        .map(Some)
+                }
+                Task::Lossy(s) => match &b.reduced {
+                    Some(r) => measure::whole_baskets(
+                        trial,
+                        b,
+                        s,
+                        options.basket_bytes,
+                        &r.values,
+                        Some(r.bits),
+                    )
+                    .map(Some),
+                    None => Ok(None),
+                },
+                Task::Rac(s) => {
+                    let unit = match options.rac_unit_bytes {
+                        Some(bytes) => bytes,
+                        None => WriteOptions::default().rac_unit_bytes_for(s.codec),
+                    };
+                    measure::rac(b, s, unit)
+                }
+            };
+            tick();
+            r.map(|r| r.map(|r| (t, i, r)))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(results.into_iter().flatten().collect())
 }
 
 /// The mantissa bits a stated tolerance allows for a float branch, if any.
