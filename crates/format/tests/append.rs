@@ -411,3 +411,38 @@ fn friend_trees_read_as_the_trees_own_and_must_be_as_long() {
     );
     assert!(error.to_string().contains("short.evtc 10"), "{error}");
 }
+
+#[test]
+fn an_interrupted_add_branches_leaves_the_tree_without_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.evtc");
+    write_input(&path, 0, 3000, small(WriteOptions::default()), false);
+    let old = std::fs::read(&path).unwrap();
+    let mut file = FileWriter::append(&path, WriteOptions::default().rac(RacMode::On)).unwrap();
+    let mut tree = file
+        .add_branches("Events", vec![BranchSpec::scalar("score", ScalarType::F64)])
+        .unwrap();
+    let score: Vec<f64> = (0..3000).map(|e| f64::from(e) / 3.0).collect();
+    tree.fill_column(0, &score).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+    let new = std::fs::read(&path).unwrap();
+    let cut = dir.path().join("cut.evtc");
+    for len in (old.len()..new.len()).step_by(((new.len() - old.len()) / 61).max(1)) {
+        std::fs::write(&cut, &new[..len]).unwrap();
+        let file = FileReader::open(&cut).unwrap_or_else(|e| panic!("length {len}: {e}"));
+        let branches = &file.trees()[0].branches;
+        assert_eq!(branches.len(), 5, "length {len}");
+        same_values(&cut, 3000);
+    }
+    let file = FileReader::open(&path).unwrap();
+    let read = file
+        .tree("Events")
+        .unwrap()
+        .branch("score")
+        .unwrap()
+        .read::<f64>()
+        .unwrap();
+    assert_eq!(read, score);
+}
