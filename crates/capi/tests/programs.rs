@@ -10,14 +10,16 @@ use evtc_format::{BranchSpec, FileReader, FileWriter, ScalarType, WriteOptions};
 
 const N: u64 = 5000;
 
-/// The directory cargo built this crate's libraries into (`target/<profile>`).
+/// The directory holding the shared library cargo built with this test: the test's own
+/// (`target/<profile>/deps`, where `cargo test` leaves it), else `target/<profile>` (where
+/// `cargo build` puts it).
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test path");
-    // target/<profile>/deps/programs-<hash>
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>")
-        .to_path_buf()
+    let deps = exe.parent().expect("target/<profile>/deps").to_path_buf();
+    if deps.join("libevtc_c.so").exists() {
+        return deps;
+    }
+    deps.parent().expect("target/<profile>").to_path_buf()
 }
 
 /// Writes `rust.evtc` as the programs write theirs, and a damaged copy.

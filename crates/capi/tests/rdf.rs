@@ -33,12 +33,17 @@ fn rdataframe_over_evtc_equals_rdataframe_over_the_root_file() {
     let evtc_file = dir.path().join("nano.evtc");
     let options = evtc_convert::ConvertOptions::default().rac(evtc_format::RacMode::Auto);
     evtc_convert::convert(&root_file, &evtc_file, &options, &mut |_| {}).expect("convert");
-    let library_dir = std::env::current_exe()
+    // Where `cargo test` leaves the shared library (beside this test), else `cargo build`'s.
+    let deps = std::env::current_exe()
         .expect("test path")
         .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>")
+        .expect("target/<profile>/deps")
         .to_path_buf();
+    let library_dir = if deps.join("libevtc_c.so").exists() {
+        deps
+    } else {
+        deps.parent().expect("target/<profile>").to_path_buf()
+    };
     let out = Command::new(python)
         .arg(crate_dir.join("tests/rdf.py"))
         .arg(library_dir.join("libevtc_c.so"))
