@@ -20,6 +20,7 @@
 //! # Ok::<(), evtc_convert::Error>(())
 //! ```
 
+mod balance;
 mod measure;
 mod sample;
 
@@ -125,7 +126,9 @@ impl Goal {
     /// - `balanced`: the fewest bytes among outcomes that read at least as fast as evtc's default
     ///   codec's reference (`zstd:5`), speeds within 3% counting as equal (timing noise).
     ///   Without it among the trials: the fewest bytes among outcomes within 20% of the fastest
-    ///   read.
+    ///   read. (This is the rule for one branch alone; [`advise`] picks the balanced goal over
+    ///   the whole file: the fastest read of a file at most 99% the size of the default
+    ///   codec's, each branch trading read time against bytes at one price.)
     /// - `random`: among RAC outcomes, the fewest bytes whose single-entry read is within 50%
     ///   of the fastest single-entry read (no RAC outcome: as `balanced`).
     ///
@@ -157,22 +160,7 @@ impl Goal {
         let bytes = |o: &Outcome| o.stored_bytes as f64;
         let read = |o: &Outcome| o.read_seconds;
         let all = |_: &Outcome| true;
-        // A reference stored as is stands for `none`, which stores the same bytes the same way.
-        let reference = |codec: Codec| {
-            let lossless = |codec: Codec| {
-                outcomes
-                    .iter()
-                    .filter(move |o| o.codec == codec && !o.rac && o.mantissa_bits.is_none())
-                    .min_by_key(|o| o.stored_bytes)
-            };
-            lossless(codec).and_then(|o| {
-                if o.stored_as_is {
-                    lossless(Codec::NONE).or(Some(o))
-                } else {
-                    Some(o)
-                }
-            })
-        };
+        let reference = |codec: Codec| reference(outcomes, codec);
         match self {
             Goal::Size => smallest(&read, &all),
             Goal::Read => {
@@ -195,6 +183,25 @@ impl Goal {
             }
         }
     }
+}
+
+/// A codec's reference outcome among `outcomes`: the codec with the preconditioner the writer
+/// would choose (the smallest), without RAC or reduced precision; a reference stored as is
+/// stands for `none`'s, which stores the same bytes the same way.
+fn reference(outcomes: &[Outcome], codec: Codec) -> Option<&Outcome> {
+    let lossless = |codec: Codec| {
+        outcomes
+            .iter()
+            .filter(move |o| o.codec == codec && !o.rac && o.mantissa_bits.is_none())
+            .min_by_key(|o| o.stored_bytes)
+    };
+    lossless(codec).and_then(|o| {
+        if o.stored_as_is {
+            lossless(Codec::NONE).or(Some(o))
+        } else {
+            Some(o)
+        }
+    })
 }
 
 impl fmt::Display for Goal {
@@ -541,11 +548,17 @@ pub fn advise(
         advice.current = Some(advice.point("current".into(), |b| b.current));
     }
     for goal in Goal::ALL {
-        let choices: Vec<Vec<Option<usize>>> = advice
-            .trees
-            .iter()
-            .map(|t| t.branches.iter().map(|b| goal.pick(&b.outcomes)).collect())
-            .collect();
+        let whole_file = match goal {
+            Goal::Balanced => balance::choices(&advice.trees),
+            _ => None,
+        };
+        let choices: Vec<Vec<Option<usize>>> = whole_file.unwrap_or_else(|| {
+            advice
+                .trees
+                .iter()
+                .map(|t| t.branches.iter().map(|b| goal.pick(&b.outcomes)).collect())
+                .collect()
+        });
         let mut picks = choices.iter().flatten();
         let predicted = advice.point(goal.to_string(), |_| picks.next().copied().flatten());
         advice.goals.push(GoalAdvice {
