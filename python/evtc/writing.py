@@ -75,9 +75,9 @@ def update(
     Nothing in the file is rewritten: new baskets and a new footer go after its end. The file
     changes when :meth:`close` succeeds (or the ``with`` block ends without an exception); until
     then, and if the process dies, readers read it as it was. A second writer is refused while
-    this one is open (``evtc.errors.Error``). Entries appended to a tree are written as its
-    branches are; the options set how added columns and new trees are written (as for
-    :func:`recreate`).
+    this one is open (:class:`evtc.errors.FileBusyError`). Entries appended to a tree are
+    written as its branches are; the options set how added columns and new trees are written
+    (as for :func:`recreate`).
     """
     writer, codecs, racs = _writer(
         path, codec, rac, branch_codecs, branch_rac, basket_size, rac_unit_bytes,
