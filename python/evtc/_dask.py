@@ -13,7 +13,8 @@ import functools
 import os
 from typing import Any
 
-from .reading import BranchInfo, _ak_array, _form, open
+from ._columns import _ak_array, _form
+from .reading import BranchInfo, open
 
 
 def _partitions(cluster_ends: list[int], step: int) -> list[tuple[int, int]]:
