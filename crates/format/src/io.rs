@@ -87,10 +87,14 @@ impl LocalFile {
     /// The I/O error of opening, inspecting or mapping the file.
     ///
     /// # Safety
-    /// The file must not be truncated or written to while this `LocalFile` (or any reader over
-    /// it) lives: reading a page cut off by truncation raises `SIGBUS`, which ends the process, and
-    /// bytes changing under a reader are undefined behaviour. Files written once and then only
-    /// read, as evtc files are, meet this; files another process may still be writing do not.
+    /// The file's mapped bytes must not be truncated or changed while this `LocalFile` (or any
+    /// reader over it) lives: reading a page cut off by truncation raises `SIGBUS`, which ends
+    /// the process, and bytes changing under a reader are undefined behaviour. Files written once
+    /// and then only read, as evtc files are, meet this, and so do files updated in place
+    /// (`FileWriter::append` writes past the end), except one mapped while it held an
+    /// interrupted update's bytes: the next update cuts those off (readers never read them, so a
+    /// reader that does not touch them is not hurt). Files another process is writing anew do
+    /// not meet it.
     pub unsafe fn open_mapped(path: impl AsRef<Path>) -> std::io::Result<LocalFile> {
         let mut file = LocalFile::open(path)?;
         if file.len > 0 {
