@@ -121,42 +121,32 @@ pub enum EvtcKind {
 }
 
 impl EvtcScalar {
+    /// Every type, in evtc's order (`evtc_format::ScalarType::ALL`'s).
+    const ALL: [EvtcScalar; 11] = [
+        EvtcScalar::Bool,
+        EvtcScalar::I8,
+        EvtcScalar::U8,
+        EvtcScalar::I16,
+        EvtcScalar::U16,
+        EvtcScalar::I32,
+        EvtcScalar::U32,
+        EvtcScalar::I64,
+        EvtcScalar::U64,
+        EvtcScalar::F32,
+        EvtcScalar::F64,
+    ];
+
     pub(crate) fn from_format(t: evtc_format::ScalarType) -> EvtcScalar {
-        use evtc_format::ScalarType as S;
-        match t {
-            S::Bool => EvtcScalar::Bool,
-            S::I8 => EvtcScalar::I8,
-            S::U8 => EvtcScalar::U8,
-            S::I16 => EvtcScalar::I16,
-            S::U16 => EvtcScalar::U16,
-            S::I32 => EvtcScalar::I32,
-            S::U32 => EvtcScalar::U32,
-            S::I64 => EvtcScalar::I64,
-            S::U64 => EvtcScalar::U64,
-            S::F32 => EvtcScalar::F32,
-            S::F64 => EvtcScalar::F64,
-        }
+        let at = evtc_format::ScalarType::ALL.iter().position(|&s| s == t);
+        EvtcScalar::ALL[at.expect("ScalarType::ALL holds every type")]
     }
 
     /// The type of id `id` (an `EvtcScalar` value passed as an integer, so that a wrong one is
     /// an error, not undefined behaviour).
     pub(crate) fn from_id(id: i32) -> Outcome<EvtcScalar> {
-        const ALL: [EvtcScalar; 11] = [
-            EvtcScalar::Bool,
-            EvtcScalar::I8,
-            EvtcScalar::U8,
-            EvtcScalar::I16,
-            EvtcScalar::U16,
-            EvtcScalar::I32,
-            EvtcScalar::U32,
-            EvtcScalar::I64,
-            EvtcScalar::U64,
-            EvtcScalar::F32,
-            EvtcScalar::F64,
-        ];
         usize::try_from(id)
             .ok()
-            .and_then(|i| ALL.get(i).copied())
+            .and_then(|i| EvtcScalar::ALL.get(i).copied())
             .ok_or_else(|| Failure::argument(format!("{id} is not an EvtcScalar (0 to 10)")))
     }
 
