@@ -109,6 +109,11 @@ pub struct WriteArgs {
     /// Write one basket per branch per cluster.
     #[arg(long)]
     flush_at_cluster: bool,
+    /// Do not wait for the output to reach the disk (no fsync) before giving it its name: for
+    /// scratch files. After a system crash such an output may be incomplete under its name (a
+    /// killed evtc still leaves nothing behind).
+    #[arg(long)]
+    no_sync: bool,
 }
 
 impl WriteArgs {
@@ -119,6 +124,7 @@ impl WriteArgs {
             .rac(self.rac)
             .rac_dictionary(!self.no_rac_dictionary)
             .flush_at_cluster(self.flush_at_cluster)
+            .sync(!self.no_sync)
             .precondition(self.precondition)
             .boundaries(self.offsets);
         if let Some(bytes) = self.rac_unit {

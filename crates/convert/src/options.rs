@@ -335,6 +335,13 @@ impl ConvertOptions {
         self
     }
 
+    /// Whether the output is synced to disk before it gets its name (see
+    /// [`WriteOptions::sync`]; default: yes).
+    pub fn sync(mut self, on: bool) -> ConvertOptions {
+        self.write = self.write.sync(on);
+        self
+    }
+
     /// When clusters end (ROOT's AutoFlush).
     pub fn cluster_size(mut self, size: ClusterSize) -> ConvertOptions {
         self.write = self.write.cluster_size(size);

@@ -49,6 +49,19 @@ fn merged_files_verify_and_read_their_inputs_values_in_order() {
     for k in [0, 1, 777, 1999] {
         assert_eq!(merged[2000 + k], second[k], "entry {k}");
     }
+    // Without the sync to disk, the same bytes.
+    let unsynced = dir.path().join("unsynced.evtc");
+    let u = unsynced.display().to_string();
+    ok(&evtc(&[
+        "merge",
+        &u,
+        &inputs[0],
+        &inputs[1],
+        &inputs[2],
+        "--no-sync",
+        "--quiet",
+    ]));
+    assert!(std::fs::read(&out).expect("merged") == std::fs::read(&unsynced).expect("unsynced"));
 }
 
 #[test]
