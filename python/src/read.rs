@@ -99,6 +99,16 @@ impl Offsets {
         }
     }
 
+    /// Offsets equal to these, sharing their memory: owned ones become shared first.
+    fn share(&mut self) -> Offsets {
+        let shared: Arc<[u64]> = match self {
+            Offsets::Owned(owned) => Arc::from(std::mem::take(owned)),
+            Offsets::Shared(shared) => Arc::clone(shared),
+        };
+        *self = Offsets::Shared(Arc::clone(&shared));
+        Offsets::Shared(shared)
+    }
+
     /// The offsets as a vector of their own (a copy when shared).
     pub(crate) fn into_vec(self) -> Vec<u64> {
         match self {
@@ -417,27 +427,61 @@ impl Reader {
                     let result = self
                         .fetch_ahead(remote, &tree, names, &range, &mut ids)
                         .and_then(|()| {
-                            self.map(names, |n| read_evtc(&tree, n, Rows::Range(range.clone())))
+                            self.map(names, |_, n| {
+                                read_evtc(&tree, n, Rows::Range(range.clone()))
+                            })
                         });
                     for id in ids {
                         remote.forget(id);
                     }
                     return result;
                 }
-                self.map(names, |n| read_evtc(&tree, n, Rows::Range(range.clone())))
+                self.map(names, |_, n| {
+                    read_evtc(&tree, n, Rows::Range(range.clone()))
+                })
             }
             Backend::Root { file, .. } => {
                 let tree = self.root_tree(tree)?;
-                self.map(names, |name| {
-                    let column = tree.column(name).ok_or_else(|| {
-                        errors::raise(
-                            "KeyInFileError",
-                            format!("tree {:?} has no branch {name:?}", tree.name),
-                        )
-                    })?;
+                let columns = names
+                    .iter()
+                    .map(|name| {
+                        tree.column(name).ok_or_else(|| {
+                            errors::raise(
+                                "KeyInFileError",
+                                format!("tree {:?} has no branch {name:?}", tree.name),
+                            )
+                        })
+                    })
+                    .collect::<PyResult<Vec<_>>>()?;
+                // The fields of one RNTuple collection have equal offsets: the first reads
+                // them, the others their values alone and then share the first's.
+                let mut first = HashMap::new();
+                let leaders: Vec<Option<usize>> = columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let key = c.offsets_key()?;
+                        let leader = *first.entry(key).or_insert(i);
+                        (leader != i).then_some(leader)
+                    })
+                    .collect();
+                let mut read = self.map(names, |i, name| {
                     count_read(name);
-                    let data = file
-                        .read_column(column, range.clone())
+                    let column = columns[i];
+                    let mut reader = file.column_reader(column);
+                    if leaders[i].is_some() {
+                        let mut values = Values::new(column.kind.scalar());
+                        reader
+                            .read_values(range.clone(), &mut values)
+                            .map_err(errors::root)?;
+                        return Ok(Column {
+                            values,
+                            levels: Vec::new(),
+                        });
+                    }
+                    let mut data = evtc_root::ColumnData::new(column.kind);
+                    reader
+                        .read(range.clone(), &mut data)
                         .map_err(errors::root)?;
                     // Outermost first: the entries' offsets (none for scalars and fixed
                     // arrays), then each level further in.
@@ -450,7 +494,14 @@ impl Reader {
                         values: data.values,
                         levels,
                     })
-                })
+                })?;
+                for (i, leader) in leaders.into_iter().enumerate() {
+                    if let Some(leader) = leader {
+                        read[i].levels =
+                            read[leader].levels.iter_mut().map(Offsets::share).collect();
+                    }
+                }
+                Ok(read)
             }
         }
     }
@@ -486,12 +537,12 @@ impl Reader {
         })
     }
 
-    /// `f` over `names`, on the pool when there is one.
+    /// `f` over `names` (with each one's position), on the pool when there is one.
     fn map<F>(&self, names: &[String], f: F) -> PyResult<Vec<Column>>
     where
-        F: Fn(&str) -> PyResult<Column> + Sync,
+        F: Fn(usize, &str) -> PyResult<Column> + Sync,
     {
-        let parallel = || names.par_iter().map(|n| f(n)).collect();
+        let parallel = || names.par_iter().enumerate().map(|(i, n)| f(i, n)).collect();
         match (&self.backend, &self.pool) {
             // An evtc file's reads of baskets run on its own pool: the branches go there too,
             // so that one set of threads serves both (a pool waiting on another would idle).
@@ -499,7 +550,7 @@ impl Reader {
                 file.borrow_owner().install(parallel)
             }
             (Backend::Root { .. }, Some(pool)) if names.len() > 1 => pool.install(parallel),
-            _ => names.iter().map(|n| f(n)).collect(),
+            _ => names.iter().enumerate().map(|(i, n)| f(i, n)).collect(),
         }
     }
 }
@@ -878,7 +929,7 @@ impl Reader {
         let entries = entries.as_slice()?;
         let columns = py.detach(|| {
             let reader = self.evtc_tree(tree)?;
-            self.map(&names, |name| {
+            self.map(&names, |_, name| {
                 read_evtc(&reader, name, Rows::Entries(entries))
             })
         })?;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::error::Error;
 use crate::reduced::Stored;
-use crate::rntuple::FieldColumn;
+use crate::rntuple::{FieldColumn, Level};
 use crate::ttree::interp::Plan;
 use crate::types::ColumnKind;
 
@@ -185,6 +185,11 @@ pub(crate) enum Source {
     Field(Arc<FieldColumn>),
 }
 
+/// What makes two columns' list offsets equal ([`Column::offsets_key`]): the list levels above
+/// their values, down to the index columns they read.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OffsetsKey(Vec<Level>);
+
 /// A column of a TTree branch: its baskets and their byte layout.
 #[derive(Debug, Clone)]
 pub(crate) struct BranchColumn {
@@ -216,6 +221,22 @@ pub(crate) struct BranchColumn {
 }
 
 impl Column {
+    /// A key equal for two columns of one tree whose list offsets are equal over every entry
+    /// range: the fields below one RNTuple collection (`Muon_pt`, `Muon_eta`, ... below
+    /// `_collection0`) read the same index columns. A reader can take one column's offsets
+    /// for all of them and read the others with [`ColumnReader::read_values`]. `None` for
+    /// TTree branches (each stores its own entry offsets) and columns without list levels.
+    ///
+    /// [`ColumnReader::read_values`]: crate::ColumnReader::read_values
+    pub fn offsets_key(&self) -> Option<OffsetsKey> {
+        match &self.source {
+            Source::Field(field) if self.kind.is_variable() => {
+                Some(OffsetsKey(field.levels.clone()))
+            }
+            _ => None,
+        }
+    }
+
     /// The TTree branch the column reads, if it is one.
     pub(crate) fn branch(&self) -> Option<&BranchColumn> {
         match &self.source {

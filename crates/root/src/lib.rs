@@ -49,7 +49,9 @@ mod ttree;
 mod typename;
 mod types;
 
-pub use column::{BasketInfo, Column, FieldKind, FieldNode, Tree, TreeKind, UnsupportedBranch};
+pub use column::{
+    BasketInfo, Column, FieldKind, FieldNode, OffsetsKey, Tree, TreeKind, UnsupportedBranch,
+};
 pub use data::{ColumnData, Values};
 pub use error::{Error, Result};
 pub use file::{DEFAULT_MAX_BASKET_BYTES, Key, RootFile, TreeEntry};

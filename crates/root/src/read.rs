@@ -88,7 +88,36 @@ impl<R: ReadAt> ColumnReader<'_, R> {
         }
         match &mut self.inner {
             Inner::Baskets(r) => r.read(range, out),
-            Inner::Pages(r) => r.read(range, out),
+            Inner::Pages(r) => r.read(range, true, out),
         }
+    }
+
+    /// Appends the values of entries `range` to `values` (made by [`Values::new`] for this
+    /// column's scalar type), without their list offsets: for a column whose
+    /// [`Column::offsets_key`] equals that of a column read over the same range, whose offsets
+    /// are this one's. A TTree branch's baskets are read whole (its offsets made and dropped).
+    ///
+    /// # Errors
+    /// Those of [`ColumnReader::read`].
+    pub fn read_values(&mut self, range: Range<u64>, values: &mut Values) -> Result<()> {
+        let kind = self.column.kind;
+        if std::mem::discriminant(values) != std::mem::discriminant(&Values::new(kind.scalar())) {
+            return Err(Error::OutputShape {
+                branch: self.column.name.clone(),
+                kind: kind.cpp_name(),
+            });
+        }
+        let mut out = ColumnData::new(kind);
+        out.values = std::mem::replace(values, Values::new(kind.scalar()));
+        let result = match &mut self.inner {
+            Inner::Baskets(_) => self.read(range, &mut out),
+            Inner::Pages(r) => {
+                out.offsets.clear();
+                out.levels.clear();
+                r.read(range, false, &mut out)
+            }
+        };
+        *values = out.values;
+        result
     }
 }

@@ -363,6 +363,40 @@ fn importer_and_snapshot_layouts() {
     assert!(check_fixture("rntuple_mixed.root") > 2);
 }
 
+/// The fields of one collection share their offsets: `read_values` of each gives the values a
+/// whole read gives, and the key tells which columns' offsets are equal.
+#[test]
+fn fields_of_one_collection_share_their_offsets() {
+    let file = RootFile::open(fixture("rntuple_nano.root")).expect("nano");
+    let tree = file.tree("Events").expect("Events");
+    let key = |name: &str| tree.column(name).expect(name).offsets_key();
+    let muon = key("Muon_pt").expect("a jagged field has a key");
+    assert_eq!(key("Muon_eta"), Some(muon.clone()));
+    assert_ne!(key("Jet_pt"), Some(muon));
+    assert_eq!(key("nMuon"), None, "a scalar has no offsets");
+    let mut jagged = 0;
+    for column in tree.columns.iter().filter(|c| c.kind.is_variable()) {
+        let half = tree.entries / 2;
+        for range in [0..tree.entries, half..tree.entries] {
+            let whole = file.read_column(column, range.clone()).expect("read");
+            let mut values = evtc_root::Values::new(column.kind.scalar());
+            let mut reader = file.column_reader(column);
+            reader.read_values(range, &mut values).expect("read_values");
+            assert_eq!(values, whole.values, "{}", column.name);
+        }
+        jagged += 1;
+    }
+    assert!(jagged > 20, "{jagged}");
+    // Values of another type are refused, not filled.
+    let pt = tree.column("Muon_pt").expect("Muon_pt");
+    let mut wrong = evtc_root::Values::new(evtc_root::ScalarType::I8);
+    let err = file
+        .column_reader(pt)
+        .read_values(0..1, &mut wrong)
+        .unwrap_err();
+    assert!(err.to_string().contains("Muon_pt"), "{err}");
+}
+
 #[test]
 fn streamer_fields_are_refused_with_the_reason() {
     let file = RootFile::open(fixture("rntuple_streamer.root")).expect("open");

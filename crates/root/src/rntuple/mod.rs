@@ -18,7 +18,7 @@ mod wire;
 
 use std::sync::Arc;
 
-pub(crate) use plan::FieldColumn;
+pub(crate) use plan::{FieldColumn, Level};
 pub(crate) use read::FieldReader;
 
 use crate::column::{Tree, TreeKind};

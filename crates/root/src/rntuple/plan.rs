@@ -15,11 +15,11 @@ use crate::types::{ColumnKind, ScalarType};
 
 /// The physical columns of one element sequence of a field: per representation index, the
 /// column id (a field's columns are chosen per cluster by the representation in use there).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Columns(pub(crate) Vec<u32>);
 
 /// One list level above a column's values.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Level {
     /// A collection's items (also a `std::optional`, a `std::unique_ptr`, a string's
     /// characters): the index column of its offsets.

@@ -129,8 +129,14 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
         self.pages.clear();
     }
 
-    /// Appends entries `range` to `out` (shaped for the column's kind).
-    pub(crate) fn read(&mut self, range: Range<u64>, out: &mut ColumnData) -> Result<()> {
+    /// Appends entries `range` to `out` (shaped for the column's kind; with `bounds` false,
+    /// only the values, `out`'s offsets and levels untouched).
+    pub(crate) fn read(
+        &mut self,
+        range: Range<u64>,
+        bounds: bool,
+        out: &mut ColumnData,
+    ) -> Result<()> {
         let plan = Arc::clone(&self.plan);
         let d = &plan.descriptor;
         if range.start > range.end || range.end > d.entries {
@@ -152,7 +158,7 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
             let lo = range.start.max(c.first_entry) - c.first_entry;
             let hi = range.end.min(c.first_entry + c.entries) - c.first_entry;
             if lo < hi {
-                self.read_cluster(&plan, k, lo..hi, out)?;
+                self.read_cluster(&plan, k, lo..hi, bounds, out)?;
             }
         }
         Ok(())
@@ -164,12 +170,14 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
         plan: &FieldColumn,
         k: usize,
         entries: Range<u64>,
+        bounds: bool,
         out: &mut ColumnData,
     ) -> Result<()> {
-        let lists = !matches!(
-            self.column.kind,
-            ColumnKind::Scalar(_) | ColumnKind::Fixed(..)
-        );
+        let lists = bounds
+            && !matches!(
+                self.column.kind,
+                ColumnKind::Scalar(_) | ColumnKind::Fixed(..)
+            );
         let depth = plan.levels.len();
         let mut items = entries;
         // Items per entry while only fixed-size arrays are above (where a column added late may
