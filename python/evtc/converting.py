@@ -439,7 +439,8 @@ def skim(
 
     Returns:
         The report, as ``evtc skim --json`` prints it: ``tree``, ``entries`` (kept), ``of``,
-        ``branches``, ``copied_baskets``, ``rewritten_baskets``, ``event_index``,
+        ``branches``, ``copied_baskets``, ``rewritten_baskets``, ``copied_units`` (RAC units
+        copied from baskets kept in part), ``event_index``,
         ``selection_seconds``,
         ``input_bytes``, ``output_bytes``, ``seconds``.
     """

@@ -105,14 +105,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         writeln!(
             out,
             "  tree {}: {} of {} entries ({:.1}%), {} branches; {} baskets copied, {} written \
-             again",
+             again{}",
             report.tree,
             report.entries,
             report.of,
             100.0 * report.entries as f64 / report.of.max(1) as f64,
             report.branches,
             report.copied_baskets,
-            report.rewritten_baskets
+            report.rewritten_baskets,
+            match report.copied_units {
+                0 => String::new(),
+                n => format!("; {n} RAC units copied from baskets kept in part"),
+            }
         )?;
     }
     Ok(ExitCode::SUCCESS)

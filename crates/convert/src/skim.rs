@@ -57,8 +57,11 @@ pub struct SkimReport {
     pub branches: usize,
     /// Baskets copied as stored.
     pub copied_baskets: u64,
-    /// Baskets read and written again (some of their entries kept).
+    /// Baskets read and written again (some of their entries kept; of random-access ones, the
+    /// units not copied).
     pub rewritten_baskets: u64,
+    /// RAC units copied as stored from random-access baskets kept in part.
+    pub copied_units: u64,
     /// The output's event index (major, minor): kept when the input has one and both key
     /// branches are kept.
     pub event_index: Option<(String, String)>,
@@ -204,6 +207,7 @@ pub fn skim(
         branches: t.branches,
         copied_baskets: t.copied_baskets,
         rewritten_baskets: t.rewritten_baskets,
+        copied_units: t.copied_units,
         event_index: t.event_index,
         selection_seconds,
         input_bytes: std::fs::metadata(input).map_or(0, |m| m.len()),

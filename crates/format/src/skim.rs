@@ -1,14 +1,20 @@
 //! Skimming an evtc file ([`skim`]): chosen entries and branches of its trees into a new file,
 //! as ROOT's `TTree::CopyTree` with a selection does. Baskets whose entries are all chosen are
-//! copied as they are stored (a cluster's in one read); of the others, the chosen entries are
-//! read and written again, in the input's layout ([`BranchSpec::like`]) unless told otherwise.
-//! Clusters follow the input's (those left empty are dropped).
+//! copied as they are stored (a cluster's in one read); of a random-access basket whose entries
+//! are chosen in part, the units whose entries are all chosen are copied as stored too, into
+//! baskets of their own; the other chosen entries are read and written again, in the input's
+//! layout ([`BranchSpec::like`]) unless told otherwise. Clusters follow the input's (those left
+//! empty are dropped).
 
+use std::ops::Range;
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use evtc_codecs::{crc32, le};
+use evtc_rac::SeekTable;
+
+use crate::error::{Error, Location, Result};
 use crate::meta::BranchMeta;
-use crate::reader::{FileReader, ReadOptions, TreeReader};
+use crate::reader::{BranchReader, FileReader, RawBasket, ReadOptions, TreeReader};
 use crate::schema::{BranchSpec, ClusterSize, WriteOptions};
 use crate::transfer::{Pair, SPAN_BYTES, copy_baskets, copy_span, rewrite};
 use crate::writer::{FileWriter, TreeWriter};
@@ -58,8 +64,12 @@ pub struct SkimmedTree {
     pub branches: usize,
     /// Baskets copied as stored (all their entries kept).
     pub copied_baskets: u64,
-    /// Baskets of which some entries were kept, read and written again.
+    /// Baskets of which some entries were kept, read and written again (random-access ones:
+    /// the units not copied).
     pub rewritten_baskets: u64,
+    /// RAC units copied as stored from random-access baskets of which some entries were kept
+    /// (all the unit's entries kept).
+    pub copied_units: u64,
     /// The key branches of the output's event index, kept when the input tree has one and
     /// both key branches are kept, as (major, minor).
     pub event_index: Option<(String, String)>,
@@ -240,9 +250,7 @@ fn skim_tree(
                 copy_span(&mut out, (reader, &tree), &pairs, start..end, &mut span)?;
         } else {
             for &(from, b) in &pairs {
-                let (copied, rewritten) = basket_by_basket(&mut out, b, &tree, from, picks)?;
-                summary.copied_baskets += copied;
-                summary.rewritten_baskets += rewritten;
+                basket_by_basket(&mut out, b, &tree, from, picks, &mut summary)?;
             }
         }
         out.commit()?;
@@ -272,39 +280,119 @@ fn skim_tree(
 
 /// The chosen entries `picks` (of one cluster) of input branch `from` into output branch `b`:
 /// each basket whose entries are all chosen copied, the chosen entries of the others written
-/// again. Returns the baskets copied and those written again.
+/// again, except whole RAC units ([`unit_by_unit`]); counted in `summary`.
 fn basket_by_basket(
     out: &mut TreeWriter<'_>,
     b: usize,
     tree: &TreeReader<'_>,
     from: usize,
     picks: &[u64],
-) -> Result<(u64, u64)> {
+    summary: &mut SkimmedTree,
+) -> Result<()> {
     let branch = tree.branch(&tree.branches()[from].name)?;
     let index = branch.baskets()?;
     let (Some(&lo), Some(&hi)) = (picks.first(), picks.last()) else {
-        return Ok((0, 0));
+        return Ok(());
     };
     let first = index
         .baskets
         .partition_point(|l| l.first_entry + l.entries <= lo);
-    let (mut copied, mut rewritten) = (0, 0);
-    for loc in &index.baskets[first..] {
+    for (i, loc) in index.baskets.iter().enumerate().skip(first) {
         if loc.first_entry > hi {
             break;
         }
         let range = loc.first_entry..loc.first_entry + loc.entries;
-        let sub = &picks[picks.partition_point(|&e| e < range.start)
-            ..picks.partition_point(|&e| e < range.end)];
+        let sub = within(picks, &range);
         if sub.is_empty() {
             continue;
         }
         if sub.len() as u64 == loc.entries {
-            copied += copy_baskets(out, b, tree, from, range)?;
-        } else {
+            summary.copied_baskets += copy_baskets(out, b, tree, from, range)?;
+        } else if !unit_by_unit(out, b, &branch, (from, i), sub, summary)? {
             rewrite(out, b, tree, from, range, Some(sub))?;
-            rewritten += 1;
+            summary.rewritten_baskets += 1;
         }
     }
-    Ok((copied, rewritten))
+    Ok(())
+}
+
+/// The part of `picks` (ascending) within `range`.
+fn within<'p>(picks: &'p [u64], range: &Range<u64>) -> &'p [u64] {
+    &picks[picks.partition_point(|&e| e < range.start)..picks.partition_point(|&e| e < range.end)]
+}
+
+/// The chosen entries `picks` of basket `i` of input branch `from`, a random-access basket
+/// whose entries are chosen in part: each run of units whose entries are all chosen is copied
+/// as stored into a basket of its own ([`SeekTable::copy_units`]), the chosen entries of the
+/// other units written again. Returns `false`, having written nothing, for a basket that is
+/// not random-access or keeps its counts after its units (version 1.0 files).
+fn unit_by_unit(
+    out: &mut TreeWriter<'_>,
+    b: usize,
+    branch: &BranchReader<'_>,
+    (from, i): (usize, usize),
+    picks: &[u64],
+    summary: &mut SkimmedTree,
+) -> Result<bool> {
+    let raw = branch.raw_basket(i)?;
+    let payload_len = raw.body.get(..8).map(|p| le::u64_at(p, 0));
+    let units_only = payload_len.is_some_and(|p| Some(p) == (raw.body.len() as u64).checked_sub(8));
+    if !raw.rac || !units_only {
+        return Ok(false);
+    }
+    let index = branch.baskets()?;
+    let loc = index.baskets[i];
+    let location = Location {
+        tree: Some(branch.tree().name().to_owned()),
+        branch: Some(branch.meta().name.clone()),
+        basket: Some(i),
+        offset: loc.offset,
+    };
+    let (table, region) = SeekTable::parse(&raw.body[8..])
+        .map_err(|e| Error::corrupt(location.clone(), format!("its seek table: {e}")))?;
+    let value_size = branch.meta().dtype.scalar().size() as u64;
+    let tree = branch.tree();
+    let units = table.units();
+    // Copies units `run` into a basket of their own.
+    let mut copy = |run: Range<usize>, out: &mut TreeWriter<'_>| -> Result<()> {
+        let mut body = vec![0; 8];
+        let kept = table
+            .copy_units(run.clone(), region, &mut body)
+            .map_err(|e| Error::corrupt(location.clone(), e.to_string()))?;
+        let payload = body.len() as u64 - 8;
+        body[..8].copy_from_slice(&payload.to_le_bytes());
+        summary.copied_units += run.len() as u64;
+        out.copy_basket(
+            b,
+            &RawBasket {
+                rac: true,
+                entries: kept.entries(),
+                elements: kept.raw_len() / value_size,
+                body_crc: crc32(&body),
+                body,
+            },
+        )
+    };
+    let mut run = None;
+    let mut rewritten = false;
+    for (k, unit) in units.iter().enumerate() {
+        let start = loc.first_entry + unit.first_entry;
+        let sub = within(picks, &(start..start + unit.entries));
+        if sub.len() as u64 == unit.entries {
+            run.get_or_insert(k);
+            continue;
+        }
+        if let Some(first) = run.take() {
+            copy(first..k, out)?;
+        }
+        if !sub.is_empty() {
+            rewrite(out, b, tree, from, start..start + unit.entries, Some(sub))?;
+            rewritten = true;
+        }
+    }
+    if let Some(first) = run {
+        copy(first..units.len(), out)?;
+    }
+    summary.rewritten_baskets += u64::from(rewritten);
+    Ok(true)
 }

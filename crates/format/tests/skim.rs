@@ -1,5 +1,6 @@
-//! `skim`: chosen entries and branches into a new file, whole baskets copied and the chosen
-//! entries of the others written again, for every codec and RAC setting; bad selections.
+//! `skim`: chosen entries and branches into a new file, whole baskets (and whole RAC units of
+//! the others) copied and the chosen entries of the others written again, for every codec and
+//! RAC setting; bad selections.
 
 mod common;
 
@@ -71,9 +72,11 @@ fn chosen_entries_for_every_codec_and_rac_setting() {
             let dir = tempfile::tempdir().unwrap();
             let input = dir.path().join("in.evtc");
             write_input(&input, 0, 10_000, options(codec, rac), false);
-            // Every 10th entry, and the whole of entries 4000..6000 (whole clusters).
+            // Every 10th entry, the whole of entries 4000..6000 (whole clusters), and
+            // 7123..7877 (whole RAC units of baskets kept in part).
             let mut entries: Vec<u64> = (0..10_000).step_by(10).collect();
             entries.extend(4000..6000);
+            entries.extend(7123..7877);
             entries.sort_unstable();
             entries.dedup();
             let out = dir.path().join("skim.evtc");
@@ -94,6 +97,9 @@ fn chosen_entries_for_every_codec_and_rac_setting() {
                 t.copied_baskets > 0 && t.rewritten_baskets > 0,
                 "{codec} {rac:?}: {t:?}"
             );
+            // (LZMA's units of at least 8 KiB fill these 4 KiB baskets: one unit each.)
+            let units = rac == RacMode::On && !codec.starts_with("lzma");
+            assert_eq!(t.copied_units > 0, units, "{codec} {rac:?}: {t:?}");
             verifies(&out);
             holds(&out, &entries);
         }

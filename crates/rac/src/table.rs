@@ -320,6 +320,61 @@ impl SeekTable {
         (i < units.len()).then_some(i)
     }
 
+    /// Appends to `out` a RAC payload of the units `units` of this table (consecutive, in
+    /// order), their stored bytes copied from `units_region` as they are: the same codec, flags
+    /// and preconditioner, a seek table of those units alone. For a writer that keeps some of a
+    /// basket's units (a skim) without decompressing them; the units' CRCs are copied, not
+    /// checked. Returns the new table.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for an empty range or one past the table; [`Error::CorruptUnit`] for a
+    /// unit that runs past `units_region`.
+    pub fn copy_units(
+        &self,
+        units: std::ops::Range<usize>,
+        units_region: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<SeekTable> {
+        let kept = self
+            .units
+            .get(units.clone())
+            .filter(|kept| !kept.is_empty())
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "units {}..{} of a table of {}",
+                    units.start,
+                    units.end,
+                    self.units.len()
+                ))
+            })?;
+        let (first, last) = (kept[0], kept[kept.len() - 1]);
+        // Consecutive units lie back to back in the region, as their entries and raw bytes do.
+        let stored = usize::try_from(first.offset)
+            .ok()
+            .zip(usize::try_from(last.offset.saturating_add(last.stored_len)).ok())
+            .and_then(|(start, end)| units_region.get(start..end))
+            .ok_or_else(|| corrupt_unit(units.end - 1, "runs past the payload"))?;
+        let table = SeekTable {
+            codec: self.codec,
+            flags: self.flags,
+            precondition: self.precondition,
+            units: kept
+                .iter()
+                .map(|u| Unit {
+                    first_entry: u.first_entry - first.first_entry,
+                    raw_offset: u.raw_offset - first.raw_offset,
+                    offset: u.offset - first.offset,
+                    ..*u
+                })
+                .collect(),
+        };
+        let encoded = table.encode();
+        out.extend_from_slice(&(encoded.len() as u32).to_le_bytes());
+        out.extend_from_slice(&encoded);
+        out.extend_from_slice(stored);
+        Ok(table)
+    }
+
     pub(crate) fn encode(&self) -> Vec<u8> {
         let mut out = vec![
             1,

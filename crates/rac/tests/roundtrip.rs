@@ -131,7 +131,27 @@ fn check(
     decoder
         .decode_all(&parsed, units, dec.as_ref(), &mut all, true)
         .unwrap();
-    prop_assert_eq!(all, data);
+    prop_assert_eq!(&all, &data);
+    // The units after the first, copied into a payload of their own, decode to their bytes.
+    let n = parsed.units().len();
+    if n > 1 {
+        let mut copied = vec![];
+        let table = parsed.copy_units(1..n, units, &mut copied).unwrap();
+        let (again, region) = SeekTable::parse(&copied).unwrap();
+        prop_assert_eq!(&again, &table);
+        prop_assert_eq!(
+            again.entries(),
+            parsed.entries() - parsed.units()[0].entries
+        );
+        let from = parsed.units()[1].raw_offset as usize;
+        let mut rest = vec![0; data.len() - from];
+        decoder
+            .decode_all(&again, region, dec.as_ref(), &mut rest, true)
+            .unwrap();
+        prop_assert_eq!(&rest[..], &data[from..]);
+    }
+    prop_assert!(parsed.copy_units(n..n + 1, units, &mut vec![]).is_err());
+    prop_assert!(parsed.copy_units(0..0, units, &mut vec![]).is_err());
     Ok(())
 }
 
