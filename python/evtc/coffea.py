@@ -9,6 +9,11 @@
 
 Each branch is read when the analysis first touches it (coffea asks the source for the columns
 its records use); the schema's forms come from zero-entry reads, which read no basket.
+
+``events(paths, mode="dask")`` gives them as a ``dask_awkward.Array`` over one or many files, as
+``NanoEventsFactory.from_root(..., mode="dask")`` does over ROOT files: one partition per group
+of whole clusters, the schema applied by coffea's own form mapping, and only the branches the
+computation uses read on the workers (dask-awkward's projection).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import os
 import uuid as _uuid
 from collections.abc import Iterator, Mapping
+from types import SimpleNamespace
 from typing import Any
 
 from .reading import Tree
@@ -56,26 +62,46 @@ class _ColumnSource(Mapping):
 
 
 def events(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | list[str | os.PathLike[str]],
     *,
     tree: str = "Events",
     schemaclass: Any = None,
+    mode: str = "eager",
     entry_start: int | None = None,
     entry_stop: int | None = None,
     metadata: dict[str, Any] | None = None,
+    step_size: int | str = "100 MB",
     **open_options: Any,
 ) -> Any:
     """coffea's NanoEvents of tree ``tree`` of ``path`` (``NanoAODSchema`` unless another schema
-    class is given), eager: the branches an analysis uses are read when it first uses them.
-    ``open_options`` go to :func:`evtc.open` (``threads``, ``storage_options``, ...).
+    class is given). ``open_options`` go to :func:`evtc.open` (``threads``,
+    ``storage_options``, ...).
+
+    Args:
+        mode: ``"eager"`` (one file, or its entries ``entry_start:entry_stop``: the branches an
+            analysis uses are read when it first uses them) or ``"dask"`` (``path`` may be a
+            list of files: a ``dask_awkward.Array`` of partitions of about ``step_size``
+            entries or uncompressed bytes, whole clusters each, reading only the branches the
+            computation uses).
 
     Raises:
-        ImportError: coffea is not installed.
+        ImportError: coffea (or for ``"dask"``, dask-awkward) is not installed.
+        ValueError: another mode, or an entry range with ``"dask"``.
     """
     try:
         from coffea.nanoevents import NanoAODSchema, NanoEventsFactory
     except ImportError as e:
         raise ImportError("evtc.coffea needs coffea: pip install coffea") from e
+    if mode == "dask":
+        if entry_start is not None or entry_stop is not None:
+            raise ValueError("mode='dask' reads whole files: give no entry_start or entry_stop")
+        return _dask_events(
+            path, tree, schemaclass or NanoAODSchema, metadata, step_size, open_options
+        )
+    if mode != "eager":
+        raise ValueError(f"mode must be 'eager' or 'dask', not {mode!r}")
+    if isinstance(path, list):
+        raise ValueError("mode='eager' reads one file: give one path, or use mode='dask'")
     source = _ColumnSource(open_file(path, **open_options)[tree], os.fspath(path))
     factory = NanoEventsFactory.from_preloaded(
         source,
@@ -85,3 +111,176 @@ def events(
         metadata=metadata,
     )
     return factory.events()
+
+
+class _CoffeaTree:
+    """The part of an uproot TTree that coffea's form mapping reads in each partition
+    (``load_buffers``): ``arrays(keys, ..., how=dict)``, ``in``, and the file's identity."""
+
+    def __init__(self, tree: Tree, path: str) -> None:
+        self._tree = tree
+        self.object_path = tree.name
+        uuid = str(_uuid.uuid5(_uuid.NAMESPACE_URL, f"{path}:{tree.name}"))
+        self.file = SimpleNamespace(uuid=uuid, file_path=path)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._tree.keys()
+
+    def arrays(self, keys: list[str], *, entry_start: int, entry_stop: int, how: Any = dict, **_: Any) -> Any:
+        arrays = self._tree.arrays(list(keys), entry_start=entry_start, entry_stop=entry_stop)
+        return {k: arrays[k] for k in keys}
+
+
+def _base_form(tree: Tree, names: list[str]) -> Any:
+    """The record form coffea's form mapping starts from, as ``uproot.dask`` makes it: a field
+    per branch, each with its ``__doc__`` and ``typename`` parameters."""
+    import awkward as ak
+
+    empty = tree.arrays(names, entry_stop=0)
+    contents = []
+    for name in names:
+        form = empty[name].layout.form.to_dict()
+        form.setdefault("parameters", {})
+        form["parameters"] = {**form["parameters"], "__doc__": name, "typename": tree[name].typename}
+        contents.append(form)
+    return ak.forms.from_dict(
+        {
+            "class": "RecordArray",
+            "fields": names,
+            "contents": contents,
+            "parameters": {"__doc__": tree.name},
+        }
+    )
+
+
+class _NanoPartitions:
+    """Reads ``(path, start, stop)`` partitions as NanoEvents: dask-awkward's projection protocol
+    (``prepare_for_projection``, ``project``) over the form coffea's mapping makes; a projected
+    reader reads only ``keys``, the other buffers placeholders, as ``uproot.dask`` does."""
+
+    def __init__(
+        self, tree: str, form: Any, info: Any, keys: frozenset[str], open_options: dict[str, Any]
+    ) -> None:
+        self.tree = tree
+        self.form = form
+        self.info = info
+        self.keys = keys
+        self.open_options = open_options
+
+    def __call__(self, part: tuple[str, int, int]) -> Any:
+        import awkward as ak
+        from awkward._nplikes.numpy import Numpy
+
+        path, start, stop = part
+        source = _CoffeaTree(open_file(path, **self.open_options)[self.tree], path)
+        mapping = self.info.load_buffers(
+            source, sorted(self.keys), start, stop, None, None, {"ak_add_doc": False}
+        )
+        container = {}
+        expected = self.form.expected_from_buffers(buffer_key=self.info.buffer_key)
+        for key, dtype in expected.items():
+            if all(k in self.keys for k in self.info.keys_for_buffer_keys(frozenset({key}))):
+                container[key] = mapping[key]
+            else:
+                container[key] = ak.typetracer.PlaceholderArray(
+                    nplike=Numpy.instance(), shape=(ak.typetracer.unknown_length,), dtype=dtype
+                )
+        return ak.from_buffers(
+            self.form, stop - start, container, behavior=self.info.behavior, buffer_key=self.info.buffer_key
+        )
+
+    def mock(self) -> Any:
+        import awkward as ak
+
+        return ak.typetracer.typetracer_from_form(self.form, highlevel=True, behavior=self.info.behavior)
+
+    def mock_empty(self, backend: str = "cpu") -> Any:
+        import awkward as ak
+
+        empty = self.form.length_zero_array(highlevel=False)
+        return ak.to_backend(empty, backend=backend, highlevel=True, behavior=self.info.behavior)
+
+    def prepare_for_projection(self) -> Any:
+        import awkward as ak
+        from dask_awkward.lib.utils import trace_form_structure
+
+        meta, report = ak.typetracer.typetracer_with_report(
+            self.form, highlevel=True, behavior=self.info.behavior, buffer_key=self.info.buffer_key
+        )
+        return meta, report, trace_form_structure(self.form, buffer_key=self.info.buffer_key)
+
+    def necessary_columns(self, report: Any, state: Any) -> frozenset[str]:
+        """The branches whose buffers the traced computation touched (and those needed for the
+        shapes of what it touched)."""
+        from dask_awkward.lib.utils import buffer_keys_required_to_compute_shapes
+
+        touched = {
+            *report.data_touched,
+            *buffer_keys_required_to_compute_shapes(
+                self.info.parse_buffer_key,
+                report.shape_touched,
+                state["form_key_to_parent_form_key"],
+                state["form_key_to_buffer_keys"],
+            ),
+        }
+        return frozenset(self.info.keys_for_buffer_keys(touched)) & self.keys
+
+    def project(self, report: Any, state: Any) -> _NanoPartitions:
+        return self.project_manually(self.necessary_columns(report, state))
+
+    def project_manually(self, columns: frozenset[str]) -> _NanoPartitions:
+        keys = frozenset(columns) & self.keys
+        return _NanoPartitions(self.tree, self.form, self.info, keys, self.open_options)
+
+
+def _dask_events(
+    paths: Any,
+    tree: str,
+    schemaclass: Any,
+    metadata: dict[str, Any] | None,
+    step_size: int | str,
+    open_options: dict[str, Any],
+) -> Any:
+    """NanoEvents as a ``dask_awkward.Array`` over ``paths`` (see :func:`events`)."""
+    import dask_awkward as dak
+    from coffea.nanoevents import NanoEventsFactory
+    from coffea.nanoevents.factory import _map_schema_uproot
+
+    from ._dask import _partitions
+    from .errors import SchemaError
+
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        raise ValueError("mode='dask' needs at least one file")
+    first = open_file(paths[0], **open_options)[tree]
+    names = [n for n in first.keys() if "," not in n and "!" not in n]
+    parts: list[tuple[str, int, int]] = []
+    for path in paths:
+        t = first if path == paths[0] else open_file(path, **open_options)[tree]
+        missing = [n for n in names if n not in t.keys()]
+        if missing:
+            raise SchemaError(f"{path}: tree {tree!r} lacks branches of {paths[0]}: {missing[:5]}")
+        step = t._step_entries(names, step_size)
+        parts.extend((path, a, b) for a, b in _partitions(t.cluster_ends, step))
+    if not parts:
+        raise ValueError("the files have no entries")
+    mapping = _map_schema_uproot(
+        schemaclass=schemaclass,
+        behavior=dict(schemaclass.behavior()),
+        metadata=metadata,
+        version="latest",
+    )
+    divisions = [0]
+    for _, a, b in parts:
+        divisions.append(divisions[-1] + (b - a))
+
+    def opener(form_mapping: Any) -> Any:
+        form, info = form_mapping(_base_form(first, names))
+        reader = _NanoPartitions(tree, form, info, frozenset(names), open_options)
+        return dak.from_map(reader, parts, label="evtc-nanoevents", divisions=tuple(divisions))
+
+    # coffea's factory calls the opener with its mapping and marks the result as the events
+    # that cross-references (Muon.matched_jet, ...) start from.
+    return NanoEventsFactory(mapping, opener, None, mode="dask").events()

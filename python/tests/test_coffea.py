@@ -1,4 +1,5 @@
-"""coffea's NanoEvents over an evtc file equal those over the ROOT file it was converted from.
+"""coffea's NanoEvents over an evtc file (eager and dask modes) equal those over the ROOT file it
+was converted from.
 coffea is an optional test dependency: without it these tests are skipped, saying so."""
 
 from __future__ import annotations
@@ -54,3 +55,50 @@ def test_entry_ranges_and_other_trees(nano_evtc):
     assert len(part) == 250
     with pytest.raises(Exception, match="Nope|no tree"):
         events(nano_evtc, tree="Nope")
+
+
+def test_dask_mode_equals_coffeas_over_root_and_reads_only_what_is_used(nano_root, tmp_path):
+    import dask_awkward as dak
+    from coffea.nanoevents import NanoAODSchema, NanoEventsFactory
+
+    import evtc
+    from evtc.coffea import events
+
+    # Four clusters of 5,000 entries, so that each file gives several partitions.
+    path = tmp_path / "nano.evtc"
+    evtc.convert(nano_root, path, autoflush=5000)
+    ours = _events(lambda: events([path, path], mode="dask", step_size=5000))
+    assert ours.npartitions == 8
+    theirs = _events(
+        lambda: NanoEventsFactory.from_root(
+            {str(nano_root): "Events"}, mode="dask", schemaclass=NanoAODSchema
+        ).events()
+    )
+    good = ours.Muon.pt[ours.Muon.pt > 20]
+    (columns,) = dak.necessary_columns(good).values()
+    assert columns == {"Muon_pt", "nMuon"}
+    got = good.compute()
+    want = theirs.Muon.pt[theirs.Muon.pt > 20].compute()
+    assert len(got) == 40_000
+    for half in (got[:20_000], got[20_000:]):
+        assert ak.array_equal(half, want, check_parameters=False)
+    # A cross-reference reads the collections it joins, and agrees with coffea's.
+    matched = ours.Muon.matched_jet.pt
+    (columns,) = dak.necessary_columns(matched).values()
+    assert columns == {"Muon_jetIdx", "nMuon", "Jet_pt", "nJet"}
+    assert ak.array_equal(
+        ak.fill_none(matched.compute()[:20_000], -1.0),
+        ak.fill_none(theirs.Muon.matched_jet.pt.compute(), -1.0),
+        check_parameters=False,
+    )
+
+
+def test_modes_and_their_arguments_are_checked(nano_evtc):
+    from evtc.coffea import events
+
+    with pytest.raises(ValueError, match="mode"):
+        events(nano_evtc, mode="virtual")
+    with pytest.raises(ValueError, match="entry_start"):
+        events(nano_evtc, mode="dask", entry_start=10)
+    with pytest.raises(ValueError, match="one path"):
+        events([nano_evtc, nano_evtc])
