@@ -58,16 +58,6 @@ inline std::string scalar_name(EvtcScalar s) {
   return "void";
 }
 
-/// One branch's values for the processing slots: each slot holds the cluster it is in.
-class Column {
- public:
-  virtual ~Column() = default;
-  /// The address of the slot's pointer to the current value (what RDataFrame reads through).
-  virtual void* address(unsigned slot) = 0;
-  /// Points the slot's value at `entry`, reading its cluster first when the slot lacks it.
-  virtual void set(unsigned slot, ULong64_t entry) = 0;
-};
-
 /// Reads entries [start, stop) of a branch: values, and entry offsets for arrays.
 template <typename T>
 struct Cluster {
@@ -107,103 +97,89 @@ struct Clusters {
   }
 };
 
-/// A scalar branch: a column of T.
-template <typename T>
-class ScalarColumn final : public Column {
- public:
-  ScalarColumn(const EvtcFile* file, std::size_t tree, std::size_t branch, const Clusters& clusters,
-               unsigned slots)
-      : file_(file), tree_(tree), branch_(branch), clusters_(clusters), slots_(slots) {}
-  void* address(unsigned slot) override { return &slots_.at(slot).current; }
-  void set(unsigned slot, ULong64_t entry) override {
-    Slot& s = slots_[slot];
-    if (!s.cluster.holds(entry)) {
-      auto [first, last] = clusters_.of(entry);
-      s.cluster.read(file_, tree_, branch_, false, first, last);
-    }
-    s.current = s.cluster.values.get() + (entry - s.cluster.start);
-  }
-
- private:
-  struct alignas(64) Slot {  // one cache line or more each: slots run on different threads
-    Cluster<T> cluster;
-    T* current = nullptr;
-  };
-  const EvtcFile* file_;
-  std::size_t tree_, branch_;
-  const Clusters& clusters_;
-  std::vector<Slot> slots_;
+/// Where a column's values are: the file, the tree and branch numbers, the tree's clusters.
+struct Place {
+  const EvtcFile* file;
+  std::size_t tree, branch;
+  const Clusters* clusters;
 };
 
-/// A fixed-size or variable-length branch: a column of ROOT::RVec<T> viewing the slot's
-/// cluster (no copy).
+/// One processing slot's reader of one branch, made for each slot by GetColumnReaders: it
+/// reads the cluster holding the entry RDataFrame asks for, when the slot lacks it, and only
+/// when a value is asked for (a filter that fails leaves the columns after it unread). Each is
+/// an allocation of its own, a cache line or more: slots run on different threads. The
+/// interpreter's null-pointer checks are off, as in ROOT's own readers.
 template <typename T>
-class ArrayColumn final : public Column {
+class alignas(64) R__CLING_PTRCHECK(off) ScalarReader final
+    : public ROOT::Detail::RDF::RColumnReaderBase {
  public:
-  ArrayColumn(const EvtcFile* file, std::size_t tree, std::size_t branch, const Clusters& clusters,
-              unsigned slots, std::uint32_t fixed_len)
-      : file_(file), tree_(tree), branch_(branch), clusters_(clusters), fixed_len_(fixed_len),
-        slots_(slots) {
-    for (Slot& s : slots_) s.current = &s.view;
-  }
-  void* address(unsigned slot) override { return &slots_.at(slot).current; }
-  void set(unsigned slot, ULong64_t entry) override {
-    Slot& s = slots_[slot];
-    if (!s.cluster.holds(entry)) {
-      auto [first, last] = clusters_.of(entry);
-      s.cluster.read(file_, tree_, branch_, fixed_len_ == 0, first, last);
+  explicit ScalarReader(Place place) : place_(place) {}
+
+ private:
+  void* GetImpl(Long64_t entry) final {
+    const auto e = static_cast<ULong64_t>(entry);
+    if (!cluster_.holds(e)) {
+      auto [first, last] = place_.clusters->of(e);
+      cluster_.read(place_.file, place_.tree, place_.branch, false, first, last);
     }
-    std::size_t i = static_cast<std::size_t>(entry - s.cluster.start);
-    std::size_t a = fixed_len_ ? i * fixed_len_ : static_cast<std::size_t>(s.cluster.offsets[i]);
-    std::size_t z = fixed_len_ ? a + fixed_len_ : static_cast<std::size_t>(s.cluster.offsets[i + 1]);
+    return cluster_.values.get() + (e - cluster_.start);
+  }
+
+  Place place_;
+  Cluster<T> cluster_;
+};
+
+/// A fixed-size or variable-length branch: a ROOT::RVec<T> viewing the slot's cluster (no copy).
+template <typename T>
+class alignas(64) R__CLING_PTRCHECK(off) ArrayReader final
+    : public ROOT::Detail::RDF::RColumnReaderBase {
+ public:
+  ArrayReader(Place place, std::uint32_t fixed_len) : place_(place), fixed_len_(fixed_len) {}
+
+ private:
+  void* GetImpl(Long64_t entry) final {
+    const auto e = static_cast<ULong64_t>(entry);
+    if (!cluster_.holds(e)) {
+      auto [first, last] = place_.clusters->of(e);
+      cluster_.read(place_.file, place_.tree, place_.branch, fixed_len_ == 0, first, last);
+    }
+    std::size_t i = static_cast<std::size_t>(e - cluster_.start);
+    std::size_t a = fixed_len_ ? i * fixed_len_ : static_cast<std::size_t>(cluster_.offsets[i]);
+    std::size_t z = fixed_len_ ? a + fixed_len_ : static_cast<std::size_t>(cluster_.offsets[i + 1]);
     // A view of the values (RVec's adopting constructor), made in place of the last one.
-    s.view.~RVec();
-    new (&s.view) ROOT::RVec<T>(s.cluster.values.get() + a, z - a);
+    view_.~RVec();
+    new (&view_) ROOT::RVec<T>(cluster_.values.get() + a, z - a);
+    return &view_;
   }
 
- private:
-  struct alignas(64) Slot {  // one cache line or more each: slots run on different threads
-    Cluster<T> cluster;
-    ROOT::RVec<T> view;
-    ROOT::RVec<T>* current = nullptr;
-  };
-  const EvtcFile* file_;
-  std::size_t tree_, branch_;
-  const Clusters& clusters_;
+  Place place_;
   std::uint32_t fixed_len_;
-  std::vector<Slot> slots_;
+  Cluster<T> cluster_;
+  ROOT::RVec<T> view_;
 };
 
-/// A UTF-8 string branch: a column of std::string.
-class StringColumn final : public Column {
+/// A UTF-8 string branch: a std::string.
+class alignas(64) R__CLING_PTRCHECK(off) StringReader final
+    : public ROOT::Detail::RDF::RColumnReaderBase {
  public:
-  StringColumn(const EvtcFile* file, std::size_t tree, std::size_t branch, const Clusters& clusters,
-               unsigned slots)
-      : file_(file), tree_(tree), branch_(branch), clusters_(clusters), slots_(slots) {
-    for (Slot& s : slots_) s.current = &s.text;
-  }
-  void* address(unsigned slot) override { return &slots_.at(slot).current; }
-  void set(unsigned slot, ULong64_t entry) override {
-    Slot& s = slots_[slot];
-    if (!s.cluster.holds(entry)) {
-      auto [first, last] = clusters_.of(entry);
-      s.cluster.read(file_, tree_, branch_, true, first, last);
-    }
-    std::size_t i = static_cast<std::size_t>(entry - s.cluster.start);
-    const char* p = reinterpret_cast<const char*>(s.cluster.values.get());
-    s.text.assign(p + s.cluster.offsets[i], p + s.cluster.offsets[i + 1]);
-  }
+  explicit StringReader(Place place) : place_(place) {}
 
  private:
-  struct alignas(64) Slot {  // one cache line or more each: slots run on different threads
-    Cluster<std::uint8_t> cluster;
-    std::string text;
-    std::string* current = nullptr;
-  };
-  const EvtcFile* file_;
-  std::size_t tree_, branch_;
-  const Clusters& clusters_;
-  std::vector<Slot> slots_;
+  void* GetImpl(Long64_t entry) final {
+    const auto e = static_cast<ULong64_t>(entry);
+    if (!cluster_.holds(e)) {
+      auto [first, last] = place_.clusters->of(e);
+      cluster_.read(place_.file, place_.tree, place_.branch, true, first, last);
+    }
+    std::size_t i = static_cast<std::size_t>(e - cluster_.start);
+    const char* p = reinterpret_cast<const char*>(cluster_.values.get());
+    text_.assign(p + cluster_.offsets[i], p + cluster_.offsets[i + 1]);
+    return &text_;
+  }
+
+  Place place_;
+  Cluster<std::uint8_t> cluster_;
+  std::string text_;
 };
 
 }  // namespace rdf_detail
@@ -213,6 +189,7 @@ class RDataSource final : public ROOT::RDF::RDataSource {
  public:
   RDataSource(const std::string& path, const std::string& tree)
       : file_(path, 1), tree_(file_.tree(tree)) {
+    detail::check(evtc_tree_find(file_.get(), tree_.name().c_str(), &tree_number_), file_.get());
     clusters_.ends = tree_.cluster_ends();
     for (std::size_t b = 0; b < tree_.branch_count(); ++b) {
       BranchInfo info = tree_.branch(b);
@@ -237,10 +214,7 @@ class RDataSource final : public ROOT::RDF::RDataSource {
     }
   }
 
-  void SetNSlots(unsigned int slots) final {
-    ROOT::RDF::RDataSource::SetNSlots(slots);
-    slots_ = slots;
-  }
+  void SetNSlots(unsigned int slots) final { ROOT::RDF::RDataSource::SetNSlots(slots); }
 
   void Initialize() final { ranges_given_ = false; }
 
@@ -257,10 +231,14 @@ class RDataSource final : public ROOT::RDF::RDataSource {
     return ranges;
   }
 
-  bool SetEntry(unsigned int slot, ULong64_t entry) final {
-    rdf_detail::Column* const* columns = active_.data();
-    for (std::size_t i = 0, n = active_.size(); i < n; ++i) columns[i]->set(slot, entry);
-    return true;
+  /// Nothing to do: each column's reader finds its entry when RDataFrame asks it for a value.
+  bool SetEntry(unsigned int, ULong64_t) final { return true; }
+
+  /// A reader of column `name` for processing slot `slot`, reading values as `type`.
+  std::unique_ptr<ROOT::Detail::RDF::RColumnReaderBase> GetColumnReaders(
+      unsigned int, std::string_view name, const std::type_info& type) final {
+    std::size_t b = index(name);
+    return make(b, infos_[b], type);
   }
 
   std::string GetLabel() final { return "evtc"; }
@@ -269,18 +247,8 @@ class RDataSource final : public ROOT::RDF::RDataSource {
   std::string AsString() final { return "evtc data source"; }
 
  private:
-  Record_t GetColumnReadersImpl(std::string_view name, const std::type_info& type) final {
-    std::size_t b = index(name);
-    const BranchInfo& info = infos_[b];
-    if (columns_.size() < infos_.size()) columns_.resize(infos_.size());
-    if (!columns_[b]) {
-      columns_[b] = make(b, info, type);
-      active_.push_back(columns_[b].get());
-    }
-    Record_t addresses;
-    for (unsigned s = 0; s < slots_; ++s) addresses.push_back(columns_[b]->address(s));
-    return addresses;
-  }
+  /// Empty: RDataFrame then asks GetColumnReaders for a reader per slot.
+  Record_t GetColumnReadersImpl(std::string_view, const std::type_info&) final { return {}; }
 
   std::size_t index(std::string_view name) const {
     auto it = std::find(names_.begin(), names_.end(), name);
@@ -289,59 +257,51 @@ class RDataSource final : public ROOT::RDF::RDataSource {
   }
 
   template <typename T>
-  std::unique_ptr<rdf_detail::Column> typed(std::size_t b, const BranchInfo& info,
-                                            const std::type_info& type) {
-    const EvtcFile* f = file_.get();
-    std::size_t t = tree_index();
+  std::unique_ptr<ROOT::Detail::RDF::RColumnReaderBase> typed(const rdf_detail::Place& place,
+                                                              const BranchInfo& info,
+                                                              const std::type_info& type) {
     auto wrong = [&](const char* expected) {
       return std::runtime_error("evtc: column " + info.name + " is " + expected + ", read as " +
                                 type.name());
     };
     if (info.kind == EVTC_KIND_SCALAR) {
       if (type != typeid(T)) throw wrong(rdf_detail::scalar_name(info.scalar).c_str());
-      return std::make_unique<rdf_detail::ScalarColumn<T>>(f, t, b, clusters_, slots_);
+      return std::make_unique<rdf_detail::ScalarReader<T>>(place);
     }
     if (info.kind == EVTC_KIND_UTF8) {
       if (type != typeid(std::string)) throw wrong("std::string");
-      return std::make_unique<rdf_detail::StringColumn>(f, t, b, clusters_, slots_);
+      return std::make_unique<rdf_detail::StringReader>(place);
     }
     if (type != typeid(ROOT::RVec<T>)) throw wrong(GetTypeName(info.name).c_str());
     std::uint32_t len = info.kind == EVTC_KIND_FIXED ? info.fixed_len : 0;
-    return std::make_unique<rdf_detail::ArrayColumn<T>>(f, t, b, clusters_, slots_, len);
+    return std::make_unique<rdf_detail::ArrayReader<T>>(place, len);
   }
 
-  std::unique_ptr<rdf_detail::Column> make(std::size_t b, const BranchInfo& info,
-                                           const std::type_info& type) {
+  std::unique_ptr<ROOT::Detail::RDF::RColumnReaderBase> make(std::size_t b, const BranchInfo& info,
+                                                             const std::type_info& type) {
+    const rdf_detail::Place place{file_.get(), tree_number_, b, &clusters_};
     switch (info.scalar) {
-      case EVTC_SCALAR_BOOL: return typed<bool>(b, info, type);
-      case EVTC_SCALAR_I8: return typed<std::int8_t>(b, info, type);
-      case EVTC_SCALAR_U8: return typed<std::uint8_t>(b, info, type);
-      case EVTC_SCALAR_I16: return typed<std::int16_t>(b, info, type);
-      case EVTC_SCALAR_U16: return typed<std::uint16_t>(b, info, type);
-      case EVTC_SCALAR_I32: return typed<std::int32_t>(b, info, type);
-      case EVTC_SCALAR_U32: return typed<std::uint32_t>(b, info, type);
-      case EVTC_SCALAR_I64: return typed<std::int64_t>(b, info, type);
-      case EVTC_SCALAR_U64: return typed<std::uint64_t>(b, info, type);
-      case EVTC_SCALAR_F32: return typed<float>(b, info, type);
-      case EVTC_SCALAR_F64: return typed<double>(b, info, type);
+      case EVTC_SCALAR_BOOL: return typed<bool>(place, info, type);
+      case EVTC_SCALAR_I8: return typed<std::int8_t>(place, info, type);
+      case EVTC_SCALAR_U8: return typed<std::uint8_t>(place, info, type);
+      case EVTC_SCALAR_I16: return typed<std::int16_t>(place, info, type);
+      case EVTC_SCALAR_U16: return typed<std::uint16_t>(place, info, type);
+      case EVTC_SCALAR_I32: return typed<std::int32_t>(place, info, type);
+      case EVTC_SCALAR_U32: return typed<std::uint32_t>(place, info, type);
+      case EVTC_SCALAR_I64: return typed<std::int64_t>(place, info, type);
+      case EVTC_SCALAR_U64: return typed<std::uint64_t>(place, info, type);
+      case EVTC_SCALAR_F32: return typed<float>(place, info, type);
+      case EVTC_SCALAR_F64: return typed<double>(place, info, type);
     }
     throw std::runtime_error("evtc: column " + info.name + " has an unknown type");
   }
 
-  std::size_t tree_index() const {
-    std::size_t t = 0;
-    detail::check(evtc_tree_find(file_.get(), tree_.name().c_str(), &t), file_.get());
-    return t;
-  }
-
   File file_;
   Tree tree_;
+  std::size_t tree_number_ = 0;
   rdf_detail::Clusters clusters_;
   std::vector<std::string> names_;
   std::vector<BranchInfo> infos_;
-  std::vector<std::unique_ptr<rdf_detail::Column>> columns_;
-  std::vector<rdf_detail::Column*> active_;  // the columns the graph reads
-  unsigned slots_ = 1;
   bool ranges_given_ = false;
 };
 
