@@ -121,24 +121,38 @@ def _string_form(kind: str, leaf: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _ak_array(infos: list[BranchInfo], columns: list[Any], length: int) -> Any:
-    """An Awkward record array over the decoded buffers (``ak.from_buffers``: no per-entry work,
-    no copy of the values)."""
+    """An Awkward record array over the decoded buffers: Awkward's layout classes built
+    directly (no per-entry work, no copy of the values; several times quicker than
+    ``ak.from_buffers``, which parses a form first), of the layout ``_form`` describes."""
     import awkward as ak
 
-    contents = {}
-    container: dict[str, np.ndarray] = {}
-    for i, (info, (values, levels)) in enumerate(zip(infos, columns)):
-        key = f"b{i}"
-        contents[info.name] = _form(info, key)
-        container[f"{key}-values-data"] = values
-        for level, offsets in enumerate(levels):
-            container[f"{key}-L{level}-offsets"] = _offsets(offsets)
-    form = {
-        "class": "RecordArray",
-        "fields": list(contents),
-        "contents": list(contents.values()),
-    }
-    return ak.from_buffers(form, length, container, buffer_key="{form_key}-{attribute}")
+    contents = [_layout(info, values, levels, length) for info, (values, levels) in zip(infos, columns)]
+    return ak.Array(ak.contents.RecordArray(contents, [i.name for i in infos], length=length))
+
+
+def _layout(info: BranchInfo, values: np.ndarray, levels: list[np.ndarray], length: int) -> Any:
+    """One branch's layout: its values, under a list per level (outermost first in ``levels``)."""
+    import awkward as ak
+
+    base, _ = _kind(info)
+    if base == "scalar":
+        return ak.contents.NumpyArray(values)
+    if base == "fixed":
+        out = ak.contents.NumpyArray(values)
+        for size in reversed(info.shape):
+            out = ak.contents.RegularArray(out, size, zeros_length=length)
+        return out
+    # The innermost level holds the values (a string's characters); each level above, a list.
+    inner = ak.index.Index64(_offsets(levels[-1]))
+    if base in ("string", "bytes"):
+        char, text = ("char", "string") if base == "string" else ("byte", "bytestring")
+        chars = ak.contents.NumpyArray(values.view(np.uint8), parameters={"__array__": char})
+        out = ak.contents.ListOffsetArray(inner, chars, parameters={"__array__": text})
+    else:
+        out = ak.contents.ListOffsetArray(inner, ak.contents.NumpyArray(values))
+    for offsets in reversed(levels[:-1]):
+        out = ak.contents.ListOffsetArray(ak.index.Index64(_offsets(offsets)), out)
+    return out
 
 
 def _np_column(info: BranchInfo, column: Any) -> np.ndarray:
