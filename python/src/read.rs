@@ -387,11 +387,15 @@ impl Reader {
         let io = |e: std::io::Error| errors::raise("FileError", e.to_string());
         // First the basket indexes (at the end of the file), then the dictionaries and baskets
         // together (dictionaries sit before the baskets they serve).
+        // (Those read by an earlier read are kept by the reader: an `iterate` fetches them once.)
         let indexes: Vec<(u64, u64)> = branches
             .iter()
+            .filter(|b| !b.index_is_loaded())
             .map(|b| (b.meta().index_offset, b.meta().index_len))
             .collect();
-        ids.push(remote.prefetch(indexes).map_err(io)?);
+        if !indexes.is_empty() {
+            ids.push(remote.prefetch(indexes).map_err(io)?);
+        }
         let mut baskets: Vec<(u64, u64)> = branches
             .iter()
             .map(|b| (b.meta().dictionary_offset, b.meta().dictionary_len))

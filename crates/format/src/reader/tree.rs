@@ -252,6 +252,14 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         Ok(cell.get_or_init(|| Arc::new(index)).clone())
     }
 
+    /// Whether the branch's basket index is read already: [`BranchReader::baskets`] then
+    /// returns it without reading (for a reader that fetches ahead what a read will need).
+    pub fn index_is_loaded(&self) -> bool {
+        self.file().indexes[self.tree.tree][self.branch]
+            .get()
+            .is_some()
+    }
+
     /// Reads the branch's basket index: the record at `index_offset`, after the earlier parts
     /// an append left in records of their own ([`BranchMeta::index_segments`]).
     fn read_index(&self) -> Result<BasketIndex> {
