@@ -166,7 +166,7 @@ pub(crate) struct Reader {
     /// The Python source, for coalesced prefetching; `None` for local files.
     remote: Option<Arc<PySource>>,
     /// Reads several branches of a ROOT file at once; `None` reads on the calling thread (and
-    /// for evtc files, whose reader has a pool of its own).
+    /// for evtc files, whose reader reads on the process's pool of its thread count).
     pool: Option<rayon::ThreadPool>,
 }
 
@@ -548,7 +548,7 @@ impl Reader {
     {
         let parallel = || names.par_iter().enumerate().map(|(i, n)| f(i, n)).collect();
         match (&self.backend, &self.pool) {
-            // An evtc file's reads of baskets run on its own pool: the branches go there too,
+            // An evtc file's reads of baskets run on its pool: the branches go there too,
             // so that one set of threads serves both (a pool waiting on another would idle).
             (Backend::Evtc(file), _) if names.len() > 1 && file.borrow_owner().threads() > 1 => {
                 file.borrow_owner().install(parallel)

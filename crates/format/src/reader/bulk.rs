@@ -2,6 +2,7 @@
 //! file's pool), into [`Jagged`] arrays and plain vectors.
 
 use std::cell::RefCell;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -338,30 +339,35 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         let total: u64 = parts.iter().map(|(_, part, _)| part.end - part.start).sum();
         let total = usize::try_from(total)
             .map_err(|_| Error::corrupt(self.location(None, 0), "branch too large for memory"))?;
-        // Probe that the allocation can succeed (a corrupt index must give an error, not an
-        // abort), then allocate zeroed memory: `vec!` of a zero value asks the allocator for
-        // zeroed pages, which the OS zeroes lazily, so the decoding threads fault them in as they
-        // write instead of one thread filling the whole output first. The probe has a second
-        // use: glibc serves a large block from a fresh memory map (faulted in page by page,
-        // unmapped when freed) until a mapped block that large has been freed, so freeing the
-        // probe makes the output come from the heap, whose memory later reads recycle without
-        // page faults (docs/benchmarks.md).
-        if values.capacity() >= total {
-            // Every value is overwritten below, so only a growth needs initialising.
-            values.truncate(total);
-            values.resize(total, T::default());
-        } else {
-            Vec::<T>::new().try_reserve_exact(total).map_err(|_| {
+        // A new output is left uninitialised and each decoding job zeroes its own part before
+        // decoding into it: zeroing the whole output first (a zeroed allocation of recycled
+        // memory is a memset on the calling thread) made a parallel read wait for one thread.
+        // The allocation is probed first (a corrupt index must give an error, not an abort).
+        // The probe has a second use: glibc serves a large block from a fresh memory map
+        // (faulted in page by page, unmapped when freed) until a mapped block that large has
+        // been freed, so freeing the probe makes the output come from the heap, whose memory
+        // later reads recycle without page faults (docs/benchmarks.md).
+        let fresh = values.capacity() < total;
+        let output: &mut [MaybeUninit<T>] = if fresh {
+            let fail = |_| {
                 Error::corrupt(
                     self.location(None, 0),
                     format!("cannot allocate {total} values"),
                 )
-            })?;
-            *values = vec![T::default(); total];
-            advise_huge_pages(values);
-        }
+            };
+            Vec::<T>::new().try_reserve_exact(total).map_err(fail)?;
+            *values = Vec::new();
+            values.try_reserve_exact(total).map_err(fail)?;
+            &mut values.spare_capacity_mut()[..total]
+        } else {
+            // Every value is overwritten below, so only a growth needs initialising.
+            values.truncate(total);
+            values.resize(total, T::default());
+            as_uninit(values.as_mut_slice())
+        };
+        advise_huge_pages(output);
         let mut slices = Vec::with_capacity(selected.len());
-        let mut rest = values.as_mut_slice();
+        let mut rest = output;
         for (_, part, _) in &parts {
             let (head, tail) = rest.split_at_mut((part.end - part.start) as usize);
             slices.push(head);
@@ -371,6 +377,12 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         let counts = self
             .file()
             .map_indexed(jobs, |j, ((slice, loc), (inside, part, aside))| {
+                let slice = if fresh {
+                    zeroed(slice)
+                } else {
+                    // SAFETY: the values of a reused output are initialised (resized above).
+                    unsafe { assume_init(slice) }
+                };
                 let i = first + j;
                 if inside == (0..loc.entries) {
                     return self.decode_basket(i, loc, slice, raw, None);
@@ -391,6 +403,11 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                 Ok(counts)
             });
         let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
+        if fresh {
+            // SAFETY: the parts cover the first `total` values exactly, and every job zeroed
+            // its part before decoding into it (all succeeded: an error returned above).
+            unsafe { values.set_len(total) };
+        }
         Ok(RangeParts {
             counts,
             counter_offsets: offsets.map(|o| (span_start, o)),
@@ -858,6 +875,34 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
 /// page fault per 2 MiB of output instead of one per 4 KiB, which on large fresh outputs costs
 /// more than decoding them. Only advice: without transparent huge pages nothing changes, and
 /// memory already in use (recycled by the allocator) keeps its pages.
+/// `part` zeroed and then initialised: every [`Scalar`] is valid as all zero bytes
+/// (`bytemuck::Zeroable`).
+fn zeroed<T: Scalar>(part: &mut [MaybeUninit<T>]) -> &mut [T] {
+    // SAFETY: the writes stay inside `part`; after them every element holds the zero bit
+    // pattern, a valid `T` (`Zeroable`), so the slice may be viewed as initialised.
+    unsafe {
+        std::ptr::write_bytes(part.as_mut_ptr(), 0, part.len());
+        assume_init(part)
+    }
+}
+
+/// `part` viewed as initialised.
+///
+/// # Safety
+/// Every element of `part` must be initialised.
+unsafe fn assume_init<T>(part: &mut [MaybeUninit<T>]) -> &mut [T] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout, and the caller guarantees initialisation.
+    unsafe { &mut *(std::ptr::from_mut(part) as *mut [T]) }
+}
+
+/// Initialised values viewed as possibly uninitialised, to be written through (with values
+/// or zeroes, never left uninitialised).
+fn as_uninit<T>(values: &mut [T]) -> &mut [MaybeUninit<T>] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout and every `T` is a valid `MaybeUninit<T>`;
+    // the callers write only initialised values through the view.
+    unsafe { &mut *(std::ptr::from_mut(values) as *mut [MaybeUninit<T>]) }
+}
+
 fn advise_huge_pages<T>(values: &mut [T]) {
     #[cfg(target_os = "linux")]
     {

@@ -69,6 +69,31 @@ fn max_expansion(algorithm: u8) -> u64 {
     }
 }
 
+/// The pool of `threads` threads that every reader of the process asking for that many shares:
+/// files opened for one read each (as a Python session opens them) then reuse warm threads and
+/// the memory their allocator keeps, instead of starting threads of their own whose first
+/// writes fault fresh pages in. `None` if the threads cannot be started.
+fn shared_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
+    /// The pools made so far, with their thread counts.
+    type Pools = std::sync::Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>;
+    static POOLS: OnceLock<Pools> = OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some((_, pool)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Some(Arc::clone(pool));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(move |i| format!("evtc-read-{i}-of-{threads}"))
+        .build()
+        .ok()
+        .map(Arc::new)?;
+    pools.push((threads, Arc::clone(&pool)));
+    Some(pool)
+}
+
 /// Reader settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadOptions {
@@ -167,7 +192,8 @@ pub struct FileReader<R: ReadAt = LocalFile> {
     committed_len: u64,
     indexes: Vec<Vec<OnceLock<Arc<BasketIndex>>>>,
     dictionaries: Vec<Vec<OnceLock<Arc<ReaderDictionary>>>>,
-    pool: Option<rayon::ThreadPool>,
+    /// The process's pool of this many threads ([`shared_pool`]); none for one thread.
+    pool: Option<Arc<rayon::ThreadPool>>,
     /// The entry offsets of counter branches from recent bulk reads, so that the jagged
     /// branches sharing a counter decode it once.
     counter_cache: SharedCache<CounterKey, [u64]>,
@@ -326,10 +352,7 @@ impl<R: ReadAt> FileReader<R> {
         let (trailer_at, trailer) = versions::last_complete(&source, options.max_basket_bytes)?;
         let location = Location::at(trailer.footer_offset);
         let pool = if options.threads > 1 {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(options.threads)
-                .build()
-                .ok()
+            shared_pool(options.threads)
         } else {
             None
         };
@@ -577,10 +600,10 @@ impl<R: ReadAt> FileReader<R> {
     pub fn threads(&self) -> usize {
         self.pool
             .as_ref()
-            .map_or(1, rayon::ThreadPool::current_num_threads)
+            .map_or(1, |pool| pool.current_num_threads())
     }
 
-    /// `f` over `items` with their positions: on the file's own pool when it has one (more than
+    /// `f` over `items` with their positions: on the file's pool when it has one (more than
     /// one thread asked), else on the calling thread, in order.
     fn map_indexed<I, O, F>(&self, items: Vec<I>, f: F) -> Vec<O>
     where
