@@ -123,7 +123,9 @@ impl ReadOptions {
         self
     }
 
-    /// Threads that decompress baskets in bulk reads (default: all cores; 1 reads on the calling thread).
+    /// Threads that decompress baskets in bulk reads (default: all cores; 1 reads on the calling
+    /// thread). The readers of a process that ask for the same count share one pool of threads,
+    /// started by the first.
     pub fn threads(mut self, threads: usize) -> ReadOptions {
         self.threads = threads.max(1);
         self
