@@ -8,7 +8,7 @@ use anyhow::Context;
 use evtc_convert::{AddColumnsOptions, ConvertOptions, Glob, add_columns};
 use evtc_format::size;
 
-use crate::convert::WriteArgs;
+use crate::convert::{JobArgs, WriteArgs};
 
 /// Arguments of `evtc add-columns`.
 #[derive(Debug, clap::Args)]
@@ -27,19 +27,8 @@ pub struct Args {
     branches: Vec<Glob>,
     #[command(flatten)]
     write: WriteArgs,
-    /// Threads for compressing (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// No progress bar and no summary.
-    #[arg(long, short)]
-    quiet: bool,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    json: bool,
-    /// Largest uncompressed basket of OTHER to decode (default 256MiB); raise it for trusted
-    /// files.
-    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
-    max_basket_size: Option<u64>,
+    #[command(flatten)]
+    job: JobArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -48,20 +37,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             anyhow::bail!("{} does not exist or is not a file", path.display());
         }
     }
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let options = AddColumnsOptions {
         tree: args.tree.clone(),
         branches: args.branches.clone(),
-        convert: args.write.apply(
-            ConvertOptions::default()
-                .threads(threads)
-                .max_basket_bytes(args.max_basket_size),
-        ),
+        convert: args.write.apply(args.job.apply(ConvertOptions::default())),
     };
     let bar = crate::progress_bar(
-        args.quiet || args.json,
+        args.job.silent(),
         "[{bar:30}] {pos}/{len} entries, {per_sec}",
     );
     let report = add_columns(&args.file, &args.from, &options, &mut |done, total| {
@@ -77,10 +59,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })?;
     bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.job.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
-    } else if !args.quiet {
+    } else if !args.job.quiet {
         writeln!(
             out,
             "added {} branches of {} to tree {} of {} ({} entries) in {:.2} s: {} -> {}",

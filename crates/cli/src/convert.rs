@@ -29,22 +29,12 @@ pub struct Args {
     /// Skip branches the ROOT reader does not support instead of failing.
     #[arg(long)]
     skip_unsupported: bool,
-    /// Threads for reading and compressing (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// No progress bar and no summary.
-    #[arg(long, short)]
-    quiet: bool,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    job: JobArgs,
     /// On Ctrl-C or SIGTERM, keep what was written so far as OUTPUT.partial (for `evtc
     /// recover`) instead of removing it.
     #[arg(long)]
     keep_partial: bool,
-    /// Largest uncompressed input basket to decode (default 256MiB); raise it for trusted files.
-    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
-    max_basket_size: Option<u64>,
     /// Give every tree an event index keyed by two integer branches (default: the input
     /// tree's index, a ROOT TTreeIndex on two branches or an evtc index, if it has one).
     #[arg(long, value_name = "MAJOR,MINOR", value_parser = parse_index_keys)]
@@ -114,6 +104,41 @@ pub struct WriteArgs {
     /// killed evtc still leaves nothing behind).
     #[arg(long)]
     no_sync: bool,
+}
+
+/// What every command that writes a file (`convert`, `merge`, `skim`, `add-columns`) takes
+/// besides its codec options: threads, reporting and the input readers' limit.
+#[derive(Debug, clap::Args)]
+pub struct JobArgs {
+    /// Threads for reading, converting and compressing (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bar and no summary.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Largest uncompressed input basket to decode (default 256MiB); raise it for trusted files.
+    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
+    max_basket_size: Option<u64>,
+}
+
+impl JobArgs {
+    /// `options` with these threads (all cores by default) and the readers' basket limit.
+    pub(crate) fn apply(&self, options: ConvertOptions) -> ConvertOptions {
+        let threads = self
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        options
+            .threads(threads)
+            .max_basket_bytes(self.max_basket_size)
+    }
+
+    /// Whether the command prints no progress (asked to be quiet, or to print JSON).
+    pub(crate) fn silent(&self) -> bool {
+        self.quiet || self.json
+    }
 }
 
 impl WriteArgs {
@@ -188,23 +213,19 @@ impl WriteArgs {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     crate::check_paths(&args.input, &args.output)?;
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut options = args.write.apply(
-        ConvertOptions::default()
-            .threads(threads)
+        args.job
+            .apply(ConvertOptions::default())
             .trees(args.trees.clone())
             .branches(args.branches.clone())
             .skip_unsupported(args.skip_unsupported)
-            .max_basket_bytes(args.max_basket_size)
             .index(args.index.clone())
             .append(args.append),
     );
     options.interrupt = Some(crate::interrupt::flag());
     options.keep_partial = args.keep_partial;
     let bar = crate::progress_bar(
-        args.quiet || args.json,
+        args.job.silent(),
         "{prefix} [{bar:30}] {pos}/{len} entries, {per_sec}, {msg}",
     );
     let started = std::time::Instant::now();
@@ -250,10 +271,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.job.json {
         serde_json::to_writer_pretty(&mut out, &summary)?;
         writeln_out(&mut out, "")?;
-    } else if !args.quiet {
+    } else if !args.job.quiet {
         use std::io::Write;
         writeln!(
             out,

@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 use evtc_convert::{ConvertOptions, MergeOptions, MergeStep, Schemas, expand_inputs, merge};
 use evtc_format::size;
 
-use crate::convert::WriteArgs;
+use crate::convert::{JobArgs, WriteArgs};
 
 /// Arguments of `evtc merge`.
 #[derive(Debug, clap::Args)]
@@ -35,18 +35,8 @@ pub struct Args {
     /// Skip branches of ROOT inputs the ROOT reader does not support instead of failing.
     #[arg(long)]
     skip_unsupported: bool,
-    /// Threads for writing again and for converting ROOT inputs (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// No progress bar and no summary.
-    #[arg(long, short)]
-    quiet: bool,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    json: bool,
-    /// Largest uncompressed input basket to decode (default 256MiB); raise it for trusted files.
-    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
-    max_basket_size: Option<u64>,
+    #[command(flatten)]
+    job: JobArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -60,14 +50,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(missing) = inputs.iter().find(|p| !p.exists()) {
         bail!("input {} does not exist", missing.display());
     }
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let convert = args.write.apply(
-        ConvertOptions::default()
-            .threads(threads)
-            .skip_unsupported(args.skip_unsupported)
-            .max_basket_bytes(args.max_basket_size),
+        args.job
+            .apply(ConvertOptions::default())
+            .skip_unsupported(args.skip_unsupported),
     );
     let options = MergeOptions {
         schemas: if args.union {
@@ -81,7 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         convert,
     };
     let bar = crate::progress_bar(
-        args.quiet || args.json,
+        args.job.silent(),
         "{prefix} [{bar:30}] {pos}/{len} inputs, {msg}",
     );
     bar.set_length(inputs.len() as u64);
@@ -107,10 +93,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     .with_context(|| format!("merging into {}", args.output.display()))?;
     bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.job.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
-    } else if !args.quiet {
+    } else if !args.job.quiet {
         writeln!(
             out,
             "merged {} inputs ({}{}) -> {} ({}) in {:.2} s ({:.0} MB/s of input)",

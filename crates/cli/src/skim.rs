@@ -8,7 +8,7 @@ use anyhow::Context;
 use evtc_convert::{ConvertOptions, Entries, Glob, Selection, SkimOptions, read_entry_list, skim};
 use evtc_format::size;
 
-use crate::convert::WriteArgs;
+use crate::convert::{JobArgs, WriteArgs};
 
 /// Arguments of `evtc skim`.
 #[derive(Debug, clap::Args)]
@@ -38,18 +38,8 @@ pub struct Args {
     recompress: bool,
     #[command(flatten)]
     write: WriteArgs,
-    /// Threads for reading and writing (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// No progress bar and no summary.
-    #[arg(long, short)]
-    quiet: bool,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    json: bool,
-    /// Largest uncompressed input basket to decode (default 256MiB); raise it for trusted files.
-    #[arg(long, value_name = "SIZE", value_parser = size::parse)]
-    max_basket_size: Option<u64>,
+    #[command(flatten)]
+    job: JobArgs,
 }
 
 fn parse_selection(text: &str) -> Result<Selection, String> {
@@ -63,24 +53,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (None, Some(selection)) => Entries::Where(selection.clone()),
         (None, None) => Entries::All,
     };
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let options = SkimOptions {
         tree: args.tree.clone(),
         entries,
         branches: args.branches.clone(),
         recompress: args.recompress,
-        convert: args.write.apply(
-            ConvertOptions::default()
-                .threads(threads)
-                .max_basket_bytes(args.max_basket_size),
-        ),
+        convert: args.write.apply(args.job.apply(ConvertOptions::default())),
     };
-    let bar = crate::progress_bar(
-        args.quiet || args.json,
-        "{prefix} [{bar:30}] {pos}/{len} entries",
-    );
+    let bar = crate::progress_bar(args.job.silent(), "{prefix} [{bar:30}] {pos}/{len} entries");
     let report = skim(&args.input, &args.output, &options, &mut |p| {
         bar.set_prefix(p.tree.to_owned());
         bar.set_length(p.total);
@@ -89,10 +69,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     .with_context(|| format!("skimming {}", args.input.display()))?;
     bar.finish_and_clear();
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.job.json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
-    } else if !args.quiet {
+    } else if !args.job.quiet {
         writeln!(
             out,
             "skimmed {} ({}) -> {} ({}) in {:.2} s",
