@@ -187,15 +187,23 @@ fn a_killed_append_leaves_the_last_version_and_nothing_else() {
     ]));
     // How long an append takes here, to kill it at times spread over it.
     let started = std::time::Instant::now();
-    ok(&evtc(&[
-        "convert",
-        &big.display().to_string(),
-        &f,
-        "--append",
-        "--quiet",
-        "--threads",
-        "1",
-    ]));
+    // `evtc convert BIG F --append`, one thread, running.
+    let append = || {
+        Command::new(env!("CARGO_BIN_EXE_evtc"))
+            .args([
+                "convert",
+                &big.display().to_string(),
+                &f,
+                "--append",
+                "--quiet",
+            ])
+            .args(["--threads", "1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn")
+    };
+    assert!(append().wait().expect("wait").success());
     let full = started.elapsed();
     let mut expected = 61_000;
     let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -205,20 +213,7 @@ fn a_killed_append_leaves_the_last_version_and_nothing_else() {
         seed ^= seed >> 7;
         seed ^= seed << 17;
         let delay = full.mul_f64((seed % 1000) as f64 / 1000.0);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_evtc"))
-            .args([
-                "convert",
-                &big.display().to_string(),
-                &f,
-                "--append",
-                "--quiet",
-                "--threads",
-                "1",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn");
+        let mut child = append();
         std::thread::sleep(delay);
         let _ = child.kill(); // SIGKILL
         let status = child.wait().expect("wait");
@@ -240,20 +235,7 @@ fn a_killed_append_leaves_the_last_version_and_nothing_else() {
     }
     assert!(killed >= 6, "only {killed} of 12 appends were killed");
     // A second writer while one appends is refused.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_evtc"))
-        .args([
-            "convert",
-            &big.display().to_string(),
-            &f,
-            "--append",
-            "--quiet",
-            "--threads",
-            "1",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
+    let mut child = append();
     std::thread::sleep(full / 3);
     let second = evtc(&[
         "convert",
