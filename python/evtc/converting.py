@@ -31,38 +31,35 @@ def _branch_codecs(branch_codecs: Any) -> list[tuple[str, str]]:
     return list(branch_codecs.items())
 
 
-def _settings(
-    *,
-    codec: str,
-    rac: bool | str,
-    branch_settings: list[tuple[str, str, str]],
-    precondition: str,
-    boundaries: str,
-    basket_size: int | None,
-    rac_unit_bytes: int | None,
-    autoflush: Any,
-    max_basket_size: int | None,
-    threads: int | None,
-    rac_dictionary: bool = True,
-    flush_at_cluster: bool = False,
-) -> dict[str, Any]:
-    """The writing options that convert, merge and skim share, as the native module takes them:
-    the thread count defaults to every core, the cluster size is spelled as the command line
-    spells it."""
+def _settings(args: dict[str, Any]) -> dict[str, Any]:
+    """The writing options of :func:`convert`, :func:`merge`, :func:`skim` or :func:`add_columns`
+    as the native module takes them, from the caller's arguments (its ``locals()``: each takes
+    the keywords it documents under these names; one it does not take has its default). The
+    thread count defaults to every core; the cluster size is spelled as the command line spells
+    it."""
+    get = args.get
+    autoflush = get("autoflush")
     if autoflush is not None and (isinstance(autoflush, bool) or not isinstance(autoflush, (int, str))):
         raise TypeError("autoflush is a number of entries (int) or a size such as '30MB'")
+    threads = get("threads")
     return {
-        "codec": codec,
-        "rac": _rac(rac),
-        "branch_settings": branch_settings,
-        "precondition": precondition,
-        "boundaries": boundaries,
-        "basket_size": basket_size,
-        "rac_unit_bytes": rac_unit_bytes,
-        "rac_dictionary": bool(rac_dictionary),
+        "codec": args["codec"],
+        "rac": _rac(args["rac"]),
+        "branch_settings": _branch_settings(
+            codec=dict(_branch_codecs(get("branch_codecs"))),
+            precondition=get("branch_preconditions"),
+            rac=get("branch_rac"),
+            mantissa_bits=get("float_precision"),
+            quantize=get("float_quantize"),
+        ),
+        "precondition": get("precondition", "auto"),
+        "boundaries": get("boundaries", "auto"),
+        "basket_size": get("basket_size"),
+        "rac_unit_bytes": get("rac_unit_bytes"),
+        "rac_dictionary": bool(get("rac_dictionary", True)),
         "autoflush": None if autoflush is None else str(autoflush),
-        "flush_at_cluster": bool(flush_at_cluster),
-        "max_basket_bytes": max_basket_size,
+        "flush_at_cluster": bool(get("flush_at_cluster", False)),
+        "max_basket_bytes": get("max_basket_size"),
         "threads": (os.cpu_count() or 1) if threads is None else threads,
     }
 
@@ -173,26 +170,7 @@ def convert(
             isinstance(value, str) or not all(isinstance(v, str) for v in value)
         ):
             raise TypeError(f"{name} must be a list of str")
-    settings = _settings(
-        codec=codec,
-        rac=rac,
-        branch_settings=_branch_settings(
-            codec=dict(_branch_codecs(branch_codecs)),
-            precondition=branch_preconditions,
-            rac=branch_rac,
-            mantissa_bits=float_precision,
-            quantize=float_quantize,
-        ),
-        precondition=precondition,
-        boundaries=boundaries,
-        basket_size=basket_size,
-        rac_unit_bytes=rac_unit_bytes,
-        rac_dictionary=rac_dictionary,
-        autoflush=autoflush,
-        flush_at_cluster=flush_at_cluster,
-        max_basket_size=max_basket_size,
-        threads=threads,
-    )
+    settings = _settings(locals())
     text = _lib.convert(
         os.fspath(input),
         os.fspath(output),
@@ -239,18 +217,7 @@ def add_columns(
     """
     if branches is not None and (isinstance(branches, str) or not all(isinstance(b, str) for b in branches)):
         raise TypeError("branches must be a list of str")
-    settings = _settings(
-        codec=codec,
-        rac=rac,
-        branch_settings=_branch_settings(codec=dict(_branch_codecs(branch_codecs)), rac=branch_rac),
-        precondition="auto",
-        boundaries="auto",
-        basket_size=basket_size,
-        rac_unit_bytes=rac_unit_bytes,
-        autoflush=None,
-        max_basket_size=max_basket_size,
-        threads=threads,
-    )
+    settings = _settings(locals())
     text = _lib.add_columns(
         os.fspath(file), os.fspath(source), settings, tree=tree, branches=list(branches or [])
     )
@@ -364,26 +331,7 @@ def merge(
         raise ValueError("union and intersect do not go together")
     if isinstance(inputs, (str, os.PathLike)):
         raise TypeError("inputs must be a list of paths")
-    settings = _settings(
-        codec=codec,
-        rac=rac,
-        branch_settings=_branch_settings(
-            codec=dict(_branch_codecs(branch_codecs)),
-            precondition=branch_preconditions,
-            rac=branch_rac,
-            mantissa_bits=float_precision,
-            quantize=float_quantize,
-        ),
-        precondition=precondition,
-        boundaries=boundaries,
-        basket_size=basket_size,
-        rac_unit_bytes=rac_unit_bytes,
-        rac_dictionary=rac_dictionary,
-        autoflush=autoflush,
-        flush_at_cluster=flush_at_cluster,
-        max_basket_size=max_basket_size,
-        threads=threads,
-    )
+    settings = _settings(locals())
     text = _lib.merge(
         os.fspath(output),
         [os.fspath(p) for p in inputs],
@@ -462,18 +410,7 @@ def skim(
         isinstance(branches, str) or not all(isinstance(b, str) for b in branches)
     ):
         raise TypeError("branches must be a list of str")
-    settings = _settings(
-        codec=codec,
-        rac=rac,
-        branch_settings=_branch_settings(codec=dict(_branch_codecs(branch_codecs))),
-        precondition=precondition,
-        boundaries=boundaries,
-        basket_size=basket_size,
-        rac_unit_bytes=rac_unit_bytes,
-        autoflush=autoflush,
-        max_basket_size=max_basket_size,
-        threads=threads,
-    )
+    settings = _settings(locals())
     text = _lib.skim(
         os.fspath(input),
         os.fspath(output),
