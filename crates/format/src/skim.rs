@@ -325,7 +325,8 @@ fn within<'p>(picks: &'p [u64], range: &Range<u64>) -> &'p [u64] {
 /// whose entries are chosen in part: each run of units whose entries are all chosen is copied
 /// as stored into a basket of its own ([`SeekTable::copy_units`]), the chosen entries of the
 /// other units written again. Returns `false`, having written nothing, for a basket that is
-/// not random-access or keeps its counts after its units (version 1.0 files).
+/// not random-access, keeps its counts after its units (version 1.0 files) or has no unit
+/// whose entries are all chosen.
 fn unit_by_unit(
     out: &mut TreeWriter<'_>,
     b: usize,
@@ -350,9 +351,17 @@ fn unit_by_unit(
     };
     let (table, region) = SeekTable::parse(&raw.body[8..])
         .map_err(|e| Error::corrupt(location.clone(), format!("its seek table: {e}")))?;
+    let units = table.units();
+    let whole = |unit: &evtc_rac::Unit| {
+        let start = loc.first_entry + unit.first_entry;
+        within(picks, &(start..start + unit.entries)).len() as u64 == unit.entries
+    };
+    if !units.iter().any(whole) {
+        // Nothing to copy: the basket's chosen entries are written again in one go.
+        return Ok(false);
+    }
     let value_size = branch.meta().dtype.scalar().size() as u64;
     let tree = branch.tree();
-    let units = table.units();
     // Copies units `run` into a basket of their own.
     let mut copy = |run: Range<usize>, out: &mut TreeWriter<'_>| -> Result<()> {
         let mut body = vec![0; 8];
