@@ -259,7 +259,8 @@ def _dask_events(
     parts: list[tuple[str, int, int]] = []
     for path in paths:
         t = first if path == paths[0] else open_file(path, **open_options)[tree]
-        missing = [n for n in names if n not in t.keys()]
+        has = set(t.keys())
+        missing = [n for n in names if n not in has]
         if missing:
             raise SchemaError(f"{path}: tree {tree!r} lacks branches of {paths[0]}: {missing[:5]}")
         step = t._step_entries(names, step_size)

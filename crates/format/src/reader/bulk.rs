@@ -358,14 +358,15 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             Vec::<T>::new().try_reserve_exact(total).map_err(fail)?;
             *values = Vec::new();
             values.try_reserve_exact(total).map_err(fail)?;
-            &mut values.spare_capacity_mut()[..total]
+            let spare = &mut values.spare_capacity_mut()[..total];
+            advise_huge_pages(spare);
+            spare
         } else {
             // Every value is overwritten below, so only a growth needs initialising.
             values.truncate(total);
             values.resize(total, T::default());
             as_uninit(values.as_mut_slice())
         };
-        advise_huge_pages(output);
         let mut slices = Vec::with_capacity(selected.len());
         let mut rest = output;
         for (_, part, _) in &parts {
@@ -870,11 +871,6 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
     }
 }
 
-/// Asks Linux to back the 2 MiB-aligned part of a fresh output of 4 MiB or more with huge pages
-/// (as NumPy does for its arrays), before its pages are first written: a bulk read then takes one
-/// page fault per 2 MiB of output instead of one per 4 KiB, which on large fresh outputs costs
-/// more than decoding them. Only advice: without transparent huge pages nothing changes, and
-/// memory already in use (recycled by the allocator) keeps its pages.
 /// `part` zeroed and then initialised: every [`Scalar`] is valid as all zero bytes
 /// (`bytemuck::Zeroable`).
 fn zeroed<T: Scalar>(part: &mut [MaybeUninit<T>]) -> &mut [T] {
@@ -903,6 +899,11 @@ fn as_uninit<T>(values: &mut [T]) -> &mut [MaybeUninit<T>] {
     unsafe { &mut *(std::ptr::from_mut(values) as *mut [MaybeUninit<T>]) }
 }
 
+/// Asks Linux to back the 2 MiB-aligned part of a fresh output of 4 MiB or more with huge pages
+/// (as NumPy does for its arrays), before its pages are first written: a bulk read then takes one
+/// page fault per 2 MiB of output instead of one per 4 KiB, which on large fresh outputs costs
+/// more than decoding them. Only advice: without transparent huge pages nothing changes, and
+/// memory already in use (recycled by the allocator) keeps its pages.
 fn advise_huge_pages<T>(values: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
