@@ -70,7 +70,7 @@ fn max_expansion(algorithm: u8) -> u64 {
 }
 
 /// The pool of `threads` threads that every reader of the process asking for that many shares:
-/// files opened for one read each (as a Python session opens them) then reuse warm threads and
+/// files opened for one read each (as Python code often opens them) then reuse warm threads and
 /// the memory their allocator keeps, instead of starting threads of their own whose first
 /// writes fault fresh pages in. `None` if the threads cannot be started.
 fn shared_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
