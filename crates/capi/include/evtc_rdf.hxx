@@ -58,6 +58,15 @@ inline std::string scalar_name(EvtcScalar s) {
   return "void";
 }
 
+struct Clusters;
+
+/// Where a column's values are: the file, the tree and branch numbers, the tree's clusters.
+struct Place {
+  const EvtcFile* file;
+  std::size_t tree, branch;
+  const Clusters* clusters;
+};
+
 /// Reads entries [start, stop) of a branch: values, and entry offsets for arrays.
 template <typename T>
 struct Cluster {
@@ -67,6 +76,10 @@ struct Cluster {
   ULong64_t start = 1, stop = 0;  // empty
 
   bool holds(ULong64_t entry) const { return entry >= start && entry < stop; }
+
+  /// The position of `entry` in the cluster, after reading the cluster of `place` that holds
+  /// it when this one does not.
+  std::size_t at(const Place& place, bool variable, ULong64_t entry);
 
   void read(const EvtcFile* file, std::size_t tree, std::size_t branch, bool variable,
             ULong64_t first, ULong64_t last) {
@@ -97,12 +110,14 @@ struct Clusters {
   }
 };
 
-/// Where a column's values are: the file, the tree and branch numbers, the tree's clusters.
-struct Place {
-  const EvtcFile* file;
-  std::size_t tree, branch;
-  const Clusters* clusters;
-};
+template <typename T>
+std::size_t Cluster<T>::at(const Place& place, bool variable, ULong64_t entry) {
+  if (!holds(entry)) {
+    auto [first, last] = place.clusters->of(entry);
+    read(place.file, place.tree, place.branch, variable, first, last);
+  }
+  return static_cast<std::size_t>(entry - start);
+}
 
 /// One processing slot's reader of one branch, made for each slot by GetColumnReaders: it
 /// reads the cluster holding the entry RDataFrame asks for, when the slot lacks it, and only
@@ -117,12 +132,8 @@ class alignas(64) R__CLING_PTRCHECK(off) ScalarReader final
 
  private:
   void* GetImpl(Long64_t entry) final {
-    const auto e = static_cast<ULong64_t>(entry);
-    if (!cluster_.holds(e)) {
-      auto [first, last] = place_.clusters->of(e);
-      cluster_.read(place_.file, place_.tree, place_.branch, false, first, last);
-    }
-    return cluster_.values.get() + (e - cluster_.start);
+    std::size_t i = cluster_.at(place_, false, static_cast<ULong64_t>(entry));  // may read
+    return cluster_.values.get() + i;
   }
 
   Place place_;
@@ -138,12 +149,7 @@ class alignas(64) R__CLING_PTRCHECK(off) ArrayReader final
 
  private:
   void* GetImpl(Long64_t entry) final {
-    const auto e = static_cast<ULong64_t>(entry);
-    if (!cluster_.holds(e)) {
-      auto [first, last] = place_.clusters->of(e);
-      cluster_.read(place_.file, place_.tree, place_.branch, fixed_len_ == 0, first, last);
-    }
-    std::size_t i = static_cast<std::size_t>(e - cluster_.start);
+    std::size_t i = cluster_.at(place_, fixed_len_ == 0, static_cast<ULong64_t>(entry));
     std::size_t a = fixed_len_ ? i * fixed_len_ : static_cast<std::size_t>(cluster_.offsets[i]);
     std::size_t z = fixed_len_ ? a + fixed_len_ : static_cast<std::size_t>(cluster_.offsets[i + 1]);
     // A view of the values (RVec's adopting constructor), made in place of the last one.
@@ -166,12 +172,7 @@ class alignas(64) R__CLING_PTRCHECK(off) StringReader final
 
  private:
   void* GetImpl(Long64_t entry) final {
-    const auto e = static_cast<ULong64_t>(entry);
-    if (!cluster_.holds(e)) {
-      auto [first, last] = place_.clusters->of(e);
-      cluster_.read(place_.file, place_.tree, place_.branch, true, first, last);
-    }
-    std::size_t i = static_cast<std::size_t>(e - cluster_.start);
+    std::size_t i = cluster_.at(place_, true, static_cast<ULong64_t>(entry));
     const char* p = reinterpret_cast<const char*>(cluster_.values.get());
     text_.assign(p + cluster_.offsets[i], p + cluster_.offsets[i + 1]);
     return &text_;
@@ -213,8 +214,6 @@ class RDataSource final : public ROOT::RDF::RDataSource {
       default: return "ROOT::RVec<" + t + ">";
     }
   }
-
-  void SetNSlots(unsigned int slots) final { ROOT::RDF::RDataSource::SetNSlots(slots); }
 
   void Initialize() final { ranges_given_ = false; }
 
