@@ -140,10 +140,7 @@ impl RacEncoder {
             precondition: options.precondition,
             units,
         };
-        let encoded = table.encode();
-        out.extend_from_slice(&(encoded.len() as u32).to_le_bytes());
-        out.extend_from_slice(&encoded);
-        out.extend_from_slice(&stored);
+        table.write_payload(&stored, out);
         Ok(table)
     }
 }

@@ -368,14 +368,20 @@ impl SeekTable {
                 })
                 .collect(),
         };
-        let encoded = table.encode();
-        out.extend_from_slice(&(encoded.len() as u32).to_le_bytes());
-        out.extend_from_slice(&encoded);
-        out.extend_from_slice(stored);
+        table.write_payload(stored, out);
         Ok(table)
     }
 
-    pub(crate) fn encode(&self) -> Vec<u8> {
+    /// Appends the payload of this table and its units' stored bytes `units` to `out` (layout
+    /// in the crate docs).
+    pub(crate) fn write_payload(&self, units: &[u8], out: &mut Vec<u8>) {
+        let encoded = self.encode();
+        out.extend_from_slice(&(encoded.len() as u32).to_le_bytes());
+        out.extend_from_slice(&encoded);
+        out.extend_from_slice(units);
+    }
+
+    fn encode(&self) -> Vec<u8> {
         let mut out = vec![
             1,
             self.codec.algorithm() as u8,
