@@ -351,16 +351,30 @@ fn unit_by_unit(
     };
     let (table, region) = SeekTable::parse(&raw.body[8..])
         .map_err(|e| Error::corrupt(location.clone(), format!("its seek table: {e}")))?;
+    let value_size = branch.meta().dtype.scalar().size() as u64;
+    // (A validated index keeps the basket's entries within u64; a table that agrees with it
+    // keeps its units' within the basket.)
+    if table.entries() != loc.entries
+        || Some(table.raw_len()) != loc.elements.checked_mul(value_size)
+    {
+        return Err(Error::corrupt(
+            location,
+            "the seek table's entries or values differ from the branch index's",
+        ));
+    }
     let units = table.units();
-    let whole = |unit: &evtc_rac::Unit| {
-        let start = loc.first_entry + unit.first_entry;
-        within(picks, &(start..start + unit.entries)).len() as u64 == unit.entries
+    // A unit's entries (absolute) and the chosen ones among them.
+    let chosen = |unit: &evtc_rac::Unit| {
+        let entries =
+            loc.first_entry + unit.first_entry..loc.first_entry + unit.first_entry + unit.entries;
+        let sub = within(picks, &entries);
+        (entries, sub)
     };
+    let whole = |unit: &evtc_rac::Unit| chosen(unit).1.len() as u64 == unit.entries;
     if !units.iter().any(whole) {
         // Nothing to copy: the basket's chosen entries are written again in one go.
         return Ok(false);
     }
-    let value_size = branch.meta().dtype.scalar().size() as u64;
     let tree = branch.tree();
     // Copies units `run` into a basket of their own.
     let mut copy = |run: Range<usize>, out: &mut TreeWriter<'_>| -> Result<()> {
@@ -385,17 +399,16 @@ fn unit_by_unit(
     let mut run = None;
     let mut rewritten = false;
     for (k, unit) in units.iter().enumerate() {
-        let start = loc.first_entry + unit.first_entry;
-        let sub = within(picks, &(start..start + unit.entries));
-        if sub.len() as u64 == unit.entries {
+        if whole(unit) {
             run.get_or_insert(k);
             continue;
         }
         if let Some(first) = run.take() {
             copy(first..k, out)?;
         }
+        let (entries, sub) = chosen(unit);
         if !sub.is_empty() {
-            rewrite(out, b, tree, from, start..start + unit.entries, Some(sub))?;
+            rewrite(out, b, tree, from, entries, Some(sub))?;
             rewritten = true;
         }
     }
