@@ -472,10 +472,9 @@ impl Reader {
                 let mut read = self.map(names, |i, name| {
                     count_read(name);
                     let column = columns[i];
-                    let mut reader = file.column_reader(column);
                     if leaders[i].is_some() {
                         let mut values = Values::new(column.kind.scalar());
-                        reader
+                        file.column_reader(column)
                             .read_values(range.clone(), &mut values)
                             .map_err(errors::root)?;
                         return Ok(Column {
@@ -483,9 +482,8 @@ impl Reader {
                             levels: Vec::new(),
                         });
                     }
-                    let mut data = evtc_root::ColumnData::new(column.kind);
-                    reader
-                        .read(range.clone(), &mut data)
+                    let data = file
+                        .read_column(column, range.clone())
                         .map_err(errors::root)?;
                     // Outermost first: the entries' offsets (none for scalars and fixed
                     // arrays), then each level further in.
