@@ -87,43 +87,17 @@ def _kind(info: BranchInfo) -> tuple[str, int]:
     return base, (0 if base in ("scalar", "fixed") else depth)
 
 
-def _form(info: BranchInfo, key: str) -> dict[str, Any]:
-    primitive = info.dtype.name
-    leaf = {"class": "NumpyArray", "primitive": primitive, "form_key": f"{key}-values"}
-    base, depth = _kind(info)
-    if base == "scalar":
-        return leaf
-    if base == "fixed":
-        form = leaf
-        for size in reversed(info.shape):
-            form = {"class": "RegularArray", "size": size, "content": form}
-        return form
-    # The innermost level holds the values (a string's characters); each level above, a list.
-    if base in ("string", "bytes"):
-        form = _string_form(base, leaf, f"{key}-L{depth - 1}")
-    else:
-        form = {"class": "ListOffsetArray", "offsets": "i64", "content": leaf, "form_key": f"{key}-L{depth - 1}"}
-    for level in reversed(range(depth - 1)):
-        form = {"class": "ListOffsetArray", "offsets": "i64", "content": form, "form_key": f"{key}-L{level}"}
-    return form
-
-
-def _string_form(kind: str, leaf: dict[str, Any], key: str) -> dict[str, Any]:
-    char, text = ("char", "string") if kind == "string" else ("byte", "bytestring")
-    leaf["parameters"] = {"__array__": char}
-    return {
-        "class": "ListOffsetArray",
-        "offsets": "i64",
-        "content": leaf,
-        "parameters": {"__array__": text},
-        "form_key": key,
-    }
+def _empty_column(info: BranchInfo) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The ``(values, levels)`` of zero entries of a branch: what the Awkward form of its reads
+    is taken from, without reading."""
+    _, depth = _kind(info)
+    return np.empty(0, dtype=info.dtype), [np.zeros(1, dtype=np.uint64) for _ in range(depth)]
 
 
 def _ak_array(infos: list[BranchInfo], columns: list[Any], length: int) -> Any:
     """An Awkward record array over the decoded buffers: Awkward's layout classes built
     directly (no per-entry work, no copy of the values; several times quicker than
-    ``ak.from_buffers``, which parses a form first), of the layout ``_form`` describes."""
+    ``ak.from_buffers``, which parses a form first)."""
     import awkward as ak
 
     contents = [_layout(info, values, levels, length) for info, (values, levels) in zip(infos, columns)]

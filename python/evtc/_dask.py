@@ -13,7 +13,7 @@ import functools
 import os
 from typing import Any
 
-from ._columns import _ak_array, _form
+from ._columns import _ak_array, _empty_column
 from .reading import BranchInfo, open
 
 
@@ -82,14 +82,10 @@ def _make_reader_class() -> type:
 
         @property
         def form(self) -> Any:
-            import awkward as ak
-
             if self.fields:
                 return self._read_fields(self.first, 0, 0).layout.form
-            contents = [_form(info, f"b{i}") for i, info in enumerate(self.infos)]
-            return ak.forms.from_dict(
-                {"class": "RecordArray", "fields": [i.name for i in self.infos], "contents": contents}
-            )
+            empty = [_empty_column(info) for info in self.infos]
+            return _ak_array(self.infos, empty, 0).layout.form
 
         @property
         def behavior(self) -> dict | None:
