@@ -32,9 +32,10 @@ def run(command: list[str], prepare: str | None) -> tuple[float, float]:
     child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.monotonic() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        sys.exit(f"paired.py: {shlex.join(command)} exited with {child.returncode}")
+    code = os.waitstatus_to_exitcode(status)
+    child.returncode = code  # reaped here: Popen must not wait for it again
+    if code != 0:
+        sys.exit(f"paired.py: {shlex.join(command)} exited with {code}")
     return wall, usage.ru_utime + usage.ru_stime
 
 
