@@ -198,3 +198,84 @@ fn bad_selections_are_refused_and_leave_nothing() {
     .to_string();
     assert!(same.contains("is the input"), "{same}");
 }
+
+/// Reads a LEB128 varint at `at`; returns it and the position after it.
+fn varint(bytes: &[u8], mut at: usize) -> (u64, usize) {
+    let (mut value, mut shift) = (0u64, 0);
+    loop {
+        let byte = bytes[at];
+        value |= u64::from(byte & 0x7f) << shift;
+        at += 1;
+        if byte & 0x80 == 0 {
+            return (value, at);
+        }
+        shift += 7;
+    }
+}
+
+/// A RAC basket whose seek table claims one entry fewer than the branch index gives it, under
+/// valid checksums (the table's, the record body's and header's all made again): a skim that
+/// would copy its units refuses it, naming the basket, and leaves no output.
+#[test]
+fn a_seek_table_that_disagrees_with_the_index_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.evtc");
+    write_input(&input, 0, 3000, options("zstd:5", RacMode::On), false);
+    let mut bytes = std::fs::read(&input).unwrap();
+    // Body: u64 payload length, then the payload: u32 table length T, then the table: six
+    // bytes, the unit count, and each unit's entry count first.
+    let table = |loc: &evtc_format::BasketLoc| loc.offset as usize + 48 + 12;
+    let file = FileReader::open(&input).unwrap();
+    let index = file
+        .tree("Events")
+        .unwrap()
+        .branch("p")
+        .unwrap()
+        .baskets()
+        .unwrap();
+    let loc = (index.baskets.iter())
+        .find(|loc| varint(&bytes, table(loc) + 6).0 > 1)
+        .expect("a basket of several units")
+        .clone();
+    drop(file);
+    let (record, body) = (loc.offset as usize, loc.offset as usize + 48);
+    let body_len = loc.record_len as usize - 48;
+    let table = table(&loc);
+    let table_len = u32::from_le_bytes(bytes[table - 4..table].try_into().unwrap()) as usize;
+    let at = varint(&bytes, table + 6).1;
+    let (entries, _) = varint(&bytes, at);
+    assert!(entries & 0x7f > 0, "the unit's count ends its first byte");
+    bytes[at] -= 1;
+    let table_crc = evtc_codecs::crc32(&bytes[table..table + table_len - 4]);
+    bytes[table + table_len - 4..table + table_len].copy_from_slice(&table_crc.to_le_bytes());
+    let body_crc = evtc_codecs::crc32(&bytes[body..body + body_len]);
+    bytes[record + 40..record + 44].copy_from_slice(&body_crc.to_le_bytes());
+    let header_crc = evtc_codecs::crc32(&bytes[record..record + 44]);
+    bytes[record + 44..record + 48].copy_from_slice(&header_crc.to_le_bytes());
+    std::fs::write(&input, &bytes).unwrap();
+
+    // All but the basket's last entry: its other units are whole, to be copied.
+    let first = loc.first_entry;
+    let entries: Vec<u64> = (first..first + loc.entries - 1).collect();
+    let out = dir.path().join("skim.evtc");
+    let err = skim(
+        &input,
+        &out,
+        &[select(entries, Some(&["p"]))],
+        &SkimOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("seek table's entries or values differ from the branch index"),
+        "{err}"
+    );
+    assert!(err.contains("\"p\""), "{err}");
+    assert!(!out.exists());
+    // A deep verification finds the basket wrong too.
+    let file = FileReader::open(&input).unwrap();
+    let p = file.tree("Events").unwrap().branch("p").unwrap();
+    let deep = p.decode_all().unwrap_err().to_string();
+    assert!(deep.contains("\"p\""), "{deep}");
+}
