@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use evtc_codecs::{Algorithm, Codec};
 use evtc_format::{
     Boundaries, BranchCursor, BranchMeta, BranchReader, DataType, FileReader, LocalFile,
-    ReadOptions, ScalarType, TreeReader,
+    ReadOptions, ScalarType, TreeReader, shared_pool,
 };
 use evtc_root::{ColumnKind, FieldKind, FieldNode, RootFile, Tree, Values, with_values};
 use numpy::{PyArray1, PyArrayMethods};
@@ -165,9 +165,10 @@ pub(crate) struct Reader {
     backend: Backend,
     /// The Python source, for coalesced prefetching; `None` for local files.
     remote: Option<Arc<PySource>>,
-    /// Reads several branches of a ROOT file at once; `None` reads on the calling thread (and
-    /// for evtc files, whose reader reads on the process's pool of its thread count).
-    pool: Option<rayon::ThreadPool>,
+    /// Reads several branches of a ROOT file at once: the process's pool of the thread count,
+    /// as evtc files' readers share ([`shared_pool`]); `None` reads on the calling thread (and
+    /// for evtc files, whose reader reads on that pool itself).
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 pub(crate) fn numpy_name(t: ScalarType) -> &'static str {
@@ -644,11 +645,9 @@ impl Reader {
             };
             // ROOT files read their branches on this pool; evtc files on the reader's own.
             let pool = if threads > 1 && is_root {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .map_err(|e| errors::raise("Error", e.to_string()))?;
-                Some(pool)
+                Some(shared_pool(threads).ok_or_else(|| {
+                    errors::raise("Error", format!("cannot start {threads} reading threads"))
+                })?)
             } else {
                 None
             };

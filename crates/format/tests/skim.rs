@@ -233,10 +233,9 @@ fn a_seek_table_that_disagrees_with_the_index_is_refused() {
         .unwrap()
         .baskets()
         .unwrap();
-    let loc = (index.baskets.iter())
+    let loc = *(index.baskets.iter())
         .find(|loc| varint(&bytes, table(loc) + 6).0 > 1)
-        .expect("a basket of several units")
-        .clone();
+        .expect("a basket of several units");
     drop(file);
     let (record, body) = (loc.offset as usize, loc.offset as usize + 48);
     let body_len = loc.record_len as usize - 48;

@@ -69,11 +69,13 @@ fn max_expansion(algorithm: u8) -> u64 {
     }
 }
 
-/// The pool of `threads` threads that every reader of the process asking for that many shares:
-/// files opened for one read each (as Python code often opens them) then reuse warm threads and
-/// the memory their allocator keeps, instead of starting threads of their own whose first
-/// writes fault fresh pages in. `None` if the threads cannot be started.
-fn shared_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
+/// The pool of `threads` threads that every reader of the process asking for that many shares
+/// (evtc files' readers, and other readers given it, such as the Python package's of ROOT
+/// files): files opened for one read each (as Python code often opens them) then reuse warm
+/// threads and the memory their allocator keeps, instead of starting threads of their own whose
+/// first writes fault fresh pages in. Made at the first call for a thread count, kept for the
+/// process's life. `None` if the threads cannot be started.
+pub fn shared_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
     /// The pools made so far, with their thread counts.
     type Pools = std::sync::Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>;
     static POOLS: OnceLock<Pools> = OnceLock::new();
