@@ -670,9 +670,28 @@ impl BranchState {
             }
             _ => None,
         };
-        let reduction = reduction_of_extensions(&meta.extensions, meta.dtype.scalar());
-        let rac = if meta.rac { RacMode::On } else { RacMode::Off };
         Ok(BranchState {
+            count_precondition,
+            rac: if meta.rac { RacMode::On } else { RacMode::Off },
+            settled: true,
+            rac_unit_bytes: meta.rac_unit_bytes as usize,
+            dictionary,
+            reduction: reduction_of_extensions(&meta.extensions, meta.dtype.scalar()),
+            ..BranchState::blank(number, meta, (codec, precondition), counter)
+        })
+    }
+
+    /// Branch `number` described by `meta` (its counts of what is written set to none), with
+    /// nothing buffered or written yet and the settings [`BranchState::new`] and
+    /// [`BranchState::preset`] do not give: not settled, without RAC, dictionary or reduction,
+    /// nothing left to the writer.
+    fn blank(
+        number: u32,
+        meta: BranchMeta,
+        (codec, precondition): (Codec, Precondition),
+        counter: Option<usize>,
+    ) -> BranchState {
+        BranchState {
             number,
             meta: BranchMeta {
                 // Where the dictionary and index go, and how much is written, are this file's.
@@ -684,11 +703,11 @@ impl BranchState {
                 baskets: 0,
                 index_offset: 0,
                 index_len: 0,
-                ..meta.clone()
+                ..meta
             },
             codec,
             precondition,
-            count_precondition,
+            count_precondition: COUNT_PRECONDITION,
             counter,
             values: Vec::new(),
             consumed: 0,
@@ -697,14 +716,14 @@ impl BranchState {
             buffered: 0,
             first_entry: 0,
             baskets: Vec::new(),
-            rac,
-            settled: true,
-            rac_unit_bytes: meta.rac_unit_bytes as usize,
+            rac: RacMode::Off,
+            settled: false,
+            rac_unit_bytes: 0,
             auto_boundaries: false,
             auto_precondition: false,
-            dictionary,
-            reduction,
-        })
+            dictionary: None,
+            reduction: None,
+        }
     }
 
     /// The state of branch `number` of `spec`, checked by [`build_branches`]: its counter's
@@ -728,48 +747,37 @@ impl BranchState {
             Boundaries::Counts => COUNT_PRECONDITION.id(),
             _ => 0,
         };
+        let auto_boundaries = spec.boundaries.is_none() && counter.is_some();
+        let auto_precondition = spec.precondition.is_none() && !text;
+        let meta = BranchMeta {
+            name: spec.name,
+            dtype: spec.dtype,
+            counter: spec.counter,
+            boundaries,
+            codec: codec.algorithm() as u8,
+            level: codec.level() as i8,
+            precondition: precondition.id(),
+            width: precondition.width() as u8,
+            count_precondition,
+            rac: false,
+            rac_unit_bytes: 0,
+            dictionary_offset: 0,
+            dictionary_len: 0,
+            entries: 0,
+            raw_bytes: 0,
+            stored_bytes: 0,
+            baskets: 0,
+            index_offset: 0,
+            index_len: 0,
+            extensions,
+        };
         BranchState {
-            number,
-            meta: BranchMeta {
-                name: spec.name,
-                dtype: spec.dtype,
-                counter: spec.counter,
-                boundaries,
-                codec: codec.algorithm() as u8,
-                level: codec.level() as i8,
-                precondition: precondition.id(),
-                width: precondition.width() as u8,
-                count_precondition,
-                rac: false,
-                rac_unit_bytes: 0,
-                dictionary_offset: 0,
-                dictionary_len: 0,
-                entries: 0,
-                raw_bytes: 0,
-                stored_bytes: 0,
-                baskets: 0,
-                index_offset: 0,
-                index_len: 0,
-                extensions,
-            },
-            codec,
-            precondition,
-            count_precondition: COUNT_PRECONDITION,
-            counter,
-            values: Vec::new(),
-            consumed: 0,
-            counts: Vec::new(),
-            counts_consumed: 0,
-            buffered: 0,
-            first_entry: 0,
-            baskets: Vec::new(),
             rac,
-            settled: false,
             rac_unit_bytes: options.rac_unit_bytes_for(codec),
-            auto_boundaries: spec.boundaries.is_none() && counter.is_some(),
-            auto_precondition: spec.precondition.is_none() && !text,
-            dictionary: None,
+            auto_boundaries,
+            auto_precondition,
             reduction,
+            ..BranchState::blank(number, meta, (codec, precondition), counter)
         }
     }
 }
