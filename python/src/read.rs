@@ -962,17 +962,13 @@ impl Reader {
         tree: &str,
         keys: Vec<(i128, i128)>,
     ) -> PyResult<Vec<Vec<u64>>> {
-        self.look_up(py, tree, |index| {
-            keys.iter().map(|&(a, b)| index.entries_of(a, b)).collect()
-        })
+        self.look_up(py, tree, |index| index.entries_of_each(&keys))
     }
 
     /// The entry of tree `tree` whose event-index keys are each of `keys`: `KeyInFileError` for
     /// a key no entry has, `DuplicateEventError` for one several have (the library's errors).
     fn entry_of(&self, py: Python<'_>, tree: &str, keys: Vec<(i128, i128)>) -> PyResult<Vec<u64>> {
-        self.look_up(py, tree, |index| {
-            keys.iter().map(|&(a, b)| index.entry_of(a, b)).collect()
-        })
+        self.look_up(py, tree, |index| index.entry_of_each(&keys))
     }
 
     /// Entry `entry` of branch `name` as a `(values, levels)` tuple: evtc files read it through

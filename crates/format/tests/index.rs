@@ -74,6 +74,35 @@ fn check_lookups(path: &Path) {
             "({r}, {v})"
         );
     }
+    // Every key at once, out of key order and with repeats (the blocks read once each).
+    let mut keys: Vec<(i128, i128)> = expected
+        .keys()
+        .map(|&(r, v)| (r.into(), v.into()))
+        .rev()
+        .collect();
+    keys.extend_from_within(..100);
+    keys.push((9, 9));
+    let all = index.entries_of_each(&keys).unwrap();
+    for (&(r, v), entries) in keys.iter().zip(&all) {
+        let want = expected
+            .get(&(r as i32, v as u64))
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(*entries, want, "({r}, {v})");
+    }
+    let singles: Vec<(i128, i128)> = keys
+        .iter()
+        .copied()
+        .filter(|&(r, v)| {
+            expected
+                .get(&(r as i32, v as u64))
+                .is_some_and(|e| e.len() == 1)
+        })
+        .collect();
+    let found = index.entry_of_each(&singles).unwrap();
+    for (&(r, v), &e) in singles.iter().zip(&found) {
+        assert_eq!(vec![e], expected[&(r as i32, v as u64)], "({r}, {v})");
+    }
     let rows = index.rows_in_order().unwrap();
     assert_eq!(rows.len() as u64, tree.entries());
     assert!(rows.is_sorted());
@@ -98,6 +127,19 @@ fn an_index_written_while_filling_finds_every_entry() {
     assert_eq!(
         missing.to_string(),
         "tree \"Events\" has no entry with (run, event) = (9, 9)"
+    );
+    // Of several keys, the first in the order given that fails is named.
+    let first_bad = index
+        .entry_of_each(&[(-1, key(17).1.into()), (9, 9), (3, 5)])
+        .unwrap_err();
+    assert!(
+        matches!(first_bad, Error::EventNotFound { .. }),
+        "{first_bad}"
+    );
+    let first_bad = index.entry_of_each(&[(3, 5), (9, 9)]).unwrap_err();
+    assert!(
+        matches!(first_bad, Error::DuplicateEvent { .. }),
+        "{first_bad}"
     );
     let Error::DuplicateEvent { entries, .. } = index.entry_of(3, 5).unwrap_err() else {
         panic!("a duplicate key")

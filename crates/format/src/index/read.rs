@@ -49,6 +49,14 @@ pub struct EventIndexReader<'a, R: ReadAt = LocalFile> {
     blocks: Vec<DirectoryItem>,
 }
 
+/// The block of the index decoded last, kept for the next key looked up.
+#[derive(Default)]
+struct Decoded {
+    /// Its number; `None` before the first, or after a read that failed.
+    block: Option<usize>,
+    rows: Vec<Row>,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct DirectoryItem {
     first: (u64, u64),
@@ -139,23 +147,99 @@ impl<R: ReadAt> EventIndexReader<'_, R> {
     /// # Errors
     /// [`Error::Corrupt`] (or a checksum or I/O error) if a block read is damaged.
     pub fn entries_of(&self, major: i128, minor: i128) -> Result<Vec<u64>> {
-        let (Some(a), Some(b)) = (key_bits(self.types.0, major), key_bits(self.types.1, minor))
-        else {
-            return Ok(Vec::new());
-        };
-        let key = (a, b);
+        match self.bits(major, minor) {
+            Some(key) => self.entries_in(key, &mut Decoded::default()),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The entry whose keys are `(major, minor)`.
+    ///
+    /// # Errors
+    /// [`Error::EventNotFound`] if no entry has them, [`Error::DuplicateEvent`] if several do;
+    /// as for [`EventIndexReader::entries_of`].
+    pub fn entry_of(&self, major: i128, minor: i128) -> Result<u64> {
+        let entries = self.entries_of(major, minor)?;
+        self.single(major, minor, entries)
+    }
+
+    /// The entries of each `(major, minor)` key, in the order given (each list in entry order,
+    /// empty for a key no entry has): as [`EventIndexReader::entries_of`] key by key, but the
+    /// keys are looked up in key order, so that each block of the index holding some of them
+    /// is read and decoded once (a list of events to pick from a file costs a pass over the
+    /// blocks it touches, not a block per event).
+    ///
+    /// # Errors
+    /// As for [`EventIndexReader::entries_of`].
+    pub fn entries_of_each(&self, keys: &[(i128, i128)]) -> Result<Vec<Vec<u64>>> {
+        let bits: Vec<Option<(u64, u64)>> = keys.iter().map(|&(a, b)| self.bits(a, b)).collect();
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_unstable_by_key(|&i| bits[i]);
+        let mut found = vec![Vec::new(); keys.len()];
+        let mut decoded = Decoded::default();
+        for i in order {
+            if let Some(key) = bits[i] {
+                found[i] = self.entries_in(key, &mut decoded)?;
+            }
+        }
+        Ok(found)
+    }
+
+    /// The entry of each `(major, minor)` key, in the order given, looked up as
+    /// [`EventIndexReader::entries_of_each`] does.
+    ///
+    /// # Errors
+    /// As for [`EventIndexReader::entry_of`], for the first key given (in the caller's order)
+    /// that no entry or several entries hold.
+    pub fn entry_of_each(&self, keys: &[(i128, i128)]) -> Result<Vec<u64>> {
+        (keys.iter().zip(self.entries_of_each(keys)?))
+            .map(|(&(major, minor), entries)| self.single(major, minor, entries))
+            .collect()
+    }
+
+    /// A key's order-preserving form, or `None` when the key branches' types cannot hold it.
+    fn bits(&self, major: i128, minor: i128) -> Option<(u64, u64)> {
+        Some((
+            key_bits(self.types.0, major)?,
+            key_bits(self.types.1, minor)?,
+        ))
+    }
+
+    /// `entries` of key `(major, minor)` when they are one entry, else the error saying so.
+    fn single(&self, major: i128, minor: i128, entries: Vec<u64>) -> Result<u64> {
+        match entries[..] {
+            [entry] => Ok(entry),
+            [] => Err(Error::EventNotFound {
+                tree: self.tree.name().to_owned(),
+                key: self.describe(major, minor),
+            }),
+            _ => Err(Error::DuplicateEvent {
+                tree: self.tree.name().to_owned(),
+                key: self.describe(major, minor),
+                entries,
+            }),
+        }
+    }
+
+    /// The entries of the key with order-preserving form `key`, in entry order, reading the
+    /// blocks that may hold it unless `decoded` holds one already.
+    fn entries_in(&self, key: (u64, u64), decoded: &mut Decoded) -> Result<Vec<u64>> {
         // The first row with this key is in the last block starting before it (or the first).
         let first = self
             .blocks
             .partition_point(|d| d.first < key)
             .saturating_sub(1);
         let mut entries = Vec::new();
-        let mut rows = Vec::new();
         for block in first..self.blocks.len() {
             if self.blocks[block].first > key {
                 break;
             }
-            self.read_block(block, &mut rows)?;
+            if decoded.block != Some(block) {
+                decoded.block = None;
+                self.read_block(block, &mut decoded.rows)?;
+                decoded.block = Some(block);
+            }
+            let rows = &decoded.rows;
             let start = rows.partition_point(|r| (r.0, r.1) < key);
             entries.extend(
                 rows[start..]
@@ -169,27 +253,6 @@ impl<R: ReadAt> EventIndexReader<'_, R> {
             }
         }
         Ok(entries)
-    }
-
-    /// The entry whose keys are `(major, minor)`.
-    ///
-    /// # Errors
-    /// [`Error::EventNotFound`] if no entry has them, [`Error::DuplicateEvent`] if several do;
-    /// as for [`EventIndexReader::entries_of`].
-    pub fn entry_of(&self, major: i128, minor: i128) -> Result<u64> {
-        let entries = self.entries_of(major, minor)?;
-        match entries[..] {
-            [entry] => Ok(entry),
-            [] => Err(Error::EventNotFound {
-                tree: self.tree.name().to_owned(),
-                key: self.describe(major, minor),
-            }),
-            _ => Err(Error::DuplicateEvent {
-                tree: self.tree.name().to_owned(),
-                key: self.describe(major, minor),
-                entries,
-            }),
-        }
     }
 
     /// Every row, in key order, as (major, minor, entry).
