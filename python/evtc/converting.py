@@ -261,14 +261,6 @@ def index(
         evtc.errors.SchemaError: a key branch is not an integer scalar.
     """
     major, minor = _index_keys(by) or ("", "")
-    if tree is None:
-        from .reading import open as open_file
-
-        with open_file(path) as f:
-            names = f.keys()
-        if not names:
-            raise ValueError(f"{os.fspath(path)} holds no trees")
-        tree = names[0]
     summary: dict[str, Any] = json.loads(_lib.index(os.fspath(path), tree, major, minor))
     return summary
 

@@ -570,14 +570,15 @@ pub(crate) fn skim(
     serde_json::to_string(&report).map_err(errors::value)
 }
 
-/// Gives tree `tree` of the evtc file at `path` an event index keyed by the integer branches
-/// `major` and `minor` (`evtc_format::add_event_index`); returns the summary as JSON, as
-/// `evtc index --json` prints it.
+/// Gives tree `tree` of the evtc file at `path` (`None`: its first tree) an event index keyed by
+/// the integer branches `major` and `minor` (`evtc_format::add_event_index`); returns the
+/// summary as JSON, as `evtc index --json` prints it.
 #[pyfunction]
+#[pyo3(signature = (path, tree, major, minor))]
 pub(crate) fn index(
     py: Python<'_>,
     path: PathBuf,
-    tree: &str,
+    tree: Option<&str>,
     major: &str,
     minor: &str,
 ) -> PyResult<String> {

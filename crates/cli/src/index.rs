@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use evtc_convert::parse_index_keys;
-use evtc_format::{FileReader, add_event_index, size};
+use evtc_format::{add_event_index, size};
 
 /// Arguments of `evtc index`.
 #[derive(Debug, clap::Args)]
@@ -25,20 +25,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let name = match &args.tree {
-        Some(t) => t.clone(),
-        None => {
-            let reader = FileReader::open(&args.file)
-                .with_context(|| format!("reading {}", args.file.display()))?;
-            match reader.trees().first() {
-                Some(t) => t.name.clone(),
-                None => bail!("{} holds no trees", args.file.display()),
-            }
-        }
-    };
     let started = Instant::now();
     let (major, minor) = &args.by;
-    let summary = add_event_index(&args.file, &name, major, minor)
+    let summary = add_event_index(&args.file, args.tree.as_deref(), major, minor)
         .with_context(|| format!("indexing {}", args.file.display()))?;
     let seconds = started.elapsed().as_secs_f64();
     if args.json {

@@ -167,7 +167,7 @@ fn an_index_added_to_a_file_equals_one_written_with_it() {
             .unwrap()
             .is_none()
     );
-    let summary = add_event_index(&plain, "Events", "run", "event").unwrap();
+    let summary = add_event_index(&plain, Some("Events"), "run", "event").unwrap();
     assert_eq!((summary.rows, summary.duplicate_keys), (20_000, 1));
     common::verifies(&plain);
     check_lookups(&plain);
@@ -181,8 +181,10 @@ fn an_index_added_to_a_file_equals_one_written_with_it() {
             .unwrap()
     };
     assert_eq!(rows(&plain), rows(&indexed));
-    // Indexing again (by other keys) replaces the index; the data reads as before.
-    add_event_index(&plain, "Events", "event", "run").unwrap();
+    // Indexing again (by other keys, the tree left to the first) replaces the index; the data
+    // reads as before.
+    let summary = add_event_index(&plain, None, "event", "run").unwrap();
+    assert_eq!(summary.tree, "Events");
     let file = FileReader::open(&plain).unwrap();
     let tree = file.tree("Events").unwrap();
     let index = tree.event_index().unwrap().unwrap();
@@ -198,16 +200,23 @@ fn keys_must_be_integer_scalars_declared_before_filling() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f.evtc");
     write(&path, 10, false);
-    let err = add_event_index(&path, "Events", "run", "x").unwrap_err();
+    let err = add_event_index(&path, Some("Events"), "run", "x").unwrap_err();
     assert!(
         err.to_string()
             .contains("\"x\" is f32, not an integer scalar"),
         "{err}"
     );
-    let err = add_event_index(&path, "Events", "run", "lumi").unwrap_err();
+    let err = add_event_index(&path, Some("Events"), "run", "lumi").unwrap_err();
     assert!(matches!(err, Error::NoSuchBranch { .. }), "{err}");
-    let err = add_event_index(&path, "Other", "run", "event").unwrap_err();
+    let err = add_event_index(&path, Some("Other"), "run", "event").unwrap_err();
     assert!(matches!(err, Error::NoSuchTree { .. }), "{err}");
+    let empty = dir.path().join("empty.evtc");
+    FileWriter::create(&empty, WriteOptions::default())
+        .unwrap()
+        .finish()
+        .unwrap();
+    let err = add_event_index(&empty, None, "run", "event").unwrap_err();
+    assert!(err.to_string().contains("holds no trees to index"), "{err}");
 
     let mut file = FileWriter::create(dir.path().join("g.evtc"), WriteOptions::default()).unwrap();
     let mut tree = file

@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{EXT_EVENT_INDEX, IndexLocation, KeyBranches, Row, encode_body, extend_key_bits};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::meta::{Extension, ScalarType};
 use crate::reader::{FileReader, TreeReader};
 use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind};
@@ -49,8 +49,9 @@ impl IndexSummary {
     }
 }
 
-/// Gives tree `tree` of the evtc file at `path` an event index keyed by the integer scalar
-/// branches `major` and `minor` (replacing an index it had): reads the two branches, sorts their
+/// Gives tree `tree` of the evtc file at `path` (`None`: its first tree) an event index keyed by
+/// the integer scalar branches `major` and `minor` (replacing an index it had): reads the two
+/// branches, sorts their
 /// keys, and writes the index record and a new footer after the file's end, in place
 /// ([`FileWriter::append`]): nothing in the file is rewritten, and a process stopped at any
 /// moment leaves the file as it was.
@@ -69,7 +70,7 @@ impl IndexSummary {
 /// # tree.commit()?;
 /// # tree.finish()?;
 /// # file.finish()?;
-/// let summary = evtc_format::add_event_index(&path, "Events", "run", "event")?;
+/// let summary = evtc_format::add_event_index(&path, Some("Events"), "run", "event")?;
 /// assert_eq!((summary.rows, summary.duplicate_keys), (3, 1));
 /// let file = FileReader::open(&path)?;
 /// let index = file.tree("Events")?.event_index()?.unwrap();
@@ -78,18 +79,20 @@ impl IndexSummary {
 /// ```
 ///
 /// # Errors
-/// [`Error::NoSuchTree`], [`Error::NoSuchBranch`]; [`Error::InvalidSchema`] for a key branch
+/// [`Error::NoSuchTree`], [`Error::NoSuchBranch`]; [`Error::Request`] for a file without
+/// trees; [`Error::InvalidSchema`] for a key branch
 /// that is not an integer scalar; [`Error::Busy`] while another writer updates the file; read
 /// errors of the file; [`Error::Io`] writing it.
 ///
 /// [`Error::NoSuchTree`]: crate::Error::NoSuchTree
 /// [`Error::NoSuchBranch`]: crate::Error::NoSuchBranch
+/// [`Error::Request`]: crate::Error::Request
 /// [`Error::InvalidSchema`]: crate::Error::InvalidSchema
 /// [`Error::Busy`]: crate::Error::Busy
 /// [`Error::Io`]: crate::Error::Io
 pub fn add_event_index(
     path: impl AsRef<Path>,
-    tree: &str,
+    tree: Option<&str>,
     major: &str,
     minor: &str,
 ) -> Result<IndexSummary> {
@@ -97,6 +100,18 @@ pub fn add_event_index(
     // The lock first: the keys read are those of the version the index goes into.
     let mut writer = FileWriter::append(path, WriteOptions::default())?;
     let reader = FileReader::open(path)?;
+    let tree = match tree {
+        Some(tree) => tree,
+        None => match reader.trees().first() {
+            Some(first) => first.name.as_str(),
+            None => {
+                return Err(Error::Request(format!(
+                    "{} holds no trees to index",
+                    path.display()
+                )));
+            }
+        },
+    };
     let events = reader.tree(tree)?;
     let keys = KeyBranches::find(tree, events.branches(), major, minor)?;
     let majors = key_column(&events, &keys.major)?;
