@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from . import _lib
-
-if TYPE_CHECKING:
-    from .reading import BranchInfo
+from ._info import BranchInfo
 
 
 def _np_field(array: Any) -> np.ndarray:

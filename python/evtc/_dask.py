@@ -14,7 +14,8 @@ import os
 from typing import Any
 
 from ._columns import _ak_array, _empty_column
-from .reading import BranchInfo, open
+from ._info import BranchInfo
+from .reading import open
 
 
 def _partitions(cluster_ends: list[int], step: int) -> list[tuple[int, int]]:

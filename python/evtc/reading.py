@@ -9,7 +9,6 @@ import operator
 import os
 import re
 import sys
-from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Iterator
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from . import _lib
 from ._columns import _ak_array, _build, _nested_levels, _np_column, _np_field
+from ._info import BranchInfo
 from ._fields import Field
 from ._fields import record as _fields_record
 from ._source import FileLikeSource, FsspecSource, is_url
@@ -234,26 +234,6 @@ class File:
 
     def __repr__(self) -> str:
         return f"<evtc.File {self.file_path!r} ({self.format})>"
-
-
-@dataclass(frozen=True)
-class BranchInfo:
-    """What the footer (or the ROOT TTree record) says about one branch."""
-
-    name: str
-    # scalar, fixed, jagged, bytes, string, and those of nested lists with their depth: jagged2
-    # (lists of lists), jagged3, ..., bytes2, string2 (lists of strings), string3 (lists of lists
-    # of strings), ...
-    kind: str
-    dtype: np.dtype
-    length: int
-    counter: str | None
-    typename: str
-    codec: str
-    rac: bool
-    raw_bytes: int
-    stored_bytes: int
-    shape: tuple[int, ...] = ()  # fixed arrays: (n,), or the dimensions of ROOT's x[2][3]
 
 
 class _BranchTable(Mapping):

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::error::Error;
 use crate::reduced::Stored;
-use crate::rntuple::{FieldColumn, Level};
+use crate::rntuple::field::{FieldColumn, Level};
 use crate::ttree::interp::Plan;
 use crate::types::ColumnKind;
 

@@ -2,8 +2,29 @@
 //! footer (schema extension, cluster groups) and the page lists (clusters and their pages),
 //! parsed into a [`Descriptor`].
 
+use super::cache::IndexCache;
 use super::wire::{Locator, Reader};
 use crate::error::Result;
+
+/// Everything known of an RNTuple after its header, footer and page lists: the schema (header
+/// and extension together) and every cluster's pages.
+#[derive(Debug)]
+pub(crate) struct Descriptor {
+    pub(crate) name: String,
+    pub(crate) fields: Vec<FieldDesc>,
+    pub(crate) columns: Vec<ColumnDesc>,
+    pub(crate) aliases: Vec<AliasColumn>,
+    pub(crate) clusters: Vec<Cluster>,
+    pub(crate) entries: u64,
+    /// The anchor's largest key: payloads over it are stored in several keys.
+    pub(crate) max_key_size: u64,
+    /// ROOT's compression setting of the first cluster's pages (for display).
+    pub(crate) compression: i32,
+    /// Bytes of the header and footer envelopes as stored.
+    pub(crate) metadata_bytes: u64,
+    /// The collections' offsets of recent clusters, decoded once for every field below them.
+    pub(crate) index_cache: IndexCache,
+}
 
 /// The structural role of a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,9 @@
 //! - `plan`: fields into columns;
 //! - `read`: pages into column data.
 
+mod cache;
 mod element;
+pub(crate) mod field;
 mod meta;
 mod plan;
 mod read;
@@ -18,7 +20,6 @@ mod wire;
 
 use std::sync::Arc;
 
-pub(crate) use plan::{FieldColumn, Level};
 pub(crate) use read::FieldReader;
 
 use crate::column::{Tree, TreeKind};
@@ -26,33 +27,14 @@ use crate::compression::decompress;
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
 use crate::source::ReadAt;
-use meta::{AliasColumn, Cluster, ColumnDesc, FieldDesc};
+use cache::IndexCache;
+use meta::{AliasColumn, ColumnDesc, Descriptor, FieldDesc};
 use wire::Locator;
 
 /// The envelope type ids.
 const HEADER: u16 = 0x01;
 const FOOTER: u16 = 0x02;
 const PAGE_LIST: u16 = 0x03;
-
-/// Everything known of an RNTuple after its header, footer and page lists: the schema (header
-/// and extension together) and every cluster's pages.
-#[derive(Debug)]
-pub(crate) struct Descriptor {
-    pub(crate) name: String,
-    pub(crate) fields: Vec<FieldDesc>,
-    pub(crate) columns: Vec<ColumnDesc>,
-    pub(crate) aliases: Vec<AliasColumn>,
-    pub(crate) clusters: Vec<Cluster>,
-    pub(crate) entries: u64,
-    /// The anchor's largest key: payloads over it are stored in several keys.
-    pub(crate) max_key_size: u64,
-    /// ROOT's compression setting of the first cluster's pages (for display).
-    pub(crate) compression: i32,
-    /// Bytes of the header and footer envelopes as stored.
-    pub(crate) metadata_bytes: u64,
-    /// The collections' offsets of recent clusters, decoded once for every field below them.
-    pub(crate) index_cache: read::IndexCache,
-}
 
 /// The anchor: where the header and footer are.
 #[derive(Debug, Clone, Copy)]
@@ -258,7 +240,7 @@ impl<R: ReadAt> RootFile<R> {
             max_key_size: anchor.max_key_size,
             compression,
             metadata_bytes: anchor.header.1 + anchor.footer.1,
-            index_cache: read::IndexCache::default(),
+            index_cache: IndexCache::default(),
         })
     }
 

@@ -6,57 +6,13 @@
 
 use std::sync::Arc;
 
-use super::Descriptor;
 use super::element::{ColumnType, Decoded};
+use super::field::{Columns, FieldColumn, Leaf, Level};
+use super::meta::Descriptor;
 use super::meta::{FieldDesc, Role};
 use crate::column::{Column, FieldKind, FieldNode, Source, UnsupportedBranch};
 use crate::typename::scalar_type;
 use crate::types::{ColumnKind, ScalarType};
-
-/// The physical columns of one element sequence of a field: per representation index, the
-/// column id (a field's columns are chosen per cluster by the representation in use there).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Columns(pub(crate) Vec<u32>);
-
-/// One list level above a column's values.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) enum Level {
-    /// A collection's items (also a `std::optional`, a `std::unique_ptr`, a string's
-    /// characters): the index column of its offsets.
-    Collection(Columns),
-    /// `n` items per item above (`std::array`, `std::bitset`).
-    Array(u64),
-    /// The item of alternative `tag` (1-based) of a variant, where it holds that alternative:
-    /// zero or one per item above.
-    Alternative { switch: Columns, tag: u32 },
-}
-
-/// What a column's values are.
-#[derive(Debug, Clone)]
-pub(crate) enum Leaf {
-    /// The values of a column, as `output`.
-    Values {
-        columns: Columns,
-        output: ScalarType,
-    },
-    /// The sizes of the collection whose index column the field shows (`RNTupleCardinality`).
-    Cardinality {
-        columns: Columns,
-        output: ScalarType,
-    },
-    /// A variant's alternative per item: the 0-based index of the alternative held, -1 for none.
-    Tag { switch: Columns },
-}
-
-/// How one evtc column reads from an RNTuple.
-#[derive(Debug)]
-pub(crate) struct FieldColumn {
-    pub(crate) descriptor: Arc<Descriptor>,
-    /// The field's path, for errors (`hits._0.x`, as ROOT names it).
-    pub(crate) path: String,
-    pub(crate) levels: Vec<Level>,
-    pub(crate) leaf: Leaf,
-}
 
 /// An RNTuple's columns, the fields it refuses, and the shape of its fields.
 pub(crate) struct Planned {

@@ -5,11 +5,11 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::element::{self, ColumnType};
+use super::field::{Columns, FieldColumn, Leaf, Level};
 use super::meta::{ClusterColumn, PageDesc};
-use super::plan::{Columns, FieldColumn, Leaf, Level};
 use super::wire::Locator;
 use crate::column::Column;
 use crate::compression::decompress;
@@ -66,41 +66,6 @@ impl Ends {
     /// Where the last item ends (the start, for none).
     fn end(&self) -> u64 {
         self.ends().last().copied().unwrap_or(self.start)
-    }
-}
-
-/// The whole index columns of recent clusters, shared by the readers of an RNTuple's fields:
-/// every field below a collection (`Muon.pt`, `Muon.eta`, ...) reads the collection's offsets,
-/// which are then decoded once. Bounded: past [`IndexCache::BUDGET`] elements, the clusters
-/// other than the one being stored are dropped.
-#[derive(Debug, Default)]
-pub(crate) struct IndexCache {
-    columns: Mutex<HashMap<ColumnInCluster, Arc<Vec<u64>>>>,
-}
-
-/// A physical column's id and a cluster's number.
-type ColumnInCluster = (u32, usize);
-
-impl IndexCache {
-    /// Elements kept at most (8 bytes each).
-    const BUDGET: usize = 8 << 20;
-
-    fn get(&self, column: u32, cluster: usize) -> Option<Arc<Vec<u64>>> {
-        let map = self.columns.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(&(column, cluster)).cloned()
-    }
-
-    fn put(&self, column: u32, cluster: usize, index: Arc<Vec<u64>>) {
-        let mut map = self.columns.lock().unwrap_or_else(|e| e.into_inner());
-        let held: usize = map.values().map(|v| v.len()).sum();
-        if held + index.len() > Self::BUDGET {
-            map.retain(|&(_, k), _| k == cluster);
-            let held: usize = map.values().map(|v| v.len()).sum();
-            if held + index.len() > Self::BUDGET {
-                return;
-            }
-        }
-        map.insert((column, cluster), index);
     }
 }
 
@@ -328,9 +293,9 @@ impl<'f, R: ReadAt> FieldReader<'f, R> {
 
     /// Index elements `items` of `columns` in cluster `at.cluster`, as a vector, the position
     /// of the first of them in it, and whether the vector was checked not to decrease: the
-    /// whole cluster's index column from the RNTuple's [`IndexCache`] (decoded, checked and
-    /// stored here when missing), or just `items` for a column added after the cluster's first
-    /// entries.
+    /// whole cluster's index column from the RNTuple's
+    /// [`IndexCache`](super::cache::IndexCache) (decoded, checked and stored here when
+    /// missing), or just `items` for a column added after the cluster's first entries.
     fn index(
         &mut self,
         at: Place,
