@@ -56,6 +56,30 @@ thread_local! {
     static RAC_ASIDE: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
 }
 
+/// What a range read takes from each basket ([`BranchReader::decode_range_into`]'s first step).
+struct RangePlan<'i> {
+    /// The position of the first basket in the branch's index.
+    first: usize,
+    /// The baskets holding entries of the range.
+    selected: &'i [BasketLoc],
+    /// What each of those baskets contributes.
+    parts: Vec<BasketPart>,
+    /// A counter-bounded branch's counter offsets over the baskets' entries, from `span_start`.
+    offsets: Option<Arc<[u64]>>,
+    /// The first basket's first entry.
+    span_start: u64,
+}
+
+/// What one basket contributes to a range read.
+struct BasketPart {
+    /// Its entries inside the range (basket-local).
+    entries: Range<u64>,
+    /// Their values (basket-local, in the read's units).
+    values: Range<u64>,
+    /// The basket, when it had to be decoded to find them.
+    aside: Option<Arc<DecodedBasket>>,
+}
+
 /// What [`BranchReader::decode_range_into`] decoded besides the values.
 pub(super) struct RangeParts {
     /// Each basket's per-entry counts of the entries the values hold, where it stores them.
@@ -263,7 +287,80 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             1
         };
         let index = self.baskets()?;
-        let baskets = &index.baskets;
+        let plan = self.plan_range(&index.baskets, range, unit)?;
+        let total: u64 = plan
+            .parts
+            .iter()
+            .map(|p| p.values.end - p.values.start)
+            .sum();
+        let total = usize::try_from(total)
+            .map_err(|_| Error::corrupt(self.location(None, 0), "branch too large for memory"))?;
+        let (output, fresh) = self.output(values, total)?;
+        let mut slices = Vec::with_capacity(plan.selected.len());
+        let mut rest = output;
+        for part in &plan.parts {
+            let (head, tail) = rest.split_at_mut((part.values.end - part.values.start) as usize);
+            slices.push(head);
+            rest = tail;
+        }
+        let first = plan.first;
+        let jobs: Vec<_> = slices
+            .into_iter()
+            .zip(plan.selected)
+            .zip(plan.parts)
+            .collect();
+        let counts = self.file().map_indexed(jobs, |j, ((slice, loc), part)| {
+            let BasketPart {
+                entries: inside,
+                values: part,
+                aside,
+            } = part;
+            let slice = if fresh {
+                zeroed(slice)
+            } else {
+                // SAFETY: the values of a reused output are initialised (resized before).
+                unsafe { assume_init(slice) }
+            };
+            let i = first + j;
+            if inside == (0..loc.entries) {
+                return self.decode_basket(i, loc, slice, raw, None);
+            }
+            // A basket used in part, decoded aside (in a RAC basket only the units holding
+            // the part), kept without RAC for the next range read (the next step of a loop
+            // over consecutive ranges starts in the basket this one ends in).
+            let basket = match aside {
+                Some(basket) => basket,
+                None => self.basket_aside(i, loc, &inside)?,
+            };
+            self.put_part(i, loc, (slice, raw), &basket.values, &part)?;
+            let taken = inside.start as usize..inside.end as usize;
+            let counts = self
+                .stored_counts(i, loc, &basket.counts)?
+                .map(|counts| counts[taken].to_vec());
+            self.recycle(basket);
+            Ok(counts)
+        });
+        let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
+        if fresh {
+            // SAFETY: the parts cover the first `total` values exactly, and every job zeroed
+            // its part before decoding into it (all succeeded: an error returned above).
+            unsafe { values.set_len(total) };
+        }
+        Ok(RangeParts {
+            counts,
+            counter_offsets: plan.offsets.map(|o| (plan.span_start, o)),
+        })
+    }
+
+    /// Which of `baskets` hold entries of `range`, and the entries and values (in units of
+    /// `unit`, basket-local) each contributes: the first step of
+    /// [`BranchReader::decode_range_into`].
+    fn plan_range<'i>(
+        &self,
+        baskets: &'i [BasketLoc],
+        range: &Range<u64>,
+        unit: u64,
+    ) -> Result<RangePlan<'i>> {
         let first = baskets.partition_point(|b| b.first_entry + b.entries <= range.start);
         let last = if range.is_empty() {
             first
@@ -334,85 +431,54 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                     sums.start * unit..sums.end * unit
                 }
             };
-            parts.push((inside, part, aside));
+            parts.push(BasketPart {
+                entries: inside,
+                values: part,
+                aside,
+            });
         }
-        let total: u64 = parts.iter().map(|(_, part, _)| part.end - part.start).sum();
-        let total = usize::try_from(total)
-            .map_err(|_| Error::corrupt(self.location(None, 0), "branch too large for memory"))?;
-        // A new output is left uninitialised and each decoding job zeroes its own part before
-        // decoding into it: zeroing the whole output first (a zeroed allocation of recycled
-        // memory is a memset on the calling thread) made a parallel read wait for one thread.
-        // The allocation is probed first (a corrupt index must give an error, not an abort).
-        // The probe has a second use: glibc serves a large block from a fresh memory map
-        // (faulted in page by page, unmapped when freed) until a mapped block that large has
-        // been freed, so freeing the probe makes the output come from the heap, whose memory
-        // later reads recycle without page faults (docs/benchmarks.md).
-        let fresh = values.capacity() < total;
-        let output: &mut [MaybeUninit<T>] = if fresh {
-            let fail = |_| {
-                Error::corrupt(
-                    self.location(None, 0),
-                    format!("cannot allocate {total} values"),
-                )
-            };
-            Vec::<T>::new().try_reserve_exact(total).map_err(fail)?;
-            *values = Vec::new();
-            values.try_reserve_exact(total).map_err(fail)?;
-            let spare = &mut values.spare_capacity_mut()[..total];
-            advise_huge_pages(spare);
-            spare
-        } else {
-            // Every value is overwritten below, so only a growth needs initialising.
+        Ok(RangePlan {
+            first,
+            selected,
+            parts,
+            offsets,
+            span_start,
+        })
+    }
+
+    /// The first `total` values of `values` to decode into, and whether they are a new
+    /// allocation, left uninitialised (each decoding job zeroes its own part before decoding
+    /// into it: zeroing the whole output first, a memset on the calling thread when the
+    /// allocator recycles memory, made a parallel read wait for one thread); a reused
+    /// allocation is resized, only a growth initialised. The allocation is probed first (a
+    /// corrupt index must give an error, not an abort). The probe has a second use: glibc
+    /// serves a large block from a fresh memory map (faulted in page by page, unmapped when
+    /// freed) until a mapped block that large has been freed, so freeing the probe makes the
+    /// output come from the heap, whose memory later reads recycle without page faults
+    /// (docs/benchmarks.md).
+    fn output<'v, T: Scalar>(
+        &self,
+        values: &'v mut Vec<T>,
+        total: usize,
+    ) -> Result<(&'v mut [MaybeUninit<T>], bool)> {
+        if values.capacity() >= total {
+            // Every value is overwritten by the decoding, so only a growth needs initialising.
             values.truncate(total);
             values.resize(total, T::default());
-            as_uninit(values.as_mut_slice())
+            return Ok((as_uninit(values.as_mut_slice()), false));
+        }
+        let fail = |_| {
+            Error::corrupt(
+                self.location(None, 0),
+                format!("cannot allocate {total} values"),
+            )
         };
-        let mut slices = Vec::with_capacity(selected.len());
-        let mut rest = output;
-        for (_, part, _) in &parts {
-            let (head, tail) = rest.split_at_mut((part.end - part.start) as usize);
-            slices.push(head);
-            rest = tail;
-        }
-        let jobs: Vec<_> = slices.into_iter().zip(selected).zip(parts).collect();
-        let counts = self
-            .file()
-            .map_indexed(jobs, |j, ((slice, loc), (inside, part, aside))| {
-                let slice = if fresh {
-                    zeroed(slice)
-                } else {
-                    // SAFETY: the values of a reused output are initialised (resized above).
-                    unsafe { assume_init(slice) }
-                };
-                let i = first + j;
-                if inside == (0..loc.entries) {
-                    return self.decode_basket(i, loc, slice, raw, None);
-                }
-                // A basket used in part, decoded aside (in a RAC basket only the units holding
-                // the part), kept without RAC for the next range read (the next step of a loop
-                // over consecutive ranges starts in the basket this one ends in).
-                let basket = match aside {
-                    Some(basket) => basket,
-                    None => self.basket_aside(i, loc, &inside)?,
-                };
-                self.put_part(i, loc, (slice, raw), &basket.values, &part)?;
-                let taken = inside.start as usize..inside.end as usize;
-                let counts = self
-                    .stored_counts(i, loc, &basket.counts)?
-                    .map(|counts| counts[taken].to_vec());
-                self.recycle(basket);
-                Ok(counts)
-            });
-        let counts = counts.into_iter().collect::<Result<Vec<_>>>()?;
-        if fresh {
-            // SAFETY: the parts cover the first `total` values exactly, and every job zeroed
-            // its part before decoding into it (all succeeded: an error returned above).
-            unsafe { values.set_len(total) };
-        }
-        Ok(RangeParts {
-            counts,
-            counter_offsets: offsets.map(|o| (span_start, o)),
-        })
+        Vec::<T>::new().try_reserve_exact(total).map_err(fail)?;
+        *values = Vec::new();
+        values.try_reserve_exact(total).map_err(fail)?;
+        let spare = &mut values.spare_capacity_mut()[..total];
+        advise_huge_pages(spare);
+        Ok((spare, true))
     }
 
     /// Basket `i` decoded into the little-endian bytes of its values (in a RAC basket only the
