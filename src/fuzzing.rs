@@ -28,8 +28,8 @@ pub fn decode_block(data: &[u8]) {
 }
 
 /// Opens `data` as an evtc file and reads every branch of every tree, by bulk reads, range reads
-/// of consecutive thirds and entry reads, with checksums on and then off (so that the decoders
-/// see the mutated bytes).
+/// of consecutive thirds and entry reads, and looks events up in each tree's event index, with
+/// checksums on and then off (so that the decoders see the mutated bytes).
 pub fn open_file(data: &[u8]) {
     for verify in [true, false] {
         let Ok(file) = FileReader::from_source(
@@ -48,8 +48,27 @@ pub fn open_file(data: &[u8]) {
                 };
                 read_branch(&b, branch.dtype.scalar());
             }
+            look_up_events(&reader);
         }
     }
+}
+
+/// Looks keys up in `tree`'s event index, if it has one: keys of its rows (as far as they
+/// decode), absent keys and keys outside any key type, one at a time and all at once.
+fn look_up_events<R: evtc_format::ReadAt>(tree: &evtc_format::TreeReader<'_, R>) {
+    let Ok(Some(index)) = tree.event_index() else {
+        return;
+    };
+    let mut keys = vec![(0, 0), (-1, 1), (i128::MAX, i128::MIN)];
+    if let Ok(rows) = index.rows_in_order() {
+        keys.extend(rows.iter().step_by(7).map(|&(a, b, _)| (a, b)));
+    }
+    for &(major, minor) in &keys[..3] {
+        let _ = index.entries_of(major, minor);
+        let _ = index.entry_of(major, minor);
+    }
+    let _ = index.entries_of_each(&keys);
+    let _ = index.entry_of_each(&keys);
 }
 
 fn read_branch<R: evtc_format::ReadAt>(

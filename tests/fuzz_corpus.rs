@@ -232,4 +232,28 @@ fn write_seed_corpus() {
         .clone();
     assert!(meta.dictionary_len > 0, "the seed has its dictionary");
     write("open_file", "lzma-rac-dict", &bytes);
+
+    // An event index (format 1.11): its directory and its block of rows, a key held twice.
+    let path = dir.path().join("event-index");
+    let options = WriteOptions::default().threads(1).sync(false);
+    let mut file = FileWriter::create(&path, options).unwrap();
+    let mut tree = file
+        .tree(
+            "Events",
+            vec![
+                BranchSpec::scalar("run", ScalarType::I32),
+                BranchSpec::scalar("event", ScalarType::U64),
+            ],
+        )
+        .unwrap();
+    tree.index_by("run", "event").unwrap();
+    let runs: Vec<i32> = (0..60).map(|e| e / 20 - 1).collect();
+    let mut events: Vec<u64> = (0..60u64).map(|e| (e * 37) % 61).collect();
+    events[59] = events[58];
+    tree.fill_column(0, &runs).unwrap();
+    tree.fill_column(1, &events).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+    write("open_file", "event-index", &std::fs::read(&path).unwrap());
 }
