@@ -129,5 +129,6 @@ def main() -> None:
                 f"| {ms['TTree'] / ms['evtc']:.2f}x | {ms['RNTuple'] / ms['evtc']:.2f}x | {memory[1]} |"
             )
 
+
 if __name__ == "__main__":
     main()
