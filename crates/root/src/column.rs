@@ -34,17 +34,18 @@ pub(crate) enum Layout {
     /// characters.
     CharStar,
     /// A `std::vector` of `stride`-byte objects streamed one by one (a 10-byte vector header,
-    /// then the objects, each starting with [`Column::entry_prefix`]): the value at `offset` in
-    /// each object. An entry whose vector was streamed member-wise (each member of all objects
-    /// in turn) is read through column `member_wise` of [`Column::plan`], if there is one.
+    /// then the objects, each starting with [`BranchColumn::entry_prefix`]): the value at
+    /// `offset` in each object. An entry whose vector was streamed member-wise (each member of
+    /// all objects in turn) is read through column `member_wise` of [`BranchColumn::plan`], if
+    /// there is one.
     ObjectVector {
         stored: Stored,
         offset: usize,
         stride: usize,
         member_wise: Option<usize>,
     },
-    /// Column `target` of the column's interpreted plan ([`Column::plan`]): objects of varying
-    /// size walked entry by entry.
+    /// Column `target` of the column's interpreted plan ([`BranchColumn::plan`]): objects of
+    /// varying size walked entry by entry.
     Interpreted { target: usize },
     /// A `T* x //[n]` member: a byte (1 if there are values, else 0), then the values.
     FlaggedArray { stored: Stored },
@@ -52,18 +53,18 @@ pub(crate) enum Layout {
     /// entry's objects back to back.
     ArraysInCollection { stored: Stored, len: usize },
     /// Leaf `target` of a leaf-list whose rows vary in size (`id/I:n/I:x[n]/D`, Geant4's
-    /// row-wise ntuples): each entry is one row, the leaves ([`Column::row`]) in order, each
+    /// row-wise ntuples): each entry is one row, the leaves ([`BranchColumn::row`]) in order, each
     /// counted leaf as many values as the earlier leaf it names.
     LeafRow { target: usize },
     /// A `T* x //[n]` member of a split collection's objects: per object, a byte (1 if there
     /// are values, else 0), then as many values as its `n`, a member of its own branch
-    /// ([`Column::counter_column`], found by `Column::lengths`).
+    /// ([`BranchColumn::counter_column`], found by `BranchColumn::lengths`).
     PointerArraysInCollection { stored: Stored },
     /// A list of TString-encoded strings per entry, after `header`.
     StringList { header: ListHeader },
 }
 
-/// One leaf of a row of [`Layout::LeafRow`] ([`Column::row`]).
+/// One leaf of a row of [`Layout::LeafRow`] ([`BranchColumn::row`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct RowPart {
     pub(crate) stored: Stored,

@@ -1,8 +1,8 @@
 //! RNTuples (ROOT's successor to TTree, binary format 1.0 of ROOT 6.34 and later), read from the
 //! specification (`tree/ntuple/doc/BinaryFormatSpecification.md` in ROOT's repository): the
 //! anchor (a `ROOT::RNTuple` key), the header, footer and page-list envelopes, and the columns'
-//! pages, into the same [`Column`]s and [`ColumnData`](crate::ColumnData) as a TTree's
-//! branches.
+//! pages, into the same [`Column`](crate::Column)s and [`ColumnData`](crate::ColumnData) as a
+//! TTree's branches.
 //!
 //! - `wire`: the envelopes' serialization (frames, locators);
 //! - `meta`: header, footer and page lists;

@@ -655,7 +655,7 @@ pub(crate) struct UnsplitObject {
     stride: usize,
     /// What each entry starts with before the object.
     prefix: Option<Arc<[u8]>>,
-    /// See [`Column::custom_header`].
+    /// See [`BranchColumn::custom_header`](crate::column::BranchColumn::custom_header).
     custom_header: Option<Arc<[u8]>>,
 }
 

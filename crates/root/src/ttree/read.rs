@@ -293,7 +293,8 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
         Ok(())
     }
 
-    /// For an object of a class with a custom streamer ([`Column::custom_header`]): if every
+    /// For an object of a class with a custom streamer
+    /// ([`BranchColumn::custom_header`](crate::column::BranchColumn::custom_header)): if every
     /// entry of the loaded basket is that header and the members, moves the members together
     /// (the basket then reads as one without headers). Returns the data's new length.
     fn strip_custom_headers(&mut self, entries: usize, border: usize) -> usize {
