@@ -202,8 +202,51 @@ fn write_seed_corpus() {
         );
     }
 
-    // An lzma RAC branch with a dictionary (format 1.8): units of raw LZMA2 against it.
-    let path = dir.path().join("lzma-rac-dict");
+    write(
+        "open_file",
+        "lzma-rac-dict",
+        &lzma_dictionary_seed(dir.path()),
+    );
+
+    write("open_file", "event-index", &event_index_seed(dir.path()));
+}
+
+/// A file with an event index (format 1.11), written in `dir`: its directory and its block of
+/// rows, a key held twice.
+fn event_index_seed(dir: &Path) -> Vec<u8> {
+    use evtc::format::{BranchSpec, FileWriter, ScalarType, WriteOptions};
+
+    let path = dir.join("event-index");
+    let options = WriteOptions::default().threads(1).sync(false);
+    let mut file = FileWriter::create(&path, options).unwrap();
+    let mut tree = file
+        .tree(
+            "Events",
+            vec![
+                BranchSpec::scalar("run", ScalarType::I32),
+                BranchSpec::scalar("event", ScalarType::U64),
+            ],
+        )
+        .unwrap();
+    tree.index_by("run", "event").unwrap();
+    let runs: Vec<i32> = (0..60).map(|e| e / 20 - 1).collect();
+    let mut events: Vec<u64> = (0..60u64).map(|e| (e * 37) % 61).collect();
+    events[59] = events[58];
+    tree.fill_column(0, &runs).unwrap();
+    tree.fill_column(1, &events).unwrap();
+    tree.commit().unwrap();
+    tree.finish().unwrap();
+    file.finish().unwrap();
+    std::fs::read(&path).unwrap()
+}
+
+/// A file with an lzma RAC branch with a dictionary (format 1.8), written in `dir`: units of
+/// raw LZMA2 against it.
+fn lzma_dictionary_seed(dir: &Path) -> Vec<u8> {
+    use evtc::codecs::Precondition;
+    use evtc::format::{BranchSpec, FileWriter, RacMode, ScalarType, WriteOptions};
+
+    let path = dir.join("lzma-rac-dict");
     let options = WriteOptions::default()
         .codec("lzma:6".parse().unwrap())
         .rac(RacMode::On)
@@ -231,29 +274,5 @@ fn write_seed_corpus() {
         .meta()
         .clone();
     assert!(meta.dictionary_len > 0, "the seed has its dictionary");
-    write("open_file", "lzma-rac-dict", &bytes);
-
-    // An event index (format 1.11): its directory and its block of rows, a key held twice.
-    let path = dir.path().join("event-index");
-    let options = WriteOptions::default().threads(1).sync(false);
-    let mut file = FileWriter::create(&path, options).unwrap();
-    let mut tree = file
-        .tree(
-            "Events",
-            vec![
-                BranchSpec::scalar("run", ScalarType::I32),
-                BranchSpec::scalar("event", ScalarType::U64),
-            ],
-        )
-        .unwrap();
-    tree.index_by("run", "event").unwrap();
-    let runs: Vec<i32> = (0..60).map(|e| e / 20 - 1).collect();
-    let mut events: Vec<u64> = (0..60u64).map(|e| (e * 37) % 61).collect();
-    events[59] = events[58];
-    tree.fill_column(0, &runs).unwrap();
-    tree.fill_column(1, &events).unwrap();
-    tree.commit().unwrap();
-    tree.finish().unwrap();
-    file.finish().unwrap();
-    write("open_file", "event-index", &std::fs::read(&path).unwrap());
+    bytes
 }
