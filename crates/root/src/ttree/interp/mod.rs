@@ -303,143 +303,137 @@ impl<'s> Planner<'s> {
         }
         let mut parts = Vec::new();
         for el in &info.elements {
-            let refuse = |what: &str| {
-                format!(
-                    "member `{}` of class `{}` is a `{}` ({what})",
-                    el.name, info.class, el.type_name
-                )
-            };
-            let path = format!("{prefix}{}", el.name);
-            let node = match el.kind {
-                0 if el.name == "TObject" => Node::TObject {
-                    unique_id: None,
-                    bits: None,
-                },
-                66 => Node::TObject {
-                    unique_id: None,
-                    bits: None,
-                },
-                // A `TNamed` base (or member): its header, a `TObject`, the name and title.
-                67 => {
-                    let prefix = if el.name == "TNamed" {
-                        prefix.to_owned()
-                    } else {
-                        format!("{path}.")
-                    };
-                    self.named(&prefix, lists)
-                }
-                // A base `TArrayX`'s values are the object's `fArray`.
-                0 => match Custom::of(&el.name) {
-                    Some(c @ Custom::Array(_)) => self.custom(c, &format!("{prefix}fArray"), lists),
-                    _ => {
-                        let base = self.streamers.base_info(el)?;
-                        self.class(base, true, prefix, lists, depth + 1)?
-                    }
-                },
-                // An object, or a fixed array of them (kOffsetL + kObject, kAny).
-                61 | 62 | 81 | 82 => match Custom::of(&el.type_name) {
-                    Some(custom) if el.array_length <= 1 => self.custom(custom, &path, lists),
-                    Some(custom) => Node::Array {
-                        len: el.array_length,
-                        element: Box::new(self.custom(custom, &path, lists + 1)),
-                    },
-                    None => {
-                        let info = self.info(&el.type_name)?;
-                        let prefix = format!("{path}.");
-                        self.objects(info, el.array_length, &prefix, lists, depth + 1)?
-                    }
-                },
-                // kCharStar: a `char*` string.
-                7 => self.char_star(&path, lists),
-                27 => return Err(refuse("an array of `char*` strings")),
-                code @ (1..=19 | 21..=39) => {
-                    let (code, len) = if code > 20 {
-                        (code - 20, el.array_length)
-                    } else {
-                        (code, 1)
-                    };
-                    let stored = match code {
-                        9 => Stored::reduced(ReducedFloat::Double32, el.range)?,
-                        19 => Stored::reduced(ReducedFloat::Float16, el.range)?,
-                        code => Stored::Plain(
-                            crate::streamer::basic(code)
-                                .ok_or_else(|| refuse("an unknown type"))?,
-                        ),
-                    };
-                    if len == 0 {
-                        return Err(refuse("an array of unknown length"));
-                    }
-                    self.basic(stored, len, &path, &el.type_name, lists)
-                }
-                code @ 41..=59 => {
-                    if el.array_length > 1 {
-                        return Err(refuse("an array of pointer arrays"));
-                    }
-                    let stored = match code - 40 {
-                        9 => Stored::reduced(ReducedFloat::Double32, el.range)?,
-                        19 => Stored::reduced(ReducedFloat::Float16, el.range)?,
-                        code => Stored::Plain(
-                            crate::streamer::basic(code)
-                                .ok_or_else(|| refuse("an unknown type"))?,
-                        ),
-                    };
-                    let counter = self
-                        .counter(info, &mut parts, el)
-                        .map_err(|why| refuse(&why))?;
-                    let type_name = el.type_name.trim_end_matches('*').trim();
-                    let column = self.basic_column(stored, 1, &path, type_name, lists + 1);
-                    self.readers += 1;
-                    Node::Pointer {
-                        stored,
-                        counter,
-                        reader: self.readers - 1,
-                        column,
-                    }
-                }
-                65 => self.string(false, &path, "TString", lists),
-                300 | 500 => self.stl(&el.type_name, true, &path, &el.type_name, lists, depth)?,
-                // kObjectp, kObjectP, kAnyp, kAnyP (and their arrays): pointers to objects,
-                // skipped by their byte counts and refused as columns.
-                63 | 64 | 68 | 69 | 83 | 84 | 88 | 89 => {
-                    self.refused.push((
-                        path.clone(),
-                        el.type_name.clone(),
-                        "a pointer to an object, which evtc does not follow (the object's \
-                         bytes are skipped)"
-                            .into(),
-                    ));
-                    Node::Skip {
-                        tagged: matches!(el.kind, 64 | 69 | 84 | 89),
-                        len: el.array_length.max(1),
-                    }
-                }
-                // kStreamLoop: `T* x //[n]`, an array of objects behind a pointer.
-                501 => {
-                    if el.array_length > 1 {
-                        return Err(refuse("an array of arrays of objects behind pointers"));
-                    }
-                    let counter = self
-                        .counter(info, &mut parts, el)
-                        .map_err(|why| refuse(&why))?;
-                    let class = self.loop_class(&info.class, el)?;
-                    let element =
-                        self.class(class, true, &format!("{path}."), lists + 1, depth + 1)?;
-                    self.readers += 1;
-                    Node::Loop {
-                        counter,
-                        reader: self.readers - 1,
-                        element: Box::new(element),
-                    }
-                }
-                code => {
-                    return Err(refuse(&format!(
-                        "streamer element type {code}, which the interpreter does not read"
-                    )));
-                }
-            };
+            let node = self.member(info, el, prefix, lists, depth, &mut parts)?;
             parts.push(node);
         }
         Ok(Node::Object { header, parts })
+    }
+
+    /// Member `el` of class `info` (its path `prefix` + its name), after the members `parts`.
+    fn member(
+        &mut self,
+        info: &StreamerInfo,
+        el: &StreamerElement,
+        prefix: &str,
+        lists: usize,
+        depth: usize,
+        parts: &mut [Node],
+    ) -> Result<Node, String> {
+        let refuse = |what: &str| {
+            format!(
+                "member `{}` of class `{}` is a `{}` ({what})",
+                el.name, info.class, el.type_name
+            )
+        };
+        let path = format!("{prefix}{}", el.name);
+        Ok(match el.kind {
+            0 if el.name == "TObject" => Node::TObject {
+                unique_id: None,
+                bits: None,
+            },
+            66 => Node::TObject {
+                unique_id: None,
+                bits: None,
+            },
+            // A `TNamed` base (or member): its header, a `TObject`, the name and title.
+            67 => {
+                let prefix = if el.name == "TNamed" {
+                    prefix.to_owned()
+                } else {
+                    format!("{path}.")
+                };
+                self.named(&prefix, lists)
+            }
+            // A base `TArrayX`'s values are the object's `fArray`.
+            0 => match Custom::of(&el.name) {
+                Some(c @ Custom::Array(_)) => self.custom(c, &format!("{prefix}fArray"), lists),
+                _ => {
+                    let base = self.streamers.base_info(el)?;
+                    self.class(base, true, prefix, lists, depth + 1)?
+                }
+            },
+            // An object, or a fixed array of them (kOffsetL + kObject, kAny).
+            61 | 62 | 81 | 82 => match Custom::of(&el.type_name) {
+                Some(custom) if el.array_length <= 1 => self.custom(custom, &path, lists),
+                Some(custom) => Node::Array {
+                    len: el.array_length,
+                    element: Box::new(self.custom(custom, &path, lists + 1)),
+                },
+                None => {
+                    let info = self.info(&el.type_name)?;
+                    let prefix = format!("{path}.");
+                    self.objects(info, el.array_length, &prefix, lists, depth + 1)?
+                }
+            },
+            // kCharStar: a `char*` string.
+            7 => self.char_star(&path, lists),
+            27 => return Err(refuse("an array of `char*` strings")),
+            code @ (1..=19 | 21..=39) => {
+                let (code, len) = if code > 20 {
+                    (code - 20, el.array_length)
+                } else {
+                    (code, 1)
+                };
+                let stored = stored(code, el).ok_or_else(|| refuse("an unknown type"))??;
+                if len == 0 {
+                    return Err(refuse("an array of unknown length"));
+                }
+                self.basic(stored, len, &path, &el.type_name, lists)
+            }
+            code @ 41..=59 => {
+                if el.array_length > 1 {
+                    return Err(refuse("an array of pointer arrays"));
+                }
+                let stored = stored(code - 40, el).ok_or_else(|| refuse("an unknown type"))??;
+                let counter = self.counter(info, parts, el).map_err(|why| refuse(&why))?;
+                let type_name = el.type_name.trim_end_matches('*').trim();
+                let column = self.basic_column(stored, 1, &path, type_name, lists + 1);
+                self.readers += 1;
+                Node::Pointer {
+                    stored,
+                    counter,
+                    reader: self.readers - 1,
+                    column,
+                }
+            }
+            65 => self.string(false, &path, "TString", lists),
+            300 | 500 => self.stl(&el.type_name, true, &path, &el.type_name, lists, depth)?,
+            // kObjectp, kObjectP, kAnyp, kAnyP (and their arrays): pointers to objects,
+            // skipped by their byte counts and refused as columns.
+            63 | 64 | 68 | 69 | 83 | 84 | 88 | 89 => {
+                self.refused.push((
+                    path.clone(),
+                    el.type_name.clone(),
+                    "a pointer to an object, which evtc does not follow (the object's \
+                     bytes are skipped)"
+                        .into(),
+                ));
+                Node::Skip {
+                    tagged: matches!(el.kind, 64 | 69 | 84 | 89),
+                    len: el.array_length.max(1),
+                }
+            }
+            // kStreamLoop: `T* x //[n]`, an array of objects behind a pointer.
+            501 => {
+                if el.array_length > 1 {
+                    return Err(refuse("an array of arrays of objects behind pointers"));
+                }
+                let counter = self.counter(info, parts, el).map_err(|why| refuse(&why))?;
+                let class = self.loop_class(&info.class, el)?;
+                let element = self.class(class, true, &format!("{path}."), lists + 1, depth + 1)?;
+                self.readers += 1;
+                Node::Loop {
+                    counter,
+                    reader: self.readers - 1,
+                    element: Box::new(element),
+                }
+            }
+            code => {
+                return Err(refuse(&format!(
+                    "streamer element type {code}, which the interpreter does not read"
+                )));
+            }
+        })
     }
 
     /// An object of class `info` with its header, or a fixed array of `len` of them (one list
@@ -745,4 +739,14 @@ impl<'s> Planner<'s> {
         });
         Some(self.targets.len() - 1)
     }
+}
+
+/// How a member of basic type `code` (ROOT's `kFloat`, `kDouble32`, ...) is stored; `None` for
+/// a code that names no basic type, an error for a reduced float whose range cannot be read.
+fn stored(code: i32, el: &StreamerElement) -> Option<Result<Stored, String>> {
+    Some(match code {
+        9 => Stored::reduced(ReducedFloat::Double32, el.range),
+        19 => Stored::reduced(ReducedFloat::Float16, el.range),
+        code => Ok(Stored::Plain(crate::streamer::basic(code)?)),
+    })
 }
