@@ -191,6 +191,20 @@ pub struct BranchMeta {
 }
 
 impl BranchMeta {
+    /// This description without what a file wrote of the branch: its entries, bytes, baskets
+    /// and index none (what a schema record holds, and where a writer of the branch starts).
+    pub(crate) fn unwritten(&self) -> BranchMeta {
+        BranchMeta {
+            entries: 0,
+            raw_bytes: 0,
+            stored_bytes: 0,
+            baskets: 0,
+            index_offset: 0,
+            index_len: 0,
+            ..self.clone()
+        }
+    }
+
     /// Whether the branch's RAC units store their entries' sizes (the required extension
     /// [`EXT_RAC_ENTRY_SIZES`], version 1.1), rather than a counts block or a counter.
     pub fn rac_entry_sizes(&self) -> bool {

@@ -697,13 +697,7 @@ impl BranchState {
                 // Where the dictionary and index go, and how much is written, are this file's.
                 dictionary_offset: 0,
                 dictionary_len: 0,
-                entries: 0,
-                raw_bytes: 0,
-                stored_bytes: 0,
-                baskets: 0,
-                index_offset: 0,
-                index_len: 0,
-                ..meta
+                ..meta.unwritten()
             },
             codec,
             precondition,

@@ -33,19 +33,13 @@ pub(super) fn schema_record(
             .iter()
             .chain(branches.iter().map(|s| &s.meta))
             .map(|meta| BranchMeta {
-                entries: 0,
-                raw_bytes: 0,
-                stored_bytes: 0,
-                baskets: 0,
-                index_offset: 0,
-                index_len: 0,
                 extensions: meta
                     .extensions
                     .iter()
                     .filter(|e| e.key != EXT_INDEX_SEGMENTS)
                     .cloned()
                     .collect(),
-                ..meta.clone()
+                ..meta.unwritten()
             })
             .collect(),
     };
