@@ -74,23 +74,7 @@ impl Walk<'_> {
                 counter,
                 reader,
                 column,
-            } => {
-                let n = self.next_length(*counter, *reader)?;
-                let present = c.u8().map_err(|_| "a pointer array runs past the entry")?;
-                let n = if present == 0 { 0 } else { n };
-                let bytes = usize::try_from(n)
-                    .ok()
-                    .and_then(|n| n.checked_mul(stored.size()))
-                    .filter(|&b| b <= c.remaining())
-                    .ok_or_else(|| format!("a pointer array of {n} values runs past the entry"))?;
-                let bytes = c
-                    .take(bytes)
-                    .map_err(|_| "a pointer array runs past the entry")?;
-                if *column == Some(self.target) {
-                    self.out.values.extend_stored(*stored, bytes)?;
-                    self.list_end(Some(0));
-                }
-            }
+            } => self.pointer(*stored, (*counter, *reader), *column, c)?,
             Node::Arrays {
                 counter,
                 reader,
@@ -128,31 +112,8 @@ impl Walk<'_> {
                 }
             }
             Node::RefArray { column } => self.ref_array(*column, c)?,
-            Node::Skip { tagged, len } => {
-                for _ in 0..*len {
-                    if *tagged {
-                        skip_tagged(c)?;
-                    } else {
-                        let (end, _) = object_header(c)?;
-                        let end = end
-                            .ok_or("an object behind a pointer has no byte count to skip it by")?;
-                        c.seek(end)
-                            .map_err(|_| "an object behind a pointer runs past the entry")?;
-                    }
-                }
-            }
-            Node::ClassName { class } => {
-                let n = c.u8().map_err(|_| "a class name runs past the entry")?;
-                let name = c
-                    .take(usize::from(n) + 1)
-                    .map_err(|_| "a class name runs past the entry")?;
-                if name[..usize::from(n)] != *class.as_bytes() || name[usize::from(n)] != 0 {
-                    return Err(format!(
-                        "the entry holds an object of class `{}`, not the branch's `{class}`",
-                        String::from_utf8_lossy(&name[..usize::from(n)])
-                    ));
-                }
-            }
+            Node::Skip { tagged, len } => skip_objects(*tagged, *len, c)?,
+            Node::ClassName { class } => class_name(class, c)?,
             Node::Object { header, parts } => {
                 let end = if *header { object_header(c)?.0 } else { None };
                 for part in parts {
@@ -189,6 +150,33 @@ impl Walk<'_> {
                 self.keep_string(*column, chars)?;
             }
             Node::Map { key, value } => self.map(key, value, c)?,
+        }
+        Ok(())
+    }
+
+    /// A pointer array (`T* array; //[n]`): a byte saying whether it is there, then as many
+    /// values as the next length of counter slot `counter.0` (read by reader `counter.1`).
+    fn pointer(
+        &mut self,
+        stored: Stored,
+        (counter, reader): (usize, usize),
+        column: Option<usize>,
+        c: &mut Cursor<'_>,
+    ) -> Result<(), String> {
+        let n = self.next_length(counter, reader)?;
+        let present = c.u8().map_err(|_| "a pointer array runs past the entry")?;
+        let n = if present == 0 { 0 } else { n };
+        let bytes = usize::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_mul(stored.size()))
+            .filter(|&b| b <= c.remaining())
+            .ok_or_else(|| format!("a pointer array of {n} values runs past the entry"))?;
+        let bytes = c
+            .take(bytes)
+            .map_err(|_| "a pointer array runs past the entry")?;
+        if column == Some(self.target) {
+            self.out.values.extend_stored(stored, bytes)?;
+            self.list_end(Some(0));
         }
         Ok(())
     }
@@ -532,4 +520,36 @@ fn object_header(c: &mut Cursor<'_>) -> Result<(Option<usize>, u16), String> {
             .map_err(|_| "an object header runs past the entry")?; // checksum
     }
     Ok((end, version))
+}
+
+/// Skips `len` pointers to objects: `tagged`, as `TBuffer::WriteObjectAny` writes them; else
+/// objects inline with their header (a `//->` member), whose byte count says where they end.
+fn skip_objects(tagged: bool, len: usize, c: &mut Cursor<'_>) -> Result<(), String> {
+    for _ in 0..len {
+        if tagged {
+            skip_tagged(c)?;
+        } else {
+            let (end, _) = object_header(c)?;
+            let end = end.ok_or("an object behind a pointer has no byte count to skip it by")?;
+            c.seek(end)
+                .map_err(|_| "an object behind a pointer runs past the entry")?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks the class name written before an object (a length byte, the name, a NUL) against the
+/// branch's `class`.
+fn class_name(class: &str, c: &mut Cursor<'_>) -> Result<(), String> {
+    let n = c.u8().map_err(|_| "a class name runs past the entry")?;
+    let name = c
+        .take(usize::from(n) + 1)
+        .map_err(|_| "a class name runs past the entry")?;
+    if name[..usize::from(n)] != *class.as_bytes() || name[usize::from(n)] != 0 {
+        return Err(format!(
+            "the entry holds an object of class `{}`, not the branch's `{class}`",
+            String::from_utf8_lossy(&name[..usize::from(n)])
+        ));
+    }
+    Ok(())
 }
