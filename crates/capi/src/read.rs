@@ -454,15 +454,7 @@ pub unsafe extern "C" fn evtc_read_size(
     with_file(file, |f| {
         let reader = f.branch(tree, branch)?;
         check_range(&reader, start, stop)?;
-        let n = match reader.meta().dtype.fixed_len() {
-            Some(len) => (stop - start).checked_mul(len as u64).ok_or_else(|| {
-                Failure::new(
-                    EvtcStatus::ErrorCorrupt,
-                    format!("{} entries of {len} values overflow", stop - start),
-                )
-            })?,
-            None => reader.read_counts(start..stop)?.iter().sum(),
-        };
+        let n = reader.value_count(start..stop)?;
         // SAFETY: as the function's contract says.
         unsafe { put(values, n, "values") }
     })

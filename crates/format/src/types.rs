@@ -94,34 +94,70 @@ impl Scalar for bool {
 /// # Errors
 /// The index of the first value that is negative (or not an integer type at all: index 0).
 pub(crate) fn decode_counts(t: ScalarType, bytes: &[u8], out: &mut Vec<u64>) -> Result<(), usize> {
-    let start = out.len();
+    macro_rules! unsigned {
+        ($ty:ty) => {{
+            let (values, _) = bytes.as_chunks::<{ std::mem::size_of::<$ty>() }>();
+            out.extend(values.iter().map(|&v| u64::from(<$ty>::from_le_bytes(v))));
+        }};
+    }
     macro_rules! signed {
         ($ty:ty) => {{
-            const N: usize = std::mem::size_of::<$ty>();
-            for (i, chunk) in bytes.chunks_exact(N).enumerate() {
-                let v = <$ty>::from_le_bytes(le::array(chunk, 0));
-                out.push(u64::try_from(v).map_err(|_| i)?);
+            let (values, _) = bytes.as_chunks::<{ std::mem::size_of::<$ty>() }>();
+            let value = |&v| <$ty>::from_le_bytes(v);
+            // A pass without an early exit (which vectorizes), then the conversion, which
+            // cannot fail after it: a loop that could stop at each value does neither.
+            if values
+                .iter()
+                .map(value)
+                .fold(false, |negative, v| negative | (v < 0))
+            {
+                return Err(values.iter().map(value).position(|v| v < 0).unwrap_or(0));
             }
+            out.extend(values.iter().map(|v| value(v) as u64));
         }};
     }
     match t {
-        ScalarType::U8 => out.extend(bytes.iter().map(|&b| u64::from(b))),
+        ScalarType::U8 => unsigned!(u8),
         ScalarType::I8 => signed!(i8),
-        ScalarType::U16 => signed!(u16),
+        ScalarType::U16 => unsigned!(u16),
         ScalarType::I16 => signed!(i16),
-        ScalarType::U32 => signed!(u32),
+        ScalarType::U32 => unsigned!(u32),
         ScalarType::I32 => signed!(i32),
-        ScalarType::U64 => signed!(u64),
+        ScalarType::U64 => unsigned!(u64),
         ScalarType::I64 => signed!(i64),
         ScalarType::Bool | ScalarType::F32 | ScalarType::F64 => return Err(0),
     }
-    debug_assert!(out.len() >= start);
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_decode_every_integer_type_and_name_the_first_negative_value() {
+        let mut out = Vec::new();
+        assert_eq!(decode_counts(ScalarType::U32, &[0xFF; 8], &mut out), Ok(()));
+        assert_eq!(out, [u64::from(u32::MAX); 2]);
+        let values: Vec<i32> = (0..1000).collect();
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        out.clear();
+        assert_eq!(decode_counts(ScalarType::I32, &bytes, &mut out), Ok(()));
+        assert!(out.iter().copied().eq(0..1000));
+        for at in [0, 7, 999] {
+            let mut damaged = values.clone();
+            damaged[at] = -1;
+            let bytes: Vec<u8> = damaged.iter().flat_map(|v| v.to_le_bytes()).collect();
+            assert_eq!(decode_counts(ScalarType::I32, &bytes, &mut out), Err(at));
+        }
+        assert_eq!(decode_counts(ScalarType::I8, &[1, 2, 0x80], &mut out), Err(2));
+        assert_eq!(decode_counts(ScalarType::I16, &[0, 0x80], &mut out), Err(0));
+        assert_eq!(decode_counts(ScalarType::I64, &[0xFF; 16], &mut out), Err(0));
+        out.clear();
+        assert_eq!(decode_counts(ScalarType::U16, &[1, 0, 2, 1], &mut out), Ok(()));
+        assert_eq!(out, [1, 258]);
+        assert_eq!(decode_counts(ScalarType::F32, &[0; 4], &mut out), Err(0));
+    }
 
     #[test]
     fn bools_decode_from_zeros_and_ones_and_name_the_first_other_byte() {

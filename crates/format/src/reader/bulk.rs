@@ -706,11 +706,44 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             });
         }
         self.tree.check_range(&range)?;
-        if meta.boundaries == Boundaries::None {
-            return self.counter()?.read_as_counts(range);
-        }
-        let offsets = self.jagged_parts::<u8>(&range, true, &mut Vec::new(), Arc::from([]))?;
+        let offsets = self.entry_offsets(&range)?;
         Ok(offsets.windows(2).map(|w| w[1] - w[0]).collect())
+    }
+
+    /// The offsets (from 0) of entries `range` of a variable-length branch: its counter's, kept
+    /// for the jagged branches that read them next, or decoded with the branch's own values.
+    fn entry_offsets(&self, range: &Range<u64>) -> Result<Arc<[u64]>> {
+        if self.meta().boundaries == Boundaries::None {
+            self.counter()?.counter_offsets(range.clone())
+        } else {
+            self.jagged_parts::<u8>(range, true, &mut Vec::new(), Arc::from([]))
+        }
+    }
+
+    /// The number of values entries `range` of the branch hold: the size of the buffer a read
+    /// of them needs. For a fixed-size branch it is known; for a branch whose lengths are a
+    /// counter's, it is the counter's sum (decoded once and kept for the reads that follow);
+    /// otherwise the entries' lengths are decoded.
+    ///
+    /// # Errors
+    /// [`Error::EntryOutOfRange`]; I/O and corruption errors.
+    pub fn value_count(&self, range: Range<u64>) -> Result<u64> {
+        self.tree.check_range(&range)?;
+        let meta = self.meta();
+        if let Some(len) = meta.dtype.fixed_len() {
+            return (range.end - range.start)
+                .checked_mul(len as u64)
+                .ok_or_else(|| {
+                    Error::corrupt(
+                        self.location(None, 0),
+                        format!(
+                            "{} entries of {len} values overflow",
+                            range.end - range.start
+                        ),
+                    )
+                });
+        }
+        Ok(self.entry_offsets(&range)?.last().copied().unwrap_or(0))
     }
 
     pub(super) fn counter(&self) -> Result<BranchReader<'a, R>> {

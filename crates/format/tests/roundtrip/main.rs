@@ -305,6 +305,12 @@ fn check_column<T: Scalar>(
                 &range[..],
                 &expected[mid.start as usize * per_entry..mid.end as usize * per_entry]
             );
+            prop_assert_eq!(
+                branch.value_count(mid.clone()).unwrap(),
+                range.len() as u64,
+                "value_count {}",
+                name
+            );
             let mut cursor = branch.cursor::<T>().unwrap();
             for e in (0..entries).rev().step_by(7).chain(0..entries) {
                 prop_assert_eq!(
@@ -345,6 +351,21 @@ fn check_column<T: Scalar>(
                     &expected[offsets[e as usize] as usize..offsets[e as usize + 1] as usize]
                 );
             }
+            prop_assert_eq!(
+                branch.value_count(mid.clone()).unwrap(),
+                offsets[mid.end as usize] - offsets[mid.start as usize],
+                "value_count {}",
+                name
+            );
+            prop_assert_eq!(
+                branch.value_count(0..entries as u64).unwrap(),
+                expected.len() as u64
+            );
+            let past_the_end = matches!(
+                branch.value_count(0..entries as u64 + 1),
+                Err(evtc_format::Error::EntryOutOfRange { .. })
+            );
+            prop_assert!(past_the_end, "value_count past the end {}", name);
             let got_counts = branch.read_counts(mid.clone()).unwrap();
             prop_assert_eq!(
                 got_counts,
