@@ -150,11 +150,20 @@ mod tests {
             let bytes: Vec<u8> = damaged.iter().flat_map(|v| v.to_le_bytes()).collect();
             assert_eq!(decode_counts(ScalarType::I32, &bytes, &mut out), Err(at));
         }
-        assert_eq!(decode_counts(ScalarType::I8, &[1, 2, 0x80], &mut out), Err(2));
+        assert_eq!(
+            decode_counts(ScalarType::I8, &[1, 2, 0x80], &mut out),
+            Err(2)
+        );
         assert_eq!(decode_counts(ScalarType::I16, &[0, 0x80], &mut out), Err(0));
-        assert_eq!(decode_counts(ScalarType::I64, &[0xFF; 16], &mut out), Err(0));
+        assert_eq!(
+            decode_counts(ScalarType::I64, &[0xFF; 16], &mut out),
+            Err(0)
+        );
         out.clear();
-        assert_eq!(decode_counts(ScalarType::U16, &[1, 0, 2, 1], &mut out), Ok(()));
+        assert_eq!(
+            decode_counts(ScalarType::U16, &[1, 0, 2, 1], &mut out),
+            Ok(())
+        );
         assert_eq!(out, [1, 258]);
         assert_eq!(decode_counts(ScalarType::F32, &[0; 4], &mut out), Err(0));
     }

@@ -75,6 +75,9 @@ fn read_all(bytes: Vec<u8>, verify: bool) -> Result<String, Error> {
     out += &format!("{:?}", tree.branch("xyz")?.read::<f64>()?);
     out += &format!("{:?}", tree.branch("ok")?.read::<bool>()?);
     out += &format!("{:?}", tree.branch("name")?.read_strings()?);
+    for name in ["pt", "ids", "hits", "xyz", "name"] {
+        out += &format!("{}", tree.branch(name)?.value_count(0..tree.entries())?);
+    }
     let mut cursor = tree.branch("pt")?.cursor::<f32>()?;
     for e in 0..tree.entries() {
         out += &format!("{:?}", cursor.get(e)?);
@@ -154,4 +157,35 @@ fn errors_name_where() {
         matches!(err, Error::UnsupportedVersion { major: 2, .. }),
         "{err}"
     );
+}
+
+/// A counter whose values claim more than the baskets of its jagged branch hold (checksums off,
+/// so that the patched bytes are read): the size query that a caller sizes its buffer by says
+/// so, rather than giving the counter's sum.
+#[test]
+fn a_counter_claiming_more_values_than_the_baskets_hold_is_refused_by_the_size_query() {
+    let mut bytes = small_file("none");
+    let options = ReadOptions::default().verify_checksums(false).threads(1);
+    let file = FileReader::from_source(bytes.clone(), options.clone()).unwrap();
+    let tree = file.tree("Events").unwrap();
+    let entries = tree.entries();
+    let pt = tree.branch("pt").unwrap();
+    let held: u64 = pt
+        .baskets()
+        .unwrap()
+        .baskets
+        .iter()
+        .map(|b| b.elements)
+        .sum();
+    assert_eq!(pt.value_count(0..entries).unwrap(), held);
+    // The counter's first basket: a record header, then one stored block (a 24-byte envelope,
+    // then the u8 values as they are).
+    let first = tree.branch("n").unwrap().baskets().unwrap().baskets[0];
+    drop(file);
+    bytes[first.offset as usize + 48 + 24] = 200;
+    let file = FileReader::from_source(bytes, options).unwrap();
+    let pt = file.tree("Events").unwrap().branch("pt").unwrap();
+    let err = pt.value_count(0..entries).unwrap_err().to_string();
+    assert!(err.contains(&format!("more than the {held}")), "{err}");
+    assert!(err.contains("\"pt\""), "{err}");
 }

@@ -743,7 +743,31 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
                     )
                 });
         }
-        Ok(self.entry_offsets(&range)?.last().copied().unwrap_or(0))
+        let count = self.entry_offsets(&range)?.last().copied().unwrap_or(0);
+        if self.meta().boundaries == Boundaries::None {
+            // A counter's sum is checked against what the baskets can hold, as a caller sizes
+            // its buffer by it: at most the values of every basket with an entry in the range.
+            let most = self
+                .baskets()?
+                .baskets
+                .iter()
+                .filter(|b| {
+                    b.first_entry < range.end
+                        && b.first_entry.saturating_add(b.entries) > range.start
+                })
+                .fold(0u64, |sum, b| sum.saturating_add(b.elements));
+            if count > most {
+                return Err(Error::corrupt(
+                    self.location(None, 0),
+                    format!(
+                        "the counter gives entries {}..{} {count} values, more than the {most} \
+                         of the branch's baskets holding them",
+                        range.start, range.end
+                    ),
+                ));
+            }
+        }
+        Ok(count)
     }
 
     pub(super) fn counter(&self) -> Result<BranchReader<'a, R>> {
