@@ -492,6 +492,8 @@ fn fmt_rate(nanos: Option<&f64>, bytes: usize) -> String {
     )
 }
 
+/// Writes the run's report (`codecs.md`, beside the other benchmarks' reports): every table of
+/// the codec benchmarks.
 fn report(sets: &[Dataset], ratios: &BTreeMap<(String, String, String), f64>, since: SystemTime) {
     let mut md = String::new();
     let _ = writeln!(
@@ -505,6 +507,25 @@ fn report(sets: &[Dataset], ratios: &BTreeMap<(String, String, String), f64>, si
         BLOCK >> 10
     );
 
+    codec_tables(&mut md, sets, ratios, since);
+    kernel_table(&mut md, since);
+    crc_table(&mut md, since);
+    for data in ["nano/Jet_pt", "rac/TSmall"] {
+        overhead_report(&mut md, data, since);
+    }
+
+    zlib_table(&mut md, &sets[0].bytes, since);
+    support::write_report("codecs.md", &md);
+}
+
+/// A table per data set: each codec's ratio under each preconditioner (with compress and
+/// decompress speeds for the timed sets).
+fn codec_tables(
+    md: &mut String,
+    sets: &[Dataset],
+    ratios: &BTreeMap<(String, String, String), f64>,
+    since: SystemTime,
+) {
     let times = support::medians("codecs", since);
     for set in sets {
         let _ = writeln!(md, "## {}\n", set.name);
@@ -543,7 +564,10 @@ fn report(sets: &[Dataset], ratios: &BTreeMap<(String, String, String), f64>, si
         }
         let _ = writeln!(md);
     }
+}
 
+/// The preconditioner kernels' speeds per instruction set.
+fn kernel_table(md: &mut String, since: SystemTime) {
     let kernels = support::medians("kernels", since);
     if !kernels.is_empty() {
         let _ = writeln!(
@@ -573,7 +597,10 @@ fn report(sets: &[Dataset], ratios: &BTreeMap<(String, String, String), f64>, si
         }
         let _ = writeln!(md);
     }
+}
 
+/// CRC32 speeds per buffer size and implementation.
+fn crc_table(md: &mut String, since: SystemTime) {
     let crc = support::medians("crc32", since);
     if !crc.is_empty() {
         let _ = writeln!(
@@ -595,14 +622,12 @@ fn report(sets: &[Dataset], ratios: &BTreeMap<(String, String, String), f64>, si
         }
         let _ = writeln!(md);
     }
+}
 
-    for data in ["nano/Jet_pt", "rac/TSmall"] {
-        overhead_report(&mut md, data, since);
-    }
-
+/// The zlib backends (zlib-rs and miniz_oxide) on `raw`: their ratios and speeds.
+fn zlib_table(md: &mut String, raw: &[u8], since: SystemTime) {
     let zlib = support::medians("zlib-backend", since);
     if !zlib.is_empty() {
-        let raw = &sets[0].bytes;
         let ratio_rs = |level: i32| {
             let mut out = Vec::new();
             Compressor::new()
@@ -641,7 +666,6 @@ fn report(sets: &[Dataset], ratios: &BTreeMap<(String, String, String), f64>, si
         }
         let _ = writeln!(md);
     }
-    support::write_report("codecs.md", &md);
 }
 
 fn overhead_report(md: &mut String, data: &str, since: SystemTime) {
