@@ -28,7 +28,7 @@ pub fn decode_block(data: &[u8]) {
 }
 
 /// Opens `data` as an evtc file and reads every branch of every tree, by bulk reads, range reads
-/// of consecutive thirds and entry reads, and looks events up in each tree's event index, with
+/// of consecutive thirds (with their sizes and counts first) and entry reads, and looks events up in each tree's event index, with
 /// checksums on and then off (so that the decoders see the mutated bytes).
 pub fn open_file(data: &[u8]) {
     for verify in [true, false] {
@@ -101,10 +101,12 @@ fn read_typed<T: Scalar, R: evtc_format::ReadAt>(b: &evtc_format::BranchReader<'
         let _ = b.read::<T>();
     }
     // Consecutive thirds, as a loop over steps reads them: baskets used in part (kept for the
-    // next step), a counter's offsets of each range.
+    // next step), a counter's offsets of each range; each sized first, as C callers do.
     let cuts = [0, entries / 3, 2 * entries / 3, entries];
     for range in cuts.windows(2).map(|w| w[0]..w[1]) {
+        let _ = b.value_count(range.clone());
         if variable {
+            let _ = b.read_counts(range.clone());
             let _ = b.read_jagged_range::<T>(range);
         } else {
             let _ = b.read_range::<T>(range);
