@@ -28,8 +28,9 @@ pub fn decode_block(data: &[u8]) {
 }
 
 /// Opens `data` as an evtc file and reads every branch of every tree, by bulk reads, range reads
-/// of consecutive thirds (with their sizes and counts first) and entry reads, and looks events up in each tree's event index, with
-/// checksums on and then off (so that the decoders see the mutated bytes).
+/// of consecutive thirds (with their sizes and counts first) and entry reads, and looks events
+/// up in each tree's event index, with checksums on and then off (so that the decoders see the
+/// mutated bytes).
 pub fn open_file(data: &[u8]) {
     for verify in [true, false] {
         let Ok(file) = FileReader::from_source(
