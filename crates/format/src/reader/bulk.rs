@@ -70,6 +70,16 @@ struct RangePlan<'i> {
     span_start: u64,
 }
 
+impl RangePlan<'_> {
+    /// How many values (in the plan's units) the baskets contribute in all.
+    fn values(&self) -> u64 {
+        self.parts
+            .iter()
+            .map(|p| p.values.end - p.values.start)
+            .sum()
+    }
+}
+
 /// What one basket contributes to a range read.
 struct BasketPart {
     /// Its entries inside the range (basket-local).
@@ -288,12 +298,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
         };
         let index = self.baskets()?;
         let plan = self.plan_range(&index.baskets, range, unit)?;
-        let total: u64 = plan
-            .parts
-            .iter()
-            .map(|p| p.values.end - p.values.start)
-            .sum();
-        let total = usize::try_from(total)
+        let total = usize::try_from(plan.values())
             .map_err(|_| Error::corrupt(self.location(None, 0), "branch too large for memory"))?;
         let (output, fresh) = self.output(values, total)?;
         let mut slices = Vec::with_capacity(plan.selected.len());
@@ -706,68 +711,28 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             });
         }
         self.tree.check_range(&range)?;
-        let offsets = self.entry_offsets(&range)?;
+        let offsets = if meta.boundaries == Boundaries::None {
+            // The counter's offsets, kept for the jagged branches that read them next.
+            self.counter()?.counter_offsets(range)?
+        } else {
+            self.jagged_parts::<u8>(&range, true, &mut Vec::new(), Arc::from([]))?
+        };
         Ok(offsets.windows(2).map(|w| w[1] - w[0]).collect())
     }
 
-    /// The offsets (from 0) of entries `range` of a variable-length branch: its counter's, kept
-    /// for the jagged branches that read them next, or decoded with the branch's own values.
-    fn entry_offsets(&self, range: &Range<u64>) -> Result<Arc<[u64]>> {
-        if self.meta().boundaries == Boundaries::None {
-            self.counter()?.counter_offsets(range.clone())
-        } else {
-            self.jagged_parts::<u8>(range, true, &mut Vec::new(), Arc::from([]))
-        }
-    }
-
     /// The number of values entries `range` of the branch hold: the size of the buffer a read
-    /// of them needs. For a fixed-size branch it is known; for a branch whose lengths are a
-    /// counter's, it is the counter's sum (decoded once and kept for the reads that follow);
-    /// otherwise the entries' lengths are decoded.
+    /// of them needs. It is found as a read finds it, without decoding values that a read would
+    /// not: from the entry count for a fixed-size branch; from the counter's offsets (kept for
+    /// the jagged branches that read them next, and checked basket by basket against the values
+    /// the baskets hold) for a counter-bounded one; else from the branch index for whole
+    /// baskets, decoding only a basket used in part (kept for the read that follows).
     ///
     /// # Errors
     /// [`Error::EntryOutOfRange`]; I/O and corruption errors.
     pub fn value_count(&self, range: Range<u64>) -> Result<u64> {
         self.tree.check_range(&range)?;
-        let meta = self.meta();
-        if let Some(len) = meta.dtype.fixed_len() {
-            return (range.end - range.start)
-                .checked_mul(len as u64)
-                .ok_or_else(|| {
-                    Error::corrupt(
-                        self.location(None, 0),
-                        format!(
-                            "{} entries of {len} values overflow",
-                            range.end - range.start
-                        ),
-                    )
-                });
-        }
-        let count = self.entry_offsets(&range)?.last().copied().unwrap_or(0);
-        if self.meta().boundaries == Boundaries::None {
-            // A counter's sum is checked against what the baskets can hold, as a caller sizes
-            // its buffer by it: at most the values of every basket with an entry in the range.
-            let most = self
-                .baskets()?
-                .baskets
-                .iter()
-                .filter(|b| {
-                    b.first_entry < range.end
-                        && b.first_entry.saturating_add(b.entries) > range.start
-                })
-                .fold(0u64, |sum, b| sum.saturating_add(b.elements));
-            if count > most {
-                return Err(Error::corrupt(
-                    self.location(None, 0),
-                    format!(
-                        "the counter gives entries {}..{} {count} values, more than the {most} \
-                         of the branch's baskets holding them",
-                        range.start, range.end
-                    ),
-                ));
-            }
-        }
-        Ok(count)
+        let index = self.baskets()?;
+        Ok(self.plan_range(&index.baskets, &range, 1)?.values())
     }
 
     pub(super) fn counter(&self) -> Result<BranchReader<'a, R>> {
