@@ -63,18 +63,15 @@ class R__CLING_PTRCHECK(off) EvtcBenchValueReader final : public ROOT::Detail::R
 class EvtcBenchMemorySource final : public ROOT::RDF::RDataSource {
  public:
   EvtcBenchMemorySource(const std::vector<float>& values, std::vector<std::uint64_t> ends)
-      : values_(values), ends_(std::move(ends)) {}
+      : values_(values), clusters_{std::move(ends)} {}
   const std::vector<std::string>& GetColumnNames() const final { return names_; }
   bool HasColumn(std::string_view name) const final { return name == names_[0]; }
   std::string GetTypeName(std::string_view) const final { return "float"; }
   void Initialize() final { given_ = false; }
   std::vector<std::pair<ULong64_t, ULong64_t>> GetEntryRanges() final {
-    std::vector<std::pair<ULong64_t, ULong64_t>> ranges;
-    if (given_) return ranges;
+    if (given_) return {};
     given_ = true;
-    ULong64_t start = 0;
-    for (std::uint64_t end : ends_) ranges.emplace_back(start, end), start = end;
-    return ranges;
+    return clusters_.ranges();  // the evtc source's ranges
   }
   bool SetEntry(unsigned int, ULong64_t) final { return true; }
   std::unique_ptr<ROOT::Detail::RDF::RColumnReaderBase> GetColumnReaders(
@@ -89,7 +86,7 @@ class EvtcBenchMemorySource final : public ROOT::RDF::RDataSource {
  private:
   Record_t GetColumnReadersImpl(std::string_view, const std::type_info&) final { return {}; }
   const std::vector<float>& values_;
-  std::vector<std::uint64_t> ends_;
+  evtc::rdf_detail::Clusters clusters_;
   std::vector<std::string> names_{"MET_pt"};
   bool given_ = false;
 };

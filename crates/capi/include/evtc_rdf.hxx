@@ -108,6 +108,17 @@ struct Clusters {
     ULong64_t begin = it == ends.begin() ? 0 : *(it - 1);
     return {begin, *it};
   }
+
+  /// Every cluster as an entry range, in order: what GetEntryRanges hands to the slots.
+  std::vector<std::pair<ULong64_t, ULong64_t>> ranges() const {
+    std::vector<std::pair<ULong64_t, ULong64_t>> out;
+    ULong64_t start = 0;
+    for (std::uint64_t end : ends) {
+      out.emplace_back(start, end);
+      start = end;
+    }
+    return out;
+  }
 };
 
 template <typename T>
@@ -219,15 +230,9 @@ class RDataSource final : public ROOT::RDF::RDataSource {
 
   /// The tree's clusters, all at once (then none: the event loop is done).
   std::vector<std::pair<ULong64_t, ULong64_t>> GetEntryRanges() final {
-    std::vector<std::pair<ULong64_t, ULong64_t>> ranges;
-    if (ranges_given_) return ranges;
+    if (ranges_given_) return {};
     ranges_given_ = true;
-    ULong64_t start = 0;
-    for (std::uint64_t end : clusters_.ends) {
-      ranges.emplace_back(start, end);
-      start = end;
-    }
-    return ranges;
+    return clusters_.ranges();
   }
 
   /// Nothing to do: each column's reader finds its entry when RDataFrame asks it for a value.
