@@ -45,6 +45,7 @@ from .errors import (
     FileError,
     KeyInFileError,
     OptionsError,
+    OutputExistsError,
     SchemaError,
     UnsupportedError,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "FileError",
     "KeyInFileError",
     "OptionsError",
+    "OutputExistsError",
     "SchemaError",
     "Tree",
     "UnsupportedError",

@@ -24,6 +24,7 @@ def advise(
     branches: list[str] | None = None,
     threads: int | None = None,
     apply: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
 ) -> dict[str, Any]:
     """Benches a ROOT or evtc file's own branches under candidate settings and recommends
     per-branch settings for each goal (``size``, ``read``, ``balanced``, ``random``).
@@ -41,6 +42,8 @@ def advise(
         trees, branches: trees and branch globs to bench (default: all).
         threads: threads for the trials (default: every core).
         apply: if given, convert the file with ``goal``'s recommended settings into this path.
+        overwrite: let ``apply`` replace a file at its path (default: an existing one raises
+            :class:`evtc.errors.OutputExistsError` before anything is measured).
 
     Returns:
         The advice, as ``evtc advise --json`` prints it: ``trees`` (per branch, every setting tried
@@ -75,6 +78,7 @@ def advise(
         branches=list(branches or []),
         threads=threads if threads is not None else (os.cpu_count() or 1),
         apply=None if apply is None else os.fspath(apply),
+        overwrite=bool(overwrite),
     )
     advice: dict[str, Any] = json.loads(text)
     if applied is not None:

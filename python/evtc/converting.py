@@ -61,6 +61,7 @@ def _settings(args: dict[str, Any]) -> dict[str, Any]:
         "flush_at_cluster": bool(get("flush_at_cluster", False)),
         "max_basket_bytes": get("max_basket_size"),
         "threads": (os.cpu_count() or 1) if threads is None else threads,
+        "overwrite": bool(get("overwrite", False)),
     }
 
 
@@ -116,6 +117,7 @@ def convert(
     threads: int | None = None,
     index: tuple[str, str] | None = None,
     append: bool = False,
+    overwrite: bool = False,
 ) -> dict[str, Any]:
     """Converts a ROOT file (TTree import) or an evtc file (re-compression) into a new evtc file
     (or, with ``append``, into an existing one).
@@ -153,6 +155,8 @@ def convert(
             go after the tree's (same branches and types, in the same order; written as its
             branches are), other trees are added. Nothing in it is rewritten, and a failure
             leaves it as it was (see :func:`evtc.update`).
+        overwrite: replace ``output`` if it exists (default: an existing ``output`` raises
+            :class:`evtc.errors.OutputExistsError` and stays as it is).
 
     Returns:
         The summary, as ``evtc convert --json`` prints it: ``input_format``, ``input_bytes``,
@@ -163,7 +167,8 @@ def convert(
         ``branch``, ``class`` (the C++ type) and ``reason``.
 
     Raises:
-        evtc.errors.UnsupportedError, evtc.errors.OptionsError, evtc.errors.FileError, ...
+        evtc.errors.UnsupportedError, evtc.errors.OptionsError, evtc.errors.FileError,
+        evtc.errors.OutputExistsError, ...
     """
     for name, value in (("trees", trees), ("branches", branches)):
         if value is not None and (
@@ -289,6 +294,7 @@ def merge(
     flush_at_cluster: bool = False,
     max_basket_size: int | None = None,
     threads: int | None = None,
+    overwrite: bool = False,
 ) -> dict[str, Any]:
     """Concatenates the trees of evtc (and ROOT) files into one new evtc file, as ROOT's ``hadd``
     and the ``evtc merge`` command do: baskets are copied as they are stored where an input's
@@ -306,6 +312,8 @@ def merge(
         recompress: write every branch again with the codec options below instead of copying.
         codec, rac, branch_codecs, ..., threads: as for :func:`convert`; they apply to ROOT
             inputs and, with ``recompress``, to every branch.
+        overwrite: replace ``output`` if it exists (default: an existing ``output`` raises
+            :class:`evtc.errors.OutputExistsError` and stays as it is).
 
     Returns:
         The report, as ``evtc merge --json`` prints it: ``inputs``, ``converted`` (ROOT inputs),
@@ -356,6 +364,7 @@ def skim(
     autoflush: int | str | None = None,
     max_basket_size: int | None = None,
     threads: int | None = None,
+    overwrite: bool = False,
 ) -> dict[str, Any]:
     """Writes chosen entries and branches of an evtc file's tree into a new evtc file, as the
     ``evtc skim`` command (and ROOT's ``CopyTree`` with a selection) does: baskets whose entries
@@ -376,6 +385,8 @@ def skim(
         codec, rac, branch_codecs, precondition, boundaries, basket_size, rac_unit_bytes,
             autoflush: as for :func:`convert`, with ``recompress``.
         max_basket_size, threads: as for :func:`convert`.
+        overwrite: replace ``output`` if it exists (default: an existing ``output`` raises
+            :class:`evtc.errors.OutputExistsError` and stays as it is).
 
     Returns:
         The report, as ``evtc skim --json`` prints it: ``tree``, ``entries`` (kept), ``of``,

@@ -24,6 +24,11 @@ class FileBusyError(FileError):
     holds the file's lock until it is done."""
 
 
+class OutputExistsError(FileError, FileExistsError):
+    """The output of :func:`evtc.convert`, :func:`evtc.merge` or :func:`evtc.skim` exists, and
+    ``overwrite=True`` was not given; the file there is untouched."""
+
+
 class CorruptFileError(Error):
     """The file is damaged or not an evtc/ROOT file: a structure, checksum or basket is wrong."""
 
@@ -65,6 +70,7 @@ __all__ = [
     "FileError",
     "KeyInFileError",
     "OptionsError",
+    "OutputExistsError",
     "SchemaError",
     "UnsupportedError",
 ]

@@ -13,7 +13,7 @@ use crate::write::{codec, glob};
 /// also converts the file with `goal`'s recommended settings and returns the conversion's output
 /// size.
 #[pyfunction]
-#[pyo3(signature = (path, goal="balanced", sample_bytes=16 << 20, codecs=Vec::new(), rac=true, external=false, float_tolerance=Vec::new(), trees=Vec::new(), branches=Vec::new(), threads=1, apply=None))]
+#[pyo3(signature = (path, goal="balanced", sample_bytes=16 << 20, codecs=Vec::new(), rac=true, external=false, float_tolerance=Vec::new(), trees=Vec::new(), branches=Vec::new(), threads=1, apply=None, overwrite=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn advise(
     py: Python<'_>,
@@ -28,8 +28,18 @@ pub(crate) fn advise(
     branches: Vec<String>,
     threads: usize,
     apply: Option<PathBuf>,
+    overwrite: bool,
 ) -> PyResult<(String, Option<u64>)> {
     let goal: Goal = goal.parse().map_err(errors::value)?;
+    // Refused before the measurement, which may take minutes (the writer refuses it again).
+    if let Some(out) = apply
+        .as_ref()
+        .filter(|p| !overwrite && p.symlink_metadata().is_ok())
+    {
+        return Err(errors::format(evtc_format::Error::OutputExists {
+            path: out.clone(),
+        }));
+    }
     let mut options = AdviseOptions {
         sample_bytes,
         rac,
@@ -53,7 +63,9 @@ pub(crate) fn advise(
                 Some(out) => {
                     let base = ConvertOptions {
                         threads: options.threads,
-                        write: evtc_format::WriteOptions::default().threads(options.threads),
+                        write: evtc_format::WriteOptions::default()
+                            .threads(options.threads)
+                            .overwrite(overwrite),
                         ..ConvertOptions::default()
                     };
                     Some(

@@ -32,6 +32,7 @@ fn format_class(error: &evtc_format::Error) -> &'static str {
         E::Request(_) => "OptionsError",
         E::Io { .. } => "FileError",
         E::Busy { .. } => "FileBusyError",
+        E::OutputExists { .. } => "OutputExistsError",
         E::NoSuchTree { .. } | E::NoSuchBranch { .. } | E::EventNotFound { .. } => "KeyInFileError",
         E::DuplicateEvent { .. } => "DuplicateEventError",
         E::NoEventIndex { .. } => "SchemaError",

@@ -117,7 +117,9 @@ impl Writer {
         threads: usize,
         update: bool,
     ) -> PyResult<Writer> {
+        // `recreate` replaces a file at its path, as its name (and uproot's) says.
         let mut options = WriteOptions::default()
+            .overwrite(true)
             .codec(self::codec(codec)?)
             .rac(rac_mode(rac)?)
             .threads(threads.max(1));
@@ -467,6 +469,7 @@ pub(crate) struct Settings {
     flush_at_cluster: bool,
     max_basket_bytes: Option<u64>,
     threads: usize,
+    overwrite: bool,
 }
 
 /// The conversion options of `settings`, parsed once here for both front ends.
@@ -486,6 +489,7 @@ fn convert_options(settings: Settings, skip_unsupported: bool) -> PyResult<Conve
         flush_at_cluster,
         max_basket_bytes,
         threads,
+        overwrite,
     } = settings;
     let mut options = ConvertOptions::default()
         .codec(self::codec(&codec)?)
@@ -504,7 +508,8 @@ fn convert_options(settings: Settings, skip_unsupported: bool) -> PyResult<Conve
                 .map_err(|e| named("boundaries", &boundaries, e))?,
         )
         .skip_unsupported(skip_unsupported)
-        .max_basket_bytes(max_basket_bytes);
+        .max_basket_bytes(max_basket_bytes)
+        .overwrite(overwrite);
     if let Some(bytes) = basket_size {
         options = options.basket_size(bytes);
     }

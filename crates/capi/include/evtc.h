@@ -33,6 +33,8 @@ typedef enum EvtcStatus {
   EVTC_STATUS_ERROR_BUSY = 9,
   // A bug: the library panicked (the message says where).
   EVTC_STATUS_ERROR_INTERNAL = 10,
+  // The file to write exists, and the writer was not asked to replace it.
+  EVTC_STATUS_ERROR_EXISTS = 11,
 } EvtcStatus;
 
 // What a branch holds per entry.
@@ -127,6 +129,9 @@ typedef struct EvtcWriteOptions {
   uint64_t cluster_entries;
   // Threads that compress baskets (0 or 1: the calling thread).
   uint32_t threads;
+  // Nonzero: replace a file already at the path. Zero (the default): such a file is an error
+  // (`EVTC_STATUS_ERROR_EXISTS`) and stays as it is.
+  int32_t overwrite;
 } EvtcWriteOptions;
 
 // A branch of a tree to write ([`evtc_writer_tree`]).
@@ -297,7 +302,7 @@ enum EvtcStatus evtc_read_entry(const struct EvtcFile *file,
                                 uint64_t *written);
 
 // The default options: zstd:5, no RAC, the library's basket size, clusters by size, one
-// thread.
+// thread, an existing file not replaced.
 //
 // # Safety
 // `options` is null or writable.

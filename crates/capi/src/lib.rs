@@ -74,6 +74,8 @@ pub enum EvtcStatus {
     ErrorBusy = 9,
     /// A bug: the library panicked (the message says where).
     ErrorInternal = 10,
+    /// The file to write exists, and the writer was not asked to replace it.
+    ErrorExists = 11,
 }
 
 /// A value's type; the order is evtc's (`evtc_format::ScalarType`).
@@ -195,6 +197,7 @@ impl From<evtc_format::Error> for Failure {
                 EvtcStatus::ErrorUnsupported
             }
             E::Busy { .. } => EvtcStatus::ErrorBusy,
+            E::OutputExists { .. } => EvtcStatus::ErrorExists,
             E::Request(_) | E::BasketTooLarge { .. } => EvtcStatus::ErrorArgument,
             _ => EvtcStatus::ErrorCorrupt,
         };

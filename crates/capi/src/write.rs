@@ -48,6 +48,9 @@ pub struct EvtcWriteOptions {
     pub cluster_entries: u64,
     /// Threads that compress baskets (0 or 1: the calling thread).
     pub threads: u32,
+    /// Nonzero: replace a file already at the path. Zero (the default): such a file is an error
+    /// (`EVTC_STATUS_ERROR_EXISTS`) and stays as it is.
+    pub overwrite: i32,
 }
 
 /// A branch of a tree to write ([`evtc_writer_tree`]).
@@ -68,7 +71,7 @@ pub struct EvtcBranchSpec {
 }
 
 /// The default options: zstd:5, no RAC, the library's basket size, clusters by size, one
-/// thread.
+/// thread, an existing file not replaced.
 ///
 /// # Safety
 /// `options` is null or writable.
@@ -83,6 +86,7 @@ pub unsafe extern "C" fn evtc_write_options_default(options: *mut EvtcWriteOptio
                 basket_size: 0,
                 cluster_entries: 0,
                 threads: 1,
+                overwrite: 0,
             });
         }
     }
@@ -117,7 +121,9 @@ fn write_options(options: Option<&EvtcWriteOptions>) -> Outcome<WriteOptions> {
     if o.cluster_entries > 0 {
         out = out.cluster_size(ClusterSize::Entries(o.cluster_entries));
     }
-    Ok(out.threads(o.threads.max(1) as usize))
+    Ok(out
+        .threads(o.threads.max(1) as usize)
+        .overwrite(o.overwrite != 0))
 }
 
 /// Starts writing the evtc file `path` (through an unnamed file in its directory, named only by

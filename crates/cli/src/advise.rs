@@ -68,6 +68,8 @@ pub struct Args {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    force: crate::Force,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -84,6 +86,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "--plot {}: plots are drawn as .svg or .png files",
             plot.display()
         );
+    }
+    // The outputs are checked before the measurement, which may take minutes.
+    for output in [&args.plot, &args.apply].into_iter().flatten() {
+        crate::check_output(output)?;
+        args.force.check(output)?;
     }
     let threads = args
         .threads
@@ -127,7 +134,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(output) = &args.apply {
         let base = ConvertOptions {
-            write: WriteOptions::default().threads(threads),
+            write: WriteOptions::default()
+                .threads(threads)
+                .overwrite(args.force.force),
             threads,
             max_basket_bytes: options.max_basket_bytes,
             ..ConvertOptions::default()

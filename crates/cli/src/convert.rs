@@ -42,8 +42,10 @@ pub struct Args {
     /// Append to OUTPUT, an existing evtc file, in place: entries of a tree it has go after
     /// the tree's (same branches and types; written as its branches are), other trees are
     /// added. Nothing in it is rewritten; a failure or interruption leaves it as it was.
-    #[arg(long, conflicts_with = "keep_partial")]
+    #[arg(long, conflicts_with_all = ["keep_partial", "force"])]
     append: bool,
+    #[command(flatten)]
+    force: crate::Force,
 }
 
 /// The output's codec and layout settings, which `evtc convert` and `evtc merge --recompress`
@@ -213,9 +215,13 @@ impl WriteArgs {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     crate::check_paths(&args.input, &args.output)?;
+    if !args.append {
+        args.force.check(&args.output)?;
+    }
     let mut options = args.write.apply(
         args.job
             .apply(ConvertOptions::default())
+            .overwrite(args.force.force)
             .trees(args.trees.clone())
             .branches(args.branches.clone())
             .skip_unsupported(args.skip_unsupported)

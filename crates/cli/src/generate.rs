@@ -25,6 +25,8 @@ pub struct Args {
     codec: evtc_codecs::Codec,
     /// The evtc file to write.
     output: PathBuf,
+    #[command(flatten)]
+    force: crate::Force,
 }
 
 /// The data sets `evtc generate` writes.
@@ -41,7 +43,11 @@ enum Kind {
 const CHUNK: usize = 10_000;
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let options = WriteOptions::default().codec(args.codec);
+    crate::check_output(&args.output)?;
+    args.force.check(&args.output)?;
+    let options = WriteOptions::default()
+        .codec(args.codec)
+        .overwrite(args.force.force);
     let mut file = FileWriter::create(&args.output, options)
         .with_context(|| format!("creating {}", args.output.display()))?;
     match args.kind {

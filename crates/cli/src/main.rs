@@ -124,12 +124,41 @@ fn progress_bar(hidden: bool, template: &str) -> indicatif::ProgressBar {
     bar
 }
 
+/// `--force` (`-f`): replace an output that exists, as hadd's `-f`; without it a command that
+/// writes a new file refuses an existing one and leaves it untouched.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct Force {
+    /// Replace OUTPUT if it exists (without it, an existing OUTPUT is an error and stays as it
+    /// is).
+    #[arg(long, short)]
+    pub force: bool,
+}
+
+impl Force {
+    /// Refuses an `output` that exists, unless forced, before any work (the writer refuses it
+    /// too, when the output gets its name).
+    fn check(self, output: &std::path::Path) -> anyhow::Result<()> {
+        if !self.force && output.symlink_metadata().is_ok() {
+            return Err(evtc_format::Error::OutputExists {
+                path: output.to_owned(),
+            }
+            .into());
+        }
+        Ok(())
+    }
+}
+
 /// Checks a command's input and output paths before any work: the input exists, the output is
 /// a file name in a directory that exists.
 fn check_paths(input: &std::path::Path, output: &std::path::Path) -> anyhow::Result<()> {
     if !input.exists() {
         anyhow::bail!("input {} does not exist", input.display());
     }
+    check_output(output)
+}
+
+/// Checks an output path before any work: a file name in a directory that exists.
+fn check_output(output: &std::path::Path) -> anyhow::Result<()> {
     if output.is_dir() {
         anyhow::bail!(
             "output {} is a directory; give a file name",
@@ -159,13 +188,19 @@ fn hint(e: &anyhow::Error) -> Option<&'static str> {
         if let Some(evtc_convert::Error::Unsupported(_)) = cause.downcast_ref() {
             return Some("pass --skip-unsupported to convert the other branches");
         }
-        let too_large = matches!(
-            cause.downcast_ref(),
-            Some(evtc_format::Error::BasketTooLarge { .. })
-        ) || matches!(
-            cause.downcast_ref(),
-            Some(evtc_root::Error::BasketTooLarge { .. })
-        );
+        // A format error, alone or as a conversion's (which displays it as its own).
+        let format = cause.downcast_ref().or(match cause.downcast_ref() {
+            Some(evtc_convert::Error::Format(e)) => Some(e),
+            _ => None,
+        });
+        if let Some(evtc_format::Error::OutputExists { .. }) = format {
+            return Some("pass --force (-f) to replace it");
+        }
+        let too_large = matches!(format, Some(evtc_format::Error::BasketTooLarge { .. }))
+            || matches!(
+                cause.downcast_ref(),
+                Some(evtc_root::Error::BasketTooLarge { .. })
+            );
         too_large.then_some("--max-basket-size raises the limit for a trusted file")
     })
 }

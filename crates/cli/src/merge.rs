@@ -37,15 +37,13 @@ pub struct Args {
     skip_unsupported: bool,
     #[command(flatten)]
     job: JobArgs,
+    #[command(flatten)]
+    force: crate::Force,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if args.output.is_dir() {
-        bail!(
-            "output {} is a directory; give a file name",
-            args.output.display()
-        );
-    }
+    crate::check_output(&args.output)?;
+    args.force.check(&args.output)?;
     let inputs = expand_inputs(&args.inputs)?;
     if let Some(missing) = inputs.iter().find(|p| !p.exists()) {
         bail!("input {} does not exist", missing.display());
@@ -53,7 +51,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let convert = args.write.apply(
         args.job
             .apply(ConvertOptions::default())
-            .skip_unsupported(args.skip_unsupported),
+            .skip_unsupported(args.skip_unsupported)
+            .overwrite(args.force.force),
     );
     let options = MergeOptions {
         schemas: if args.union {

@@ -18,6 +18,8 @@ pub struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    force: crate::Force,
 }
 
 #[derive(serde::Serialize)]
@@ -41,18 +43,14 @@ struct TreeReport<'a> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if args.output.is_dir() {
-        bail!(
-            "output {} is a directory; give a file name",
-            args.output.display()
-        );
-    }
+    crate::check_output(&args.output)?;
     if let (Ok(a), Ok(b)) = (args.damaged.canonicalize(), args.output.canonicalize())
         && a == b
     {
         bail!("refusing to recover {} onto itself", args.damaged.display());
     }
-    let recovery = evtc_format::recover(&args.damaged, &args.output)
+    args.force.check(&args.output)?;
+    let recovery = evtc_format::recover(&args.damaged, &args.output, args.force.force)
         .with_context(|| format!("recovering {}", args.damaged.display()))?;
     let mut out = std::io::stdout().lock();
     if args.json {

@@ -40,6 +40,8 @@ pub struct Args {
     write: WriteArgs,
     #[command(flatten)]
     job: JobArgs,
+    #[command(flatten)]
+    force: crate::Force,
 }
 
 fn parse_selection(text: &str) -> Result<Selection, String> {
@@ -48,6 +50,7 @@ fn parse_selection(text: &str) -> Result<Selection, String> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     crate::check_paths(&args.input, &args.output)?;
+    args.force.check(&args.output)?;
     let entries = match (&args.entries, &args.selection) {
         (Some(list), _) => Entries::List(read_entry_list(list)?),
         (None, Some(selection)) => Entries::Where(selection.clone()),
@@ -58,7 +61,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         entries,
         branches: args.branches.clone(),
         recompress: args.recompress,
-        convert: args.write.apply(args.job.apply(ConvertOptions::default())),
+        convert: args
+            .write
+            .apply(args.job.apply(ConvertOptions::default()))
+            .overwrite(args.force.force),
     };
     let bar = crate::progress_bar(args.job.silent(), "{prefix} [{bar:30}] {pos}/{len} entries");
     let report = skim(&args.input, &args.output, &options, &mut |p| {

@@ -342,6 +342,13 @@ impl ConvertOptions {
         self
     }
 
+    /// Whether the output replaces a file already at its path (see
+    /// [`WriteOptions::overwrite`]; default: no).
+    pub fn overwrite(mut self, on: bool) -> ConvertOptions {
+        self.write = self.write.overwrite(on);
+        self
+    }
+
     /// When clusters end (ROOT's AutoFlush).
     pub fn cluster_size(mut self, size: ClusterSize) -> ConvertOptions {
         self.write = self.write.cluster_size(size);

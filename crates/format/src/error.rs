@@ -250,6 +250,13 @@ pub enum Error {
         /// The file.
         path: PathBuf,
     },
+    /// The output path exists, and the writer was not asked to replace it
+    /// ([`WriteOptions::overwrite`](crate::WriteOptions::overwrite)); the file there is untouched.
+    #[error("{} exists; it is not replaced unless asked to", path.display())]
+    OutputExists {
+        /// The existing file.
+        path: PathBuf,
+    },
     /// An error reading one of several files (a merge's inputs), with the file's path.
     #[error("{}: {source}", path.display())]
     InFile {
@@ -276,6 +283,18 @@ impl Error {
         Error::Io {
             path: path.map(ToOwned::to_owned),
             source,
+        }
+    }
+
+    /// The error of naming (or starting) a new file at `path`: [`Error::OutputExists`] where a
+    /// file is there and `replace` was not asked for, else [`Error::Io`].
+    pub(crate) fn output(path: &std::path::Path, source: std::io::Error, replace: bool) -> Error {
+        if !replace && source.kind() == std::io::ErrorKind::AlreadyExists {
+            Error::OutputExists {
+                path: path.to_owned(),
+            }
+        } else {
+            Error::io(Some(path), source)
         }
     }
 

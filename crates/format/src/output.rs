@@ -6,6 +6,10 @@
 //! go to a visible `NAME.partial` beside the target, removed when the writer is dropped and
 //! replaced by the next writer of the same target. Either way the file is created with mode
 //! `0o666` less the process's umask, like any file a user creates.
+//!
+//! A file already at the target is replaced only when asked to (`replace`): otherwise it is
+//! refused when the output is created, and again, atomically, when the output gets its name (a
+//! file that appeared meanwhile stays).
 
 use std::fs::File;
 use std::io;
@@ -20,14 +24,18 @@ pub(crate) struct Output {
 }
 
 impl Output {
-    /// Starts a file that will become `target`. Fails at once if `target` is a directory or its
-    /// directory cannot be written.
-    pub(crate) fn create(target: &Path) -> io::Result<Output> {
+    /// Starts a file that will become `target`, replacing a file there only if `replace`.
+    /// Fails at once if `target` is a directory, its directory cannot be written, or, without
+    /// `replace`, something is at `target` already (an error of kind `AlreadyExists`).
+    pub(crate) fn create(target: &Path, replace: bool) -> io::Result<Output> {
         if target.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::IsADirectory,
                 "is a directory, not a file name",
             ));
+        }
+        if !replace && target.symlink_metadata().is_ok() {
+            return Err(exists());
         }
         let dir = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -66,14 +74,29 @@ impl Output {
         &self.file
     }
 
-    /// Gives the written bytes the name `path`, replacing a file already there in one step.
-    pub(crate) fn persist(mut self, path: &Path) -> io::Result<()> {
+    /// Gives the written bytes the name `path`: with `replace`, replacing a file already there
+    /// in one step, else only if nothing is there (an error of kind `AlreadyExists` otherwise,
+    /// the file there untouched).
+    pub(crate) fn persist(mut self, path: &Path, replace: bool) -> io::Result<()> {
         match self.partial.take() {
-            Some(partial) => std::fs::rename(&partial, path).inspect_err(|_| {
-                self.partial = Some(partial.clone());
-            }),
+            Some(partial) => {
+                let named = if replace {
+                    std::fs::rename(&partial, path)
+                } else {
+                    // A second name fails where the target exists; then the partial name goes.
+                    std::fs::hard_link(&partial, path)
+                        .map_err(|e| match e.kind() {
+                            io::ErrorKind::AlreadyExists => exists(),
+                            _ => e,
+                        })
+                        .map(|()| {
+                            let _ = std::fs::remove_file(&partial);
+                        })
+                };
+                named.inspect_err(|_| self.partial = Some(partial.clone()))
+            }
             #[cfg(target_os = "linux")]
-            None => link(&self.file, path),
+            None => link(&self.file, path, replace),
             #[cfg(not(target_os = "linux"))]
             None => unreachable!("unnamed files exist only on Linux"),
         }
@@ -86,6 +109,14 @@ impl Drop for Output {
             let _ = std::fs::remove_file(partial);
         }
     }
+}
+
+/// The error of a target that exists and may not be replaced.
+fn exists() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "exists, and is not replaced unless asked to",
+    )
 }
 
 /// `NAME.partial` beside `target`.
@@ -110,10 +141,10 @@ fn unnamed(dir: &Path) -> io::Result<File> {
         .open(dir)
 }
 
-/// Names the unnamed `file` `path`: directly when nothing is there, else through a fresh name
-/// in the same directory renamed over `path`.
+/// Names the unnamed `file` `path`: directly when nothing is there, else (with `replace`)
+/// through a fresh name in the same directory renamed over `path`.
 #[cfg(target_os = "linux")]
-fn link(file: &File, path: &Path) -> io::Result<()> {
+fn link(file: &File, path: &Path, replace: bool) -> io::Result<()> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::io::AsRawFd;
@@ -139,6 +170,7 @@ fn link(file: &File, path: &Path) -> io::Result<()> {
         }
     };
     match linkat(path) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && !replace => return Err(exists()),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
         other => return other,
     }

@@ -192,14 +192,16 @@ struct FoundTree {
 /// Restores the sound part of `damaged` (a file without a valid trailer or footer, or any evtc
 /// file) into a new file at `output`: every tree, with the longest run of entries from 0 that
 /// every branch holds in sound baskets ending together; everything after is dropped and
-/// reported. The output appears only when complete (and synced to disk).
+/// reported. The output appears only when complete (and synced to disk); a file already at
+/// `output` is replaced only with `overwrite`.
 ///
 /// # Errors
-/// [`Error::NotEvtc`] and I/O errors; [`Error::Corrupt`] for sound records that contradict each
-/// other (a schema that does not parse, a basket whose sizes do not add up).
-pub fn recover(damaged: &Path, output: &Path) -> Result<Recovery> {
+/// [`Error::OutputExists`] for an existing `output` without `overwrite`; [`Error::NotEvtc`] and
+/// I/O errors; [`Error::Corrupt`] for sound records that contradict each other (a schema that
+/// does not parse, a basket whose sizes do not add up).
+pub fn recover(damaged: &Path, output: &Path, overwrite: bool) -> Result<Recovery> {
     let source = LocalFile::open(damaged).map_err(|e| Error::io(Some(damaged), e))?;
-    let out = Output::create(output).map_err(|e| Error::io(Some(output), e))?;
+    let out = Output::create(output, overwrite).map_err(|e| Error::output(output, e, overwrite))?;
     let file = out
         .file()
         .try_clone()
@@ -210,8 +212,8 @@ pub fn recover(damaged: &Path, output: &Path) -> Result<Recovery> {
         .into_inner()
         .map_err(|e| Error::io(Some(output), e.into_error()))?;
     file.sync_all().map_err(|e| Error::io(Some(output), e))?;
-    out.persist(output)
-        .map_err(|e| Error::io(Some(output), e))?;
+    out.persist(output, overwrite)
+        .map_err(|e| Error::output(output, e, overwrite))?;
     Ok(recovery)
 }
 

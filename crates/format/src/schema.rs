@@ -340,6 +340,7 @@ pub struct WriteOptions {
     pub(crate) rac_unit_bytes: Option<usize>,
     pub(crate) rac_dictionary: bool,
     pub(crate) sync: bool,
+    pub(crate) overwrite: bool,
     pub(crate) max_basket_bytes: u64,
 }
 
@@ -366,6 +367,7 @@ impl Default for WriteOptions {
             rac_unit_bytes: None,
             rac_dictionary: true,
             sync: true,
+            overwrite: false,
             max_basket_bytes: DEFAULT_MAX_BASKET_BYTES,
         }
     }
@@ -471,6 +473,15 @@ impl WriteOptions {
     /// default: yes). Turn off for scratch files, and to measure the writer rather than the disk.
     pub fn sync(mut self, on: bool) -> WriteOptions {
         self.sync = on;
+        self
+    }
+
+    /// Whether a new file replaces a file already at its path (default: no, as ROOT's `hadd`
+    /// without `-f`): without it, [`FileWriter::create`](crate::FileWriter::create) refuses an
+    /// existing path with [`Error::OutputExists`](crate::Error::OutputExists), and a file that
+    /// appears there while the new one is written is kept, the new one dropped.
+    pub fn overwrite(mut self, on: bool) -> WriteOptions {
+        self.overwrite = on;
         self
     }
 

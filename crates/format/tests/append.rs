@@ -236,7 +236,7 @@ fn an_interrupted_append_leaves_the_last_version_at_every_length() {
     // Recovery of an interrupted append is its last version.
     std::fs::write(&cut, &new[..new.len() - 5]).unwrap();
     let out = dir.path().join("recovered.evtc");
-    let recovery = evtc_format::recover(&cut, &out).unwrap();
+    let recovery = evtc_format::recover(&cut, &out, false).unwrap();
     assert_eq!(recovery.trees[0].entries, 1000);
     same_values(&out, 1000);
 }

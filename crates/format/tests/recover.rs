@@ -186,7 +186,7 @@ fn recovery_restores_every_complete_cluster_at_every_cut() {
             let damaged = dir.path().join("damaged.evtc");
             let out = dir.path().join("restored.evtc");
             std::fs::write(&damaged, &bytes[..cut as usize]).expect("write");
-            let report = recover(&damaged, &out).unwrap_or_else(|e| panic!("cut {cut}: {e}"));
+            let report = recover(&damaged, &out, true).unwrap_or_else(|e| panic!("cut {cut}: {e}"));
             let restored = FileReader::open(&out).unwrap_or_else(|e| panic!("cut {cut}: {e}"));
             let want = expected_entries(&full, cut);
             for (tree, &entries) in full.trees().iter().zip(&want) {

@@ -27,6 +27,31 @@ static void path_in(char* out, size_t cap, const char* dir, const char* name) {
   snprintf(out, cap, "%s/%s", dir, name);
 }
 
+/* Writes a file of one tree "T" of `n` (at most 3) entries of an int32 branch "x". */
+static EvtcStatus write_entries(const char* path, const EvtcWriteOptions* options, uint64_t n) {
+  EvtcWriter* w = NULL;
+  EvtcStatus status = evtc_writer_create(path, options, &w);
+  if (status != EVTC_STATUS_OK) {
+    CHECK(w == NULL, "no writer on failure");
+    return status;
+  }
+  EvtcBranchSpec x_spec[] = {{"x", EVTC_KIND_SCALAR, EVTC_SCALAR_I32, 0, NULL}};
+  int32_t x[3] = {1, 2, 3};
+  CHECK(evtc_writer_tree(w, "T", x_spec, 1) == EVTC_STATUS_OK, "tree");
+  CHECK(evtc_writer_fill(w, 0, EVTC_SCALAR_I32, x, n, NULL, n) == EVTC_STATUS_OK, "fill");
+  CHECK(evtc_writer_commit(w, NULL) == EVTC_STATUS_OK, "commit");
+  return evtc_writer_close(w);
+}
+
+/* The entries of the first tree of the file at `path` (0 if it does not open). */
+static uint64_t entries_of(const char* path) {
+  EvtcFile* f = NULL;
+  if (evtc_open(path, 1, &f) != EVTC_STATUS_OK) return 0;
+  uint64_t n = evtc_tree_count(f) > 0 ? evtc_tree_entries(f, 0) : 0;
+  evtc_close(f);
+  return n;
+}
+
 /* Writes c.evtc: run (u32), nMuon (u32), Muon_pt (f32, counted by nMuon), p (f64[3]), tag
  * (bytes), flag (bool), in two batches. */
 static void write_file(const char* path) {
@@ -220,6 +245,16 @@ int main(int argc, char** argv) {
   o.codec = "zstd:99";
   path_in(path, sizeof path, argv[1], "never.evtc");
   CHECK(evtc_writer_create(path, &o, &w) == EVTC_STATUS_ERROR_ARGUMENT, "bad codec");
+  /* An existing file is replaced only when asked to. */
+  path_in(path, sizeof path, argv[1], "twice.evtc");
+  evtc_write_options_default(&o);
+  CHECK(write_entries(path, &o, 3) == EVTC_STATUS_OK, "first");
+  CHECK(write_entries(path, &o, 2) == EVTC_STATUS_ERROR_EXISTS, "exists");
+  CHECK(strstr(evtc_last_error(), "twice.evtc") != NULL, "names the file: %s", evtc_last_error());
+  CHECK(entries_of(path) == 3, "kept");
+  o.overwrite = 1;
+  CHECK(write_entries(path, &o, 2) == EVTC_STATUS_OK, "overwrite");
+  CHECK(entries_of(path) == 2, "replaced");
   evtc_close(NULL);
   evtc_writer_abort(NULL);
   if (failures) {

@@ -484,7 +484,12 @@ fn bad_input_fails_cleanly_without_output() {
         "branch \"b\" (Int_t): the branch holds 10 entries",
         Some(&out),
     );
-    fails(&evtc(&["convert", &sample, &sample]), "onto itself", None);
+    fails(&evtc(&["convert", &sample, &sample]), "exists", None);
+    fails(
+        &evtc(&["convert", &sample, &sample, "--force"]),
+        "onto itself",
+        None,
+    );
     // A corrupt input: a ROOT file cut in the middle of its baskets.
     let bytes = std::fs::read(&sample).expect("sample");
     let cut = dir.path().join("cut.root");
@@ -664,6 +669,7 @@ mod advice;
 mod hostile;
 mod index;
 mod merge;
+mod overwrite;
 mod skim;
 mod update;
 

@@ -118,9 +118,14 @@ fn merge_failures_name_the_problem_and_leave_nothing() {
     let inputs = parts(dir.path());
     let out = dir.path().join("out.evtc");
     let o = out.display().to_string();
-    // The output is an input.
+    // The output is an input: it exists, and even with --force it is not replaced.
     fails(
         &evtc(&["merge", &inputs[0], &inputs[0], &inputs[1]]),
+        "exists",
+        None,
+    );
+    fails(
+        &evtc(&["merge", "-f", &inputs[0], &inputs[0], &inputs[1]]),
         "is one of the inputs",
         None,
     );

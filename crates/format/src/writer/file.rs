@@ -71,12 +71,14 @@ impl FileWriter {
     /// Starts writing `path` (through an unnamed file in the same directory).
     ///
     /// # Errors
+    /// [`Error::OutputExists`] if a file is at `path` and [`WriteOptions::overwrite`] is off;
     /// [`Error::Io`] if `path` is a directory, or its directory does not exist or is not
     /// writable.
     pub fn create(path: impl AsRef<Path>, options: WriteOptions) -> Result<FileWriter> {
         let path = path.as_ref().to_owned();
         FileWriter::check_options(&path, &options)?;
-        let output = Output::create(&path).map_err(|e| Error::io(Some(&path), e))?;
+        let output = Output::create(&path, options.overwrite)
+            .map_err(|e| Error::output(&path, e, options.overwrite))?;
         let file = output
             .file()
             .try_clone()
@@ -221,10 +223,13 @@ impl FileWriter {
     }
 
     /// Writes the footer and trailer, syncs the file to disk (unless [`WriteOptions::sync`] is off)
-    /// and renames it over the target path.
+    /// and gives it the target path (replacing a file there only with
+    /// [`WriteOptions::overwrite`]).
     ///
     /// # Errors
-    /// [`Error::InvalidSchema`] if a tree was started but not finished; [`Error::Io`].
+    /// [`Error::InvalidSchema`] if a tree was started but not finished; [`Error::OutputExists`]
+    /// if a file appeared at the path while this one was written (without
+    /// [`WriteOptions::overwrite`]; the new file is then dropped); [`Error::Io`].
     pub fn finish(mut self) -> Result<()> {
         if let Some(open) = self.open_tree.take() {
             return Err(Error::InvalidSchema {
@@ -262,11 +267,12 @@ impl FileWriter {
         self.write_raw(&trailer.encode())?;
         let path = self.path.clone();
         self.sync()?;
+        let replace = self.options.overwrite;
         self.output
             .take()
             .expect("the output lives until finish")
-            .persist(&path)
-            .map_err(|e| Error::io(Some(&path), e))?;
+            .persist(&path, replace)
+            .map_err(|e| Error::output(&path, e, replace))?;
         if let Some(dir) = path
             .parent()
             .filter(|p| self.options.sync && !p.as_os_str().is_empty())
@@ -298,7 +304,7 @@ impl FileWriter {
         self.output
             .take()
             .expect("the output lives until finish")
-            .persist(path)
+            .persist(path, true)
             .map_err(|e| Error::io(Some(path), e))
     }
 
