@@ -16,7 +16,7 @@ use std::time::{Instant, SystemTime};
 use criterion::{Criterion, Throughput};
 use evtc::codecs::Codec;
 use evtc::convert::advise::{Advice, AdviseOptions, FilePoint, Goal, advise};
-use evtc::convert::{ConvertOptions, convert};
+use evtc::convert::{Settings, convert};
 use evtc::datagen::nano;
 use evtc::format::{FileReader, ReadOptions, WriteOptions};
 
@@ -45,13 +45,20 @@ fn main() {
     let base = dir.join(format!("nano_{events}_zstd5.evtc"));
     if !base.exists() {
         let columns = nano::events(events, 1);
-        support::write_nano(&base, &columns, WriteOptions::default().sync(false), None);
+        support::write_nano(
+            &base,
+            &columns,
+            WriteOptions::default().overwrite(true).sync(false),
+            None,
+        );
     }
     let lz4 = dir.join(format!("nano_{events}_lz4.evtc"));
     if !lz4.exists() {
-        let options = ConvertOptions {
-            write: WriteOptions::default().codec(Codec::LZ4).sync(false),
-            ..ConvertOptions::default()
+        let options = Settings {
+            codec: Codec::LZ4,
+            sync: false,
+            overwrite: true,
+            ..Settings::default()
         };
         convert(&base, &lz4, &options, &mut |_| {}).expect("convert to lz4");
     }
@@ -81,9 +88,10 @@ fn main() {
     for goal in Goal::ALL {
         let path = dir.join(format!("nano_{events}_{goal}.evtc"));
         let _ = std::fs::remove_file(&path);
-        let options = ConvertOptions {
-            write: WriteOptions::default().sync(false),
-            ..ConvertOptions::default()
+        let options = Settings {
+            sync: false,
+            overwrite: true,
+            ..Settings::default()
         };
         advice
             .apply(goal, &base, &path, &options, &mut |_| {})

@@ -130,7 +130,10 @@ fn child(job: &str) {
             support::write_nano(
                 &path,
                 &columns,
-                WriteOptions::default().codec(Codec::DEFAULT).threads(2),
+                WriteOptions::default()
+                    .overwrite(true)
+                    .codec(Codec::DEFAULT)
+                    .threads(2),
                 None,
             );
         }
@@ -151,7 +154,8 @@ fn wide_file(path: &Path, branches: usize) {
     let specs = (0..branches)
         .map(|i| BranchSpec::scalar(format!("b{i:05}"), ScalarType::F32))
         .collect();
-    let mut file = FileWriter::create(path, WriteOptions::default().threads(2)).expect("create");
+    let mut file = FileWriter::create(path, WriteOptions::default().overwrite(true).threads(2))
+        .expect("create");
     let mut tree = file.tree("Wide", specs).expect("tree");
     let values: Vec<f32> = (0..1000).map(|i| i as f32).collect();
     for b in 0..branches {
@@ -220,7 +224,9 @@ impl Bench {
             support::write_nano(
                 &path_for(codec),
                 columns,
-                WriteOptions::default().codec(codec.parse().expect("codec")),
+                WriteOptions::default()
+                    .overwrite(true)
+                    .codec(codec.parse().expect("codec")),
                 None,
             );
             if *codec == "lzma:9" {
@@ -256,6 +262,7 @@ fn bench_write(c: &mut Criterion, b: &Bench) {
             let path = dir.path().join("write.evtc");
             // Without fsync: the writer's own speed, not the disk's (one fsync'd row below).
             let options = WriteOptions::default()
+                .overwrite(true)
                 .codec(codec.parse().expect("codec"))
                 .threads(threads)
                 .sync(false);
@@ -265,7 +272,10 @@ fn bench_write(c: &mut Criterion, b: &Bench) {
         }
     }
     let path = dir.path().join("write-sync.evtc");
-    let options = WriteOptions::default().codec(Codec::DEFAULT).threads(2);
+    let options = WriteOptions::default()
+        .overwrite(true)
+        .codec(Codec::DEFAULT)
+        .threads(2);
     group.bench_function("zstd:5 with fsync - 2 threads", |b| {
         b.iter(|| support::write_nano(&path, columns, options.clone(), None))
     });
@@ -313,7 +323,9 @@ fn bench_branch(c: &mut Criterion, b: &Bench) -> usize {
         let path = dir.path().join(format!("big-{codec}.evtc"));
         let mut file = FileWriter::create(
             &path,
-            WriteOptions::default().codec(codec.parse().expect("codec")),
+            WriteOptions::default()
+                .overwrite(true)
+                .codec(codec.parse().expect("codec")),
         )
         .expect("create");
         let spec =
@@ -500,7 +512,9 @@ fn report_boundaries(md: &mut String, b: &Bench) {
                 support::write_nano(
                     &path,
                     columns,
-                    WriteOptions::default().codec(codec.parse().expect("codec")),
+                    WriteOptions::default()
+                        .overwrite(true)
+                        .codec(codec.parse().expect("codec")),
                     Some(b),
                 );
                 file_len(&path)
@@ -534,6 +548,7 @@ fn report_autoflush(md: &mut String, b: &Bench) {
     for per_cluster in [100u64, 1_000, 10_000, 100_000] {
         let path = dir.path().join("sweep.evtc");
         let options = WriteOptions::default()
+            .overwrite(true)
             .cluster_size(ClusterSize::Entries(per_cluster))
             .flush_at_cluster(true);
         support::write_nano(&path, columns, options, None);

@@ -21,11 +21,11 @@ use std::time::{Instant, SystemTime};
 use criterion::{Criterion, Throughput};
 use evtc::codecs::Codec;
 use evtc::codecs::{Algorithm, BlockDecoder, BlockHeader, Decompressor};
-use evtc::convert::{ConvertOptions, convert};
+use evtc::convert::{Settings, convert};
 use evtc::datagen::{Rng, rac};
 use evtc::format::layout::RECORD_HEADER_LEN;
 use evtc::format::{
-    BranchCursor, FileReader, LocalFile, RacMode, ReadOptions, ScalarType, ValueRef, WriteOptions,
+    BranchCursor, FileReader, LocalFile, RacMode, ReadOptions, ScalarType, ValueRef,
 };
 
 const SETTINGS: [i32; 4] = [101, 207, 404, 505];
@@ -213,7 +213,7 @@ fn random(file: &FileReader, entries: &[u64]) -> usize {
 
 /// Converts `input` unless `output` was written after this bench was built (a file converted by
 /// an older build does not measure this tree).
-fn convert_to(input: &Path, output: &Path, write: WriteOptions) {
+fn convert_to(input: &Path, output: &Path, settings: Settings) {
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     let built = std::env::current_exe().ok().and_then(|exe| modified(&exe));
     if modified(output)
@@ -222,9 +222,10 @@ fn convert_to(input: &Path, output: &Path, write: WriteOptions) {
     {
         return;
     }
-    let options = ConvertOptions {
-        write: write.sync(false),
-        ..ConvertOptions::default()
+    let options = Settings {
+        sync: false,
+        overwrite: true,
+        ..settings
     };
     convert(input, output, &options, &mut |_| {}).expect("convert");
 }
@@ -461,28 +462,30 @@ fn prepare() -> Option<Files> {
 fn convert_all(f: &Files) {
     let (root_file, evtc_file) = (|s| f.root_file(s), |s, v: &str| f.evtc_file(s, v));
     let (study, big, small_units) = (&f.study, &f.big, &f.small_units);
+    let with = |setting: i32, rac: RacMode| Settings {
+        codec: Codec::from_root_setting(setting).expect("setting"),
+        rac,
+        ..Settings::default()
+    };
     for s in SETTINGS {
-        let codec = Codec::from_root_setting(s).expect("setting");
-        let write = WriteOptions::default().codec(codec);
-        convert_to(&root_file(s), &evtc_file(s, ""), write.clone());
-        convert_to(&root_file(s), &evtc_file(s, "_rac"), write.rac(RacMode::On));
+        convert_to(&root_file(s), &evtc_file(s, ""), with(s, RacMode::Off));
+        convert_to(&root_file(s), &evtc_file(s, "_rac"), with(s, RacMode::On));
     }
     for (_, _, s, root) in study {
-        let write = WriteOptions::default().codec(Codec::from_root_setting(*s).expect("setting"));
-        convert_to(root, &study_evtc(root, ""), write.clone());
-        convert_to(root, &study_evtc(root, "_rac"), write.rac(RacMode::On));
+        convert_to(root, &study_evtc(root, ""), with(*s, RacMode::Off));
+        convert_to(root, &study_evtc(root, "_rac"), with(*s, RacMode::On));
     }
-    let zstd5 = WriteOptions::default().codec(Codec::zstd(5).expect("zstd:5"));
-    convert_to(&root_file(505), big, zstd5.clone().basket_size(1 << 20));
+    let big_baskets = Settings {
+        basket_size: Some(1 << 20),
+        ..with(505, RacMode::Off)
+    };
+    convert_to(&root_file(505), big, big_baskets);
     // LZMA decodes about ten times slower per byte than zstd: its units cost the most.
-    convert_to(
-        &root_file(207),
-        small_units,
-        WriteOptions::default()
-            .codec(Codec::from_root_setting(207).expect("setting"))
-            .rac(RacMode::On)
-            .rac_unit_bytes(1024),
-    );
+    let small = Settings {
+        rac_unit: Some(1024),
+        ..with(207, RacMode::On)
+    };
+    convert_to(&root_file(207), small_units, small);
 }
 
 /// The criterion benches of every file; returns what each plain file measured its times over.

@@ -100,6 +100,7 @@ fn configs() -> Vec<Config> {
 
 fn write(path: &Path, kind: Kind, values: &[f32], codec: &str, config: Config) -> f64 {
     let options = WriteOptions::default()
+        .overwrite(true)
         .codec(codec.parse().expect("codec"))
         .rac(config.rac)
         .rac_unit_bytes(config.unit_bytes)

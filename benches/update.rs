@@ -35,7 +35,10 @@ fn events() -> usize {
 /// syncs cost).
 fn options() -> WriteOptions {
     let sync = std::env::var("EVTC_BENCH_SYNC").map_or(true, |v| v != "0");
-    WriteOptions::default().threads(1).sync(sync)
+    WriteOptions::default()
+        .overwrite(true)
+        .threads(1)
+        .sync(sync)
 }
 
 /// The table and the files the groups share.

@@ -64,7 +64,7 @@ def sample_files(folder: str) -> list[str]:
     for i in range(3):
         path = f"{folder}/nano_{i}.evtc"
         part = arrays[i * len(arrays) // 3 : (i + 1) * len(arrays) // 3]
-        with evtc.recreate(path, cluster_entries=5_000) as f:
+        with evtc.recreate(path, cluster_size=5_000) as f:
             f["Events"] = {name: part[name] for name in part.fields}
         files.append(path)
     return files

@@ -25,7 +25,7 @@ for ds in datasets:
         sizes = {}
         for p in CHOICES:
             out = f"/tmp/avf_{os.path.basename(ds)}_{codec}_{p}.evtc"
-            r = subprocess.run([evtc, "convert", "--quiet", "--codec", codec, "--precondition", p, ds, out], capture_output=True, text=True)
+            r = subprocess.run([evtc, "convert", "--quiet", "--force", "--codec", codec, "--precondition", p, ds, out], capture_output=True, text=True)
             if r.returncode != 0:
                 print("  fail", ds, codec, p, r.stderr.strip()[:200]); continue
             d = json.loads(subprocess.run([evtc, "inspect", "--json", out], capture_output=True, text=True).stdout)

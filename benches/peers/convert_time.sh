@@ -20,7 +20,7 @@ trap 'rm -rf "$out"' EXIT
 best_of_3() {
     local best="" best_rss=""
     for _ in 1 2 3; do
-        /usr/bin/time -f "%e %M" -o "$out/time" target/release/evtc convert "$1" "$out/o.evtc" \
+        /usr/bin/time -f "%e %M" -o "$out/time" target/release/evtc convert --force "$1" "$out/o.evtc" \
             --codec "$2" --threads "$3" --json > "$out/summary.json"
         read -r secs rss < "$out/time"
         if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then best=$secs; best_rss=$rss; fi

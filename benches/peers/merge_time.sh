@@ -14,7 +14,7 @@ hadd="$root_pkg/bin/hadd"
 cargo build --release -q -p evtc-cli
 work=$(mktemp -d target/merge-bench.XXXX)
 trap 'rm -rf "$work"' EXIT
-target/release/evtc convert data/nano_sample.root "$work/sample.evtc" --quiet
+target/release/evtc convert --force data/nano_sample.root "$work/sample.evtc" --quiet
 for i in $(seq -w 1 100); do
     cp data/nano_sample.root "$work/r$i.root"
     cp "$work/sample.evtc" "$work/e$i.evtc"
@@ -29,7 +29,7 @@ for sync_flag in "" "--no-sync"; do
     echo "== evtc merge ${sync_flag:-(synced)} against hadd -ff"
     LD_LIBRARY_PATH="$root_pkg/lib" python3 benches/peers/paired.py -n 5 \
         --prepare "rm -f $work/out.evtc $work/out.root; sync" --vs "$hadd_cmd" \
-        -- sh -c "exec target/release/evtc merge --threads 1 --quiet $sync_flag $work/out.evtc $work/e*.evtc"
+        -- sh -c "exec target/release/evtc merge --force --threads 1 --quiet $sync_flag $work/out.evtc $work/e*.evtc"
 done
-target/release/evtc merge --threads 1 --quiet "$work/out.evtc" "$work"/e*.evtc
+target/release/evtc merge --force --threads 1 --quiet "$work/out.evtc" "$work"/e*.evtc
 target/release/evtc verify --deep "$work/out.evtc"

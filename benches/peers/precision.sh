@@ -30,9 +30,9 @@ echo "| file | mantissa bits | MB | x lossless | full read s |"
 echo "|---|---:|---:|---:|---:|"
 for bits in lossless 12 3; do
     if [ "$bits" = lossless ]; then
-        target/release/evtc convert --quiet "$input" "$out/e_$bits.evtc"
+        target/release/evtc convert --force --quiet "$input" "$out/e_$bits.evtc"
     else
-        target/release/evtc convert --quiet "$input" "$out/e_$bits.evtc" --float-precision "*=$bits"
+        target/release/evtc convert --force --quiet "$input" "$out/e_$bits.evtc" --float-precision "*=$bits"
     fi
     size=$(stat -c %s "$out/e_$bits.evtc")
     [ "$bits" = lossless ] && base=$size

@@ -161,7 +161,7 @@ class Runner:
         return out[out.index(b"\n") + 1:]
 
     def evtc_convert(self, src, out, codec):
-        args = [self.evtc, "convert", src, out, "--codec", str(codec), "--quiet"]
+        args = [self.evtc, "convert", src, out, "--codec", str(codec), "--quiet", "--force"]
         if self.threads:
             args += ["--threads", str(self.threads)]
         self.run(args)

@@ -14,16 +14,16 @@ cd "$(dirname "$0")/../.."
 cargo build --release -q -p evtc-cli
 work=$(mktemp -d target/skim-bench.XXXX)
 trap 'rm -rf "$work"' EXIT
-target/release/evtc convert target/root-bench/nano_200000_505.root "$work/nano.evtc" --quiet
+target/release/evtc convert --force target/root-bench/nano_200000_505.root "$work/nano.evtc" --quiet
 seq 0 10 199999 > "$work/tenth.txt"
-values=$(target/release/evtc convert "$work/nano.evtc" "$work/again.evtc" --threads 1 --json \
+values=$(target/release/evtc convert --force "$work/nano.evtc" "$work/again.evtc" --threads 1 --json \
     | python3 -c "import json,sys; print(json.load(sys.stdin)['value_bytes'])")
 echo "input: $(stat -c %s "$work/nano.evtc") bytes, $values bytes of values"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "== 10% of the entries, scattered, against a conversion"
 python3 benches/peers/paired.py -n 5 --prepare "rm -f $work/tenth.evtc $work/converted.evtc; sync" \
-    --vs "target/release/evtc convert $work/nano.evtc $work/converted.evtc --threads 1 --quiet" \
-    -- target/release/evtc skim "$work/nano.evtc" "$work/tenth.evtc" --entries "$work/tenth.txt" \
+    --vs "target/release/evtc convert --force $work/nano.evtc $work/converted.evtc --threads 1 --quiet" \
+    -- target/release/evtc skim --force "$work/nano.evtc" "$work/tenth.evtc" --entries "$work/tenth.txt" \
     --threads 1 --quiet
 echo "== a selection: --where against Python"
 cat > "$work/skim.py" <<PY
@@ -34,9 +34,9 @@ t.skim("$work/py.evtc", (a.nMuon >= 2) & (a.MET_pt > 50), threads=1)
 PY
 python3 benches/peers/paired.py -n 5 --prepare "rm -f $work/where.evtc $work/py.evtc; sync" \
     --vs ".venv/bin/python $work/skim.py" \
-    -- target/release/evtc skim "$work/nano.evtc" "$work/where.evtc" \
+    -- target/release/evtc skim --force "$work/nano.evtc" "$work/where.evtc" \
     --where "nMuon >= 2 && MET_pt > 50" --threads 1 --quiet
-target/release/evtc skim "$work/nano.evtc" "$work/where.evtc" \
+target/release/evtc skim --force "$work/nano.evtc" "$work/where.evtc" \
     --where "nMuon >= 2 && MET_pt > 50" --threads 1 --json
 cmp <(target/release/evtc dump "$work/where.evtc" --format json) \
     <(target/release/evtc dump "$work/py.evtc" --format json) && echo "the two skims hold the same entries"

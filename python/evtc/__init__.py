@@ -13,6 +13,8 @@
 - :func:`convert` converts ROOT or evtc files into evtc files, as ``evtc convert`` does;
   :func:`merge` merges files into one, as ``evtc merge`` (and ROOT's ``hadd``) does;
   :func:`skim` (and ``tree.skim``) keeps chosen entries and branches, as ``evtc skim`` does.
+- :func:`settings` lists the settings these take, under the names every door (the ``evtc``
+  command, Python, C) gives them.
 - :func:`advise` benches a file's branches and recommends settings, as ``evtc advise`` does.
 - :func:`dask` builds a lazy ``dask_awkward.Array`` over many files with column projection.
 
@@ -35,7 +37,7 @@ _os.environ.setdefault("MIMALLOC_ARENA_PURGE_MULT", "100")
 from . import _lib  # noqa: E402
 from ._dask import dask
 from .advising import advise
-from .converting import add_columns, convert, index, merge, skim
+from .converting import add_columns, convert, index, merge, settings, skim
 from .errors import (
     CorruptFileError,
     DuplicateEventError,
@@ -84,6 +86,7 @@ __all__ = [
     "iterate",
     "open",
     "recreate",
+    "settings",
     "update",
     "UpdatableFile",
     "UpdatableTree",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any
 
 from . import _lib
@@ -20,11 +21,12 @@ def advise(
     rac: bool = True,
     external: bool = False,
     float_tolerance: dict[str, float] | None = None,
-    trees: list[str] | None = None,
-    branches: list[str] | None = None,
+    tree: str | list[str] | None = None,
+    branches: str | list[str] | None = None,
     threads: int | None = None,
     apply: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
+    **renamed: Any,
 ) -> dict[str, Any]:
     """Benches a ROOT or evtc file's own branches under candidate settings and recommends
     per-branch settings for each goal (``size``, ``read``, ``balanced``, ``random``).
@@ -39,7 +41,8 @@ def advise(
         external: also measure the sampled bytes cut blindly into 4 KiB - 1 MiB blocks.
         float_tolerance: relative tolerances by branch glob (``{"Muon_*": 1e-4}``): reduced
             precision is tried, and may be recommended, only for these.
-        trees, branches: trees and branch globs to bench (default: all).
+        tree, branches: trees and branch globs to bench (default: all), as for
+            :func:`evtc.convert`.
         threads: threads for the trials (default: every core).
         apply: if given, convert the file with ``goal``'s recommended settings into this path.
         overwrite: let ``apply`` replace a file at its path (default: an existing one raises
@@ -55,6 +58,13 @@ def advise(
     Raises:
         ValueError for a bad goal, codec or glob; evtc.errors.OptionsError, FileError, ...
     """
+    for old, value in renamed.items():
+        if old != "trees":
+            raise TypeError(f"advise() got an unexpected keyword argument {old!r}")
+        warnings.warn("advise(): trees is now called tree", FutureWarning, stacklevel=2)
+        tree = value if tree is None else tree
+    trees = [tree] if isinstance(tree, str) else tree
+    branches = [branches] if isinstance(branches, str) else branches
     if goal not in _GOALS:
         raise ValueError(f"goal must be one of {', '.join(_GOALS)}, not {goal!r}")
     tolerance = dict(float_tolerance or {})

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from . import _lib
-from .converting import _branch_codecs, _rac
+from . import _lib, _settings
+from .converting import Rules
 
 _DTYPES = {
     "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
@@ -21,49 +20,60 @@ _DTYPES = {
 def recreate(
     path: str | os.PathLike[str],
     *,
-    codec: str = "zstd:5",
-    rac: bool | str = False,
-    branch_codecs: dict[str, str] | None = None,
-    branch_rac: dict[str, bool | str] | None = None,
-    basket_size: int | None = None,
-    rac_unit_bytes: int | None = None,
-    cluster_entries: int | None = None,
-    threads: int = 1,
+    codec: str | None = None,
+    branch_codec: Rules | None = None,
+    precondition: str | None = None,
+    branch_precondition: Rules | None = None,
+    rac: bool | str | None = None,
+    branch_rac: Rules | None = None,
+    rac_unit: int | str | None = None,
+    rac_dictionary: bool | None = None,
+    boundaries: str | None = None,
+    float_precision: Rules | None = None,
+    float_quantize: Rules | None = None,
+    cluster_size: int | str | None = None,
+    basket_size: int | str | None = None,
+    flush_at_cluster: bool | None = None,
+    sync: bool | None = None,
+    threads: int | None = None,
+    **renamed: Any,
 ) -> WritableFile:
-    """Starts a new evtc file at ``path`` (replacing any file there once it is closed).
+    """Starts a new evtc file at ``path`` (replacing any file there once it is closed, as the
+    name, and uproot's, says).
 
     The file is written to a temporary name and appears under ``path`` only when :meth:`close`
     succeeds (or the ``with`` block ends without an exception). Trees are written one after
     another: ``file["Events"] = {...}`` starts one, ``file["Events"].extend({...})`` adds entries.
 
-    Args:
-        codec: default codec (``"zstd:5"``, ``"lz4"``, ``"lzma:9"``, ...).
-        rac: random-access compression: ``True``/``"on"``, ``False``/``"off"`` or ``"auto"``.
-        branch_codecs: codec overrides by branch-name glob (``{"Muon_*": "lz4"}``; last match wins).
-        branch_rac: random-access compression by branch-name glob (``{"Jet_*": True}``; last
-            match wins), over ``rac``.
-        basket_size, rac_unit_bytes: sizes in bytes (defaults: the library's).
-        cluster_entries: entries per cluster (default: clusters by size, as ROOT's AutoFlush).
-        threads: threads that compress baskets.
+    The settings are those of :func:`evtc.convert` that apply to writing (``codec``,
+    ``branch_codec={"Muon_*": "lz4"}``, ``rac``, ``branch_rac``, ``cluster_size``, ...), each
+    ``None`` by default: the library's default.
     """
-    writer, codecs, racs = _writer(
-        path, codec, rac, branch_codecs, branch_rac, basket_size, rac_unit_bytes,
-        cluster_entries, threads, update=False,
-    )  # fmt: skip
-    return WritableFile(writer, os.fspath(path), codecs, racs)
+    args = {**locals(), "overwrite": True}
+    writer = _lib.Writer(os.fspath(path), _settings.pairs("writer", args, "recreate"))
+    return WritableFile(writer, os.fspath(path))
 
 
 def update(
     path: str | os.PathLike[str],
     *,
-    codec: str = "zstd:5",
-    rac: bool | str = False,
-    branch_codecs: dict[str, str] | None = None,
-    branch_rac: dict[str, bool | str] | None = None,
-    basket_size: int | None = None,
-    rac_unit_bytes: int | None = None,
-    cluster_entries: int | None = None,
-    threads: int = 1,
+    codec: str | None = None,
+    branch_codec: Rules | None = None,
+    precondition: str | None = None,
+    branch_precondition: Rules | None = None,
+    rac: bool | str | None = None,
+    branch_rac: Rules | None = None,
+    rac_unit: int | str | None = None,
+    rac_dictionary: bool | None = None,
+    boundaries: str | None = None,
+    float_precision: Rules | None = None,
+    float_quantize: Rules | None = None,
+    cluster_size: int | str | None = None,
+    basket_size: int | str | None = None,
+    flush_at_cluster: bool | None = None,
+    sync: bool | None = None,
+    threads: int | None = None,
+    **renamed: Any,
 ) -> UpdatableFile:
     """Opens the evtc file at ``path`` for update, in place::
 
@@ -76,49 +86,12 @@ def update(
     changes when :meth:`close` succeeds (or the ``with`` block ends without an exception); until
     then, and if the process dies, readers read it as it was. A second writer is refused while
     this one is open (:class:`evtc.errors.FileBusyError`). Entries appended to a tree are
-    written as its branches are; the options set how added columns and new trees are written
+    written as its branches are; the settings set how added columns and new trees are written
     (as for :func:`recreate`).
     """
-    writer, codecs, racs = _writer(
-        path, codec, rac, branch_codecs, branch_rac, basket_size, rac_unit_bytes,
-        cluster_entries, threads, update=True,
-    )  # fmt: skip
-    return UpdatableFile(writer, os.fspath(path), codecs, racs)
-
-
-def _writer(
-    path: str | os.PathLike[str],
-    codec: str,
-    rac: bool | str,
-    branch_codecs: dict[str, str] | None,
-    branch_rac: dict[str, bool | str] | None,
-    basket_size: int | None,
-    rac_unit_bytes: int | None,
-    cluster_entries: int | None,
-    threads: int,
-    update: bool,
-) -> tuple[Any, list[tuple[str, str]], list[tuple[str, str]]]:
-    """The native writer of :func:`recreate` and :func:`update`, and the per-branch rules."""
-    codecs = _branch_codecs(branch_codecs)
-    if branch_rac is None:
-        racs: list[tuple[str, str]] = []
-    elif isinstance(branch_rac, dict) and all(isinstance(k, str) for k in branch_rac):
-        racs = [(k, _rac(v)) for k, v in branch_rac.items()]
-    else:
-        raise TypeError("branch_rac must be a dict of branch-name glob -> True, False or 'auto'")
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be a positive int, not {threads!r}")
-    writer = _lib.Writer(
-        os.fspath(path),
-        codec=codec,
-        rac=_rac(rac),
-        rac_unit_bytes=rac_unit_bytes,
-        basket_size=basket_size,
-        cluster_entries=cluster_entries,
-        threads=threads,
-        update=update,
-    )
-    return writer, codecs, racs
+    settings = _settings.pairs("writer", locals(), "update")
+    writer = _lib.Writer(os.fspath(path), settings, update=True)
+    return UpdatableFile(writer, os.fspath(path))
 
 
 @dataclass
@@ -143,17 +116,9 @@ class _Column:
 class WritableFile:
     """A file being written (see :func:`recreate`)."""
 
-    def __init__(
-        self,
-        writer: Any,
-        path: str,
-        branch_codecs: list[tuple[str, str]],
-        branch_rac: list[tuple[str, str]] | None = None,
-    ) -> None:
+    def __init__(self, writer: Any, path: str) -> None:
         self._writer = writer
         self.file_path = path
-        self._branch_codecs = branch_codecs
-        self._branch_rac = branch_rac or []
         self._tree: WritableTree | None = None
         self._finished: list[str] = []
 
@@ -176,19 +141,10 @@ class WritableFile:
         self._tree = WritableTree(self, name, [(c.name, c.kind, c.dtype, c.length) for c in columns])
         self._tree._fill(columns)
 
-    def _specs(self, columns: list[_Column]) -> list[tuple[Any, ...]]:
-        """The native writer's branch specs of ``columns``, with the per-branch rules."""
-        specs = []
-        for c in columns:
-            codec = rac = None
-            for pattern, spec in self._branch_codecs:
-                if fnmatch.fnmatchcase(c.name, pattern):
-                    codec = spec
-            for pattern, mode in self._branch_rac:
-                if fnmatch.fnmatchcase(c.name, pattern):
-                    rac = mode
-            specs.append((c.name, c.kind, c.dtype, c.length, c.counter, codec, rac))
-        return specs
+    @staticmethod
+    def _specs(columns: list[_Column]) -> list[tuple[Any, ...]]:
+        """The native writer's branch specs of ``columns`` (it applies the per-branch rules)."""
+        return [(c.name, c.kind, c.dtype, c.length, c.counter) for c in columns]
 
     def __getitem__(self, name: str) -> WritableTree:
         if self._tree is not None and self._tree.name == name:
@@ -256,14 +212,8 @@ class UpdatableFile(WritableFile):
     """A file opened for update (see :func:`update`): ``file[name]`` is one of its trees
     (:class:`UpdatableTree`), ``file[name] = {...}`` adds a tree."""
 
-    def __init__(
-        self,
-        writer: Any,
-        path: str,
-        branch_codecs: list[tuple[str, str]],
-        branch_rac: list[tuple[str, str]] | None = None,
-    ) -> None:
-        super().__init__(writer, path, branch_codecs, branch_rac)
+    def __init__(self, writer: Any, path: str) -> None:
+        super().__init__(writer, path)
         self._trees: dict[str, UpdatableTree] = {}
         # What the native writer has open: ("new", name), ("extend", name) or ("add", name).
         self._open: tuple[str, str] | None = None

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use evtc_convert::ConvertOptions;
+use evtc_convert::Settings;
 use evtc_convert::advise::{AdviseOptions, Goal, advise as run};
 use pyo3::prelude::*;
 
@@ -61,12 +61,10 @@ pub(crate) fn advise(
             let advice = run(&path, &options, &|_, _| {})?;
             let applied = match &apply {
                 Some(out) => {
-                    let base = ConvertOptions {
+                    let base = Settings {
                         threads: options.threads,
-                        write: evtc_format::WriteOptions::default()
-                            .threads(options.threads)
-                            .overwrite(overwrite),
-                        ..ConvertOptions::default()
+                        overwrite,
+                        ..Settings::default()
                     };
                     Some(
                         advice

@@ -3,11 +3,8 @@
 use std::path::PathBuf;
 
 use evtc_codecs::Codec;
-use evtc_convert::{BranchSettings, ConvertOptions, Glob};
-use evtc_format::{
-    BranchSpec, ClusterSize, DataType, FileWriter, OwnedTreeWriter, RacMode, ScalarType,
-    WriteOptions,
-};
+use evtc_convert::{Glob, Jobs, Settings};
+use evtc_format::{DataType, FileWriter, OwnedTreeWriter, ScalarType};
 use numpy::PyReadonlyArray1;
 
 use crate::read::numpy_name;
@@ -38,9 +35,45 @@ pub(crate) fn codec(spec: &str) -> PyResult<Codec> {
         .map_err(|e| errors::value(format!("codec {spec:?}: {e}")))
 }
 
-fn rac_mode(spec: &str) -> PyResult<RacMode> {
-    spec.parse::<RacMode>()
-        .map_err(|e| errors::value(format!("rac {spec:?}: {e}")))
+/// The settings of `job` from `(name, value)` pairs, as `evtc.convert` and the others spell
+/// them: the library's one parser, a setting the job does not take refused.
+pub(crate) fn settings(job: Jobs, pairs: &[(String, String)]) -> PyResult<Settings> {
+    let mut settings = Settings::default();
+    for (name, value) in pairs {
+        settings
+            .set_for(job, &format!("{name}={value}"))
+            .map_err(errors::value)?;
+    }
+    Ok(settings)
+}
+
+/// The settings every job takes, as dicts of `name`, `aliases`, `shape` (`switch`, `value`,
+/// `list`, `rule`), `placeholder`, `example`, `help`, `jobs` (names), `default` (text or
+/// `None`) and `flag` (the command line's option).
+#[pyfunction]
+pub(crate) fn settings_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
+    evtc_convert::SETTINGS
+        .iter()
+        .map(|s| {
+            let d = pyo3::types::PyDict::new(py);
+            d.set_item("name", s.name)?;
+            d.set_item("aliases", s.aliases.to_vec())?;
+            let shape = match s.shape {
+                evtc_convert::Shape::Switch => "switch",
+                evtc_convert::Shape::Value => "value",
+                evtc_convert::Shape::List => "list",
+                evtc_convert::Shape::Rule => "rule",
+            };
+            d.set_item("shape", shape)?;
+            d.set_item("placeholder", s.placeholder)?;
+            d.set_item("example", s.example)?;
+            d.set_item("help", s.help)?;
+            d.set_item("jobs", s.jobs.names().collect::<Vec<_>>())?;
+            d.set_item("default", s.default_value())?;
+            d.set_item("flag", format!("--{}", s.long()))?;
+            Ok(d)
+        })
+        .collect()
 }
 
 pub(crate) fn glob(pattern: &str) -> PyResult<Glob> {
@@ -65,6 +98,8 @@ struct Inner {
     state: State,
     /// The open tree's branch element types, in branch order.
     types: Vec<DataType>,
+    /// The settings, whose per-branch rules apply to each tree's branches.
+    settings: Settings,
 }
 
 impl Writer {
@@ -103,35 +138,13 @@ impl Inner {
 
 #[pymethods]
 impl Writer {
-    /// Starts writing `path` with a default codec, RAC mode (`off`, `on`, `auto`) and sizes.
+    /// Starts writing `path` with the writer's settings (`(name, value)` pairs; `evtc.recreate`
+    /// adds `overwrite`), or, with `update`, opens it for an update in place.
     #[new]
-    #[pyo3(signature = (path, codec="zstd:5", rac="off", rac_unit_bytes=None, basket_size=None, cluster_entries=None, threads=1, update=false))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        path: PathBuf,
-        codec: &str,
-        rac: &str,
-        rac_unit_bytes: Option<usize>,
-        basket_size: Option<usize>,
-        cluster_entries: Option<u64>,
-        threads: usize,
-        update: bool,
-    ) -> PyResult<Writer> {
-        // `recreate` replaces a file at its path, as its name (and uproot's) says.
-        let mut options = WriteOptions::default()
-            .overwrite(true)
-            .codec(self::codec(codec)?)
-            .rac(rac_mode(rac)?)
-            .threads(threads.max(1));
-        if let Some(bytes) = rac_unit_bytes {
-            options = options.rac_unit_bytes(bytes);
-        }
-        if let Some(bytes) = basket_size {
-            options = options.basket_size(bytes);
-        }
-        if let Some(entries) = cluster_entries {
-            options = options.cluster_size(ClusterSize::Entries(entries.max(1)));
-        }
+    #[pyo3(signature = (path, settings, update=false))]
+    fn new(path: PathBuf, settings: Vec<(String, String)>, update: bool) -> PyResult<Writer> {
+        let settings = self::settings(Jobs::WRITER, &settings)?;
+        let options = settings.write_options();
         let file = if update {
             FileWriter::append(&path, options)
         } else {
@@ -142,29 +155,22 @@ impl Writer {
             inner: Mutex::new(Inner {
                 state: State::Open(file),
                 types: Vec::new(),
+                settings,
             }),
         })
     }
 
     /// Finishes the open tree (if any) and starts tree `name`, or with `add`, adds branches to
     /// the file's tree `name` (a writer made with `update`). Each branch is
-    /// `(name, kind, dtype, length, counter, codec, rac)`, kind one of `scalar`, `fixed`, `jagged`,
-    /// `bytes`, `string`.
+    /// `(name, kind, dtype, length, counter)`, kind one of `scalar`, `fixed`, `jagged`,
+    /// `bytes`, `string`; the settings' per-branch rules that match it apply.
     #[allow(clippy::type_complexity)]
     #[pyo3(signature = (name, branches, add=false))]
     fn tree(
         &self,
         py: Python<'_>,
         name: &str,
-        branches: Vec<(
-            String,
-            String,
-            String,
-            u32,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-        )>,
+        branches: Vec<(String, String, String, u32, Option<String>)>,
         add: bool,
     ) -> PyResult<()> {
         let mut inner = self.lock()?;
@@ -172,7 +178,7 @@ impl Writer {
         this.finish_tree(py)?;
         let mut specs = Vec::with_capacity(branches.len());
         let mut types = Vec::with_capacity(branches.len());
-        for (branch, kind, dtype, length, counter, codec, rac) in branches {
+        for (branch, kind, dtype, length, counter) in branches {
             let t = scalar_type(&dtype)?;
             let dtype = match kind.as_str() {
                 "scalar" => DataType::Scalar(t),
@@ -182,17 +188,10 @@ impl Writer {
                 "string" => DataType::Utf8,
                 other => return Err(errors::value(format!("no branch kind {other:?}"))),
             };
-            let mut spec = BranchSpec::new(branch, dtype);
-            if let Some(counter) = counter {
-                spec = spec.counter(counter);
-            }
-            if let Some(c) = codec {
-                spec = spec.codec(self::codec(&c)?);
-            }
-            if let Some(r) = rac {
-                spec = spec.rac(rac_mode(&r)?);
-            }
-            specs.push(spec);
+            specs.push(
+                this.settings
+                    .branch_spec(&branch, dtype, counter.as_ref(), &[]),
+            );
             types.push(dtype);
         }
         let file = match std::mem::replace(&mut this.state, State::Done) {
@@ -369,30 +368,19 @@ impl Writer {
 }
 
 /// Converts a ROOT or evtc file into a new evtc file (`evtc-convert`); returns the summary as
-/// JSON, as `evtc convert --json` prints it. Every option is spelled as the command line spells
-/// it (`codec="zstd:5"`, `autoflush="30MB"`); `branch_settings` are `(glob, kind, value)` rules
-/// (kinds: `evtc_convert::BranchSettings::KINDS`).
+/// JSON, as `evtc convert --json` prints it. `settings` are `(name, value)` pairs of the
+/// library's settings, spelled as text (`("cluster_size", "30MB")`, `("branch_codec",
+/// "Muon_*=lz4")`).
 #[pyfunction]
-#[pyo3(signature = (input, output, settings, trees=Vec::new(), branches=Vec::new(), skip_unsupported=false, index=None, append=false))]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn convert(
     py: Python<'_>,
     input: PathBuf,
     output: PathBuf,
-    settings: Settings,
-    trees: Vec<String>,
-    branches: Vec<String>,
-    skip_unsupported: bool,
-    index: Option<(String, String)>,
-    append: bool,
+    settings: Vec<(String, String)>,
 ) -> PyResult<String> {
-    let options = convert_options(settings, skip_unsupported)?
-        .trees(trees)
-        .branches(branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?)
-        .index(index)
-        .append(append);
+    let settings = self::settings(Jobs::CONVERT, &settings)?;
     let summary = py
-        .detach(|| evtc_convert::convert(&input, &output, &options, &mut |_| {}))
+        .detach(|| evtc_convert::convert(&input, &output, &settings, &mut |_| {}))
         .map_err(errors::convert)?;
     serde_json::to_string(&summary).map_err(errors::value)
 }
@@ -401,49 +389,39 @@ pub(crate) fn convert(
 /// (`evtc_convert::add_columns`); returns the report as JSON, as `evtc add-columns --json`
 /// prints it.
 #[pyfunction]
-#[pyo3(signature = (file, from, settings, tree=None, branches=Vec::new()))]
 pub(crate) fn add_columns(
     py: Python<'_>,
     file: PathBuf,
     from: PathBuf,
-    settings: Settings,
-    tree: Option<String>,
-    branches: Vec<String>,
+    settings: Vec<(String, String)>,
 ) -> PyResult<String> {
-    let options = evtc_convert::AddColumnsOptions {
-        tree,
-        branches: branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?,
-        convert: convert_options(settings, false)?,
-    };
+    let settings = self::settings(Jobs::ADD_COLUMNS, &settings)?;
     let report = py
-        .detach(|| evtc_convert::add_columns(&file, &from, &options, &mut |_, _| {}))
+        .detach(|| evtc_convert::add_columns(&file, &from, &settings, &mut |_, _| {}))
         .map_err(errors::convert)?;
     serde_json::to_string(&report).map_err(errors::value)
 }
 
 /// Merges evtc (and ROOT) files into a new evtc file (`evtc_convert::merge`); returns the report
 /// as JSON, as `evtc merge --json` prints it. `schemas` is `same`, `union` or `intersect`; the
-/// writing options are spelled as for [`convert`] and matter for ROOT inputs and, with
-/// `recompress`, for every branch.
+/// settings are spelled as for [`convert`] and matter for ROOT inputs and, with `recompress`,
+/// for every branch.
 #[pyfunction]
-#[pyo3(signature = (output, inputs, settings, schemas="same", recompress=false, skip_unsupported=false))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (output, inputs, settings, schemas="same", recompress=false))]
 pub(crate) fn merge(
     py: Python<'_>,
     output: PathBuf,
     inputs: Vec<String>,
-    settings: Settings,
+    settings: Vec<(String, String)>,
     schemas: &str,
     recompress: bool,
-    skip_unsupported: bool,
 ) -> PyResult<String> {
-    let convert = convert_options(settings, skip_unsupported)?;
     let options = evtc_convert::MergeOptions {
         schemas: schemas
             .parse()
             .map_err(|e| errors::value(format!("schemas {schemas:?}: {e}")))?,
         recompress,
-        convert,
+        settings: self::settings(Jobs::MERGE, &settings)?,
     };
     let inputs = evtc_convert::expand_inputs(&inputs).map_err(errors::convert)?;
     let report = py
@@ -452,98 +430,21 @@ pub(crate) fn merge(
     serde_json::to_string(&report).map_err(errors::value)
 }
 
-/// The writing options that `convert`, `merge` and `skim` share, as the command line spells
-/// them: a dict with every key (the Python package's `_settings` makes it).
-#[derive(FromPyObject)]
-#[pyo3(from_item_all)]
-pub(crate) struct Settings {
-    codec: String,
-    rac: String,
-    branch_settings: Vec<(String, String, String)>,
-    precondition: String,
-    boundaries: String,
-    basket_size: Option<usize>,
-    rac_unit_bytes: Option<usize>,
-    rac_dictionary: bool,
-    autoflush: Option<String>,
-    flush_at_cluster: bool,
-    max_basket_bytes: Option<u64>,
-    threads: usize,
-    overwrite: bool,
-}
-
-/// The conversion options of `settings`, parsed once here for both front ends.
-fn convert_options(settings: Settings, skip_unsupported: bool) -> PyResult<ConvertOptions> {
-    let named =
-        |name: &str, value: &str, e: String| errors::value(format!("{name} {value:?}: {e}"));
-    let Settings {
-        codec,
-        rac,
-        branch_settings,
-        precondition,
-        boundaries,
-        basket_size,
-        rac_unit_bytes,
-        rac_dictionary,
-        autoflush,
-        flush_at_cluster,
-        max_basket_bytes,
-        threads,
-        overwrite,
-    } = settings;
-    let mut options = ConvertOptions::default()
-        .codec(self::codec(&codec)?)
-        .rac(rac_mode(&rac)?)
-        .rac_dictionary(rac_dictionary)
-        .flush_at_cluster(flush_at_cluster)
-        .threads(threads)
-        .precondition(
-            precondition
-                .parse()
-                .map_err(|e| named("precondition", &precondition, e))?,
-        )
-        .boundaries(
-            boundaries
-                .parse()
-                .map_err(|e| named("boundaries", &boundaries, e))?,
-        )
-        .skip_unsupported(skip_unsupported)
-        .max_basket_bytes(max_basket_bytes)
-        .overwrite(overwrite);
-    if let Some(bytes) = basket_size {
-        options = options.basket_size(bytes);
-    }
-    if let Some(bytes) = rac_unit_bytes {
-        options = options.rac_unit_bytes(bytes);
-    }
-    if let Some(spec) = autoflush {
-        let size: ClusterSize = spec.parse().map_err(|e| named("autoflush", &spec, e))?;
-        options = options.cluster_size(size);
-    }
-    for (pattern, kind, value) in branch_settings {
-        let settings = BranchSettings::parse(&kind, &value).map_err(errors::value)?;
-        options = options.branch_rule(glob(&pattern)?, settings);
-    }
-    Ok(options)
-}
-
 /// Skims a tree of an evtc file into a new evtc file (`evtc_convert::skim`); returns the report
 /// as JSON, as `evtc skim --json` prints it. At most one of `entries` (entry numbers), `mask`
-/// (one flag per entry) and `selection` (an expression) chooses the entries; `branches` are
-/// globs; the writing options are spelled as for [`convert`] and matter with `recompress`.
+/// (one flag per entry) and `selection` (an expression) chooses the entries; the settings are
+/// spelled as for [`convert`] (the tree, the branches; the codecs matter with `recompress`).
 #[pyfunction]
-#[pyo3(signature = (input, output, settings, tree=None, entries=None, mask=None, selection=None, branches=Vec::new(), recompress=false))]
+#[pyo3(signature = (input, output, settings, entries=None, mask=None, selection=None, recompress=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn skim(
     py: Python<'_>,
     input: PathBuf,
     output: PathBuf,
-    settings: Settings,
-    tree: Option<String>,
+    settings: Vec<(String, String)>,
     entries: Option<PyReadonlyArray1<'_, u64>>,
     mask: Option<PyReadonlyArray1<'_, bool>>,
     selection: Option<&str>,
-    branches: Vec<String>,
     recompress: bool,
 ) -> PyResult<String> {
     use evtc_convert::Entries;
@@ -561,13 +462,10 @@ pub(crate) fn skim(
             ));
         }
     };
-    let convert = convert_options(settings, false)?;
     let options = evtc_convert::SkimOptions {
-        tree,
         entries: chosen,
-        branches: branches.iter().map(|g| glob(g)).collect::<PyResult<_>>()?,
         recompress,
-        convert,
+        settings: self::settings(Jobs::SKIM, &settings)?,
     };
     let report = py
         .detach(|| evtc_convert::skim(&input, &output, &options, &mut |_| {}))

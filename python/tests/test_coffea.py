@@ -66,7 +66,7 @@ def test_dask_mode_equals_coffeas_over_root_and_reads_only_what_is_used(nano_roo
 
     # Four clusters of 5,000 entries, so that each file gives several partitions.
     path = tmp_path / "nano.evtc"
-    evtc.convert(nano_root, path, autoflush=5000)
+    evtc.convert(nano_root, path, cluster_size=5000)
     ours = _events(lambda: events([path, path], mode="dask", step_size=5000))
     assert ours.npartitions == 8
     theirs = _events(

@@ -21,7 +21,7 @@ def files(tmp_path_factory, nano_root):
     arrays = base.arrays()
     for i in range(3):
         path = tmp_path_factory.mktemp("dask") / f"nano_{i}.evtc"
-        with evtc.recreate(path, cluster_entries=4_000) as f:
+        with evtc.recreate(path, cluster_size=4_000) as f:
             f["Events"] = {name: arrays[name] for name in arrays.fields}
         out.append(str(path))
     return out

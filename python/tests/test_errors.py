@@ -86,7 +86,7 @@ def test_damaged_files_raise_evtc_errors_never_crash(tmp_path):
     import awkward as ak
 
     path = tmp_path / "small.evtc"
-    with evtc.recreate(path, rac=True, cluster_entries=50) as f:
+    with evtc.recreate(path, rac=True, cluster_size=50) as f:
         f["T"] = {
             "n": np.arange(200, dtype=np.int32) % 4,
             "x": ak.unflatten(np.arange(300, dtype=np.float32), np.arange(200) % 4),

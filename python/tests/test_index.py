@@ -89,5 +89,9 @@ def test_convert_keeps_a_root_tree_index_and_makes_one_asked_for(tmp_path):
     assert evtc.open(asked)["Events"].event_index == ("luminosityBlock", "event")
     with pytest.raises(evtc.SchemaError, match="not an integer scalar"):
         evtc.convert(NANO_ROOT, tmp_path / "bad.evtc", index=("run", "MET_pt"))
-    with pytest.raises(TypeError, match="two branch names"):
-        evtc.convert(NANO_ROOT, tmp_path / "bad.evtc", index="run,event")
+    # The command line's spelling is taken too; one key is not an index.
+    spelled = tmp_path / "spelled.evtc"
+    evtc.convert(NANO_ROOT, spelled, index="luminosityBlock,event")
+    assert evtc.open(spelled)["Events"].event_index == ("luminosityBlock", "event")
+    with pytest.raises(ValueError, match="two branch names"):
+        evtc.convert(NANO_ROOT, tmp_path / "bad.evtc", index="run")

@@ -27,7 +27,7 @@ def _batch(first: int, n: int) -> dict:
 
 
 def _write(path, n=1000, **options):
-    with evtc.recreate(path, cluster_entries=250, **options) as f:
+    with evtc.recreate(path, cluster_size=250, **options) as f:
         f["Events"] = _batch(0, n)
 
 

@@ -37,7 +37,7 @@ def test_round_trip_every_type(tmp_path, codec, rac):
     data["text"] = ak.Array([f"event {i} é" * (i % 3) for i in range(n)])
     data["raw"] = ak.Array([bytes([i % 256]) * (i % 4) for i in range(n)])
     path = tmp_path / "types.evtc"
-    with evtc.recreate(path, codec=codec, rac=rac, cluster_entries=1_000) as f:
+    with evtc.recreate(path, codec=codec, rac=rac, cluster_size=1_000) as f:
         first = {k: v[: n // 2] for k, v in data.items()}
         rest = {k: v[n // 2 :] for k, v in data.items()}
         f["T"] = first
@@ -80,7 +80,7 @@ def test_explicit_counter_must_match(tmp_path):
 def test_per_branch_codecs(tmp_path):
     path = tmp_path / "codecs.evtc"
     x = np.arange(10_000, dtype=np.float32)
-    with evtc.recreate(path, codec="zstd:5", branch_codecs={"Muon_*": "lz4", "Muon_eta": "lzma:3"}) as f:
+    with evtc.recreate(path, codec="zstd:5", branch_codec={"Muon_*": "lz4", "Muon_eta": "lzma:3"}) as f:
         f["T"] = {"Muon_pt": x, "Muon_eta": x, "Jet_pt": x}
     tree = evtc.open(path)["T"]
     assert [tree[n].info.codec for n in ("Muon_pt", "Muon_eta", "Jet_pt")] == ["lz4", "lzma:3", "zstd:5"]
@@ -186,7 +186,7 @@ def test_convert_per_branch_settings_and_lossy_precision(tmp_path):
         f["Events"] = {"Muon": ak.zip({"pt": ak.unflatten(pt, counts)}), "eta": eta,
                        "n": np.arange(n, dtype=np.uint32)}
     out = tmp_path / "out.evtc"
-    evtc.convert(src, out, branch_codecs={"n": "lz4"}, branch_preconditions={"n": "delta"},
+    evtc.convert(src, out, branch_codec={"n": "lz4"}, branch_precondition={"n": "delta"},
                  branch_rac={"eta": True}, float_precision={"Muon_*": 10},
                  float_quantize={"eta": (-2.5, 2.5, 12)}, threads=1)
     with evtc.open(out) as f:
@@ -201,8 +201,10 @@ def test_convert_per_branch_settings_and_lossy_precision(tmp_path):
         evtc.convert(src, tmp_path / "bad.evtc", float_quantize={"eta": (-1, 1, 12)})
     with pytest.raises(ValueError, match="quantize"):
         evtc.convert(src, tmp_path / "bad.evtc", float_quantize={"eta": (1, -1, 12)})
-    with pytest.raises(TypeError, match="float_precision"):
+    with pytest.raises(ValueError, match="float_precision"):
         evtc.convert(src, tmp_path / "bad.evtc", float_precision={"eta": "ten"})
+    with pytest.raises(TypeError, match="float_precision"):
+        evtc.convert(src, tmp_path / "bad.evtc", float_precision={"eta": object()})
 
 
 def test_convert_with_bitplanes_reads_back(tmp_path):

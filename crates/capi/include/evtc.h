@@ -116,24 +116,6 @@ typedef struct EvtcBranchInfo {
   uint64_t stored_bytes;
 } EvtcBranchInfo;
 
-// How [`evtc_writer_create`] writes (fill it with [`evtc_write_options_default`] first).
-typedef struct EvtcWriteOptions {
-  // The codec of every branch, as `evtc convert --codec` spells it (`"zstd:5"`, `"lz4"`,
-  // `"lzma:9"`, `"505"`); null: `"zstd:5"`.
-  const char *codec;
-  // Random-access compression: 0 off, 1 on, 2 auto.
-  int32_t rac;
-  // Target uncompressed bytes per basket (0: the library's default).
-  uint64_t basket_size;
-  // Entries per cluster (0: clusters by size, as ROOT's AutoFlush).
-  uint64_t cluster_entries;
-  // Threads that compress baskets (0 or 1: the calling thread).
-  uint32_t threads;
-  // Nonzero: replace a file already at the path. Zero (the default): such a file is an error
-  // (`EVTC_STATUS_ERROR_EXISTS`) and stays as it is.
-  int32_t overwrite;
-} EvtcWriteOptions;
-
 // A branch of a tree to write ([`evtc_writer_tree`]).
 typedef struct EvtcBranchSpec {
   // Its name.
@@ -301,24 +283,25 @@ enum EvtcStatus evtc_read_entry(const struct EvtcFile *file,
                                 uint64_t capacity,
                                 uint64_t *written);
 
-// The default options: zstd:5, no RAC, the library's basket size, clusters by size, one
-// thread, an existing file not replaced.
-//
-// # Safety
-// `options` is null or writable.
-void evtc_write_options_default(struct EvtcWriteOptions *options);
-
 // Starts writing the evtc file `path` (through an unnamed file in its directory, named only by
-// [`evtc_writer_close`]). `options` null: the defaults. On success `*out` is the new writer.
+// [`evtc_writer_close`]). `settings` is a null-terminated array of `name=value` strings, the
+// settings `evtc convert` takes as options and Python's `evtc.recreate` as keywords, under the
+// same names (`"codec=lz4"`, `"rac=on"`, `"cluster_size=1000"`, `"branch_codec=Muon_*=zstd:9"`,
+// `"overwrite=true"`; docs/c-cpp.md lists them), or null for the defaults: zstd:5, no RAC,
+// clusters of 32 MiB, every core compressing, an existing file not replaced
+// (`EVTC_STATUS_ERROR_EXISTS`). A setting it does not know or take, or a value it does not
+// parse, is `EVTC_STATUS_ERROR_ARGUMENT` naming it. On success `*out` is the new writer.
 //
 // # Safety
-// `path` is a NUL-terminated string; `options` null or valid; `out` writable.
+// `path` is a NUL-terminated string; `settings` null or a null-terminated array of
+// NUL-terminated strings; `out` writable.
 enum EvtcStatus evtc_writer_create(const char *path,
-                                   const struct EvtcWriteOptions *options,
+                                   const char *const *settings,
                                    struct EvtcWriter **out);
 
 // Finishes the tree being written (if any) and starts tree `name` with the `count` branches
-// of `branches`.
+// of `branches`; the writer's per-branch settings (`branch_codec`, `branch_rac`, ...) that
+// match a branch's name apply to it.
 //
 // # Safety
 // `writer` is null or an open writer; `name` a NUL-terminated string; `branches` points to

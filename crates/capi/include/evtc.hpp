@@ -255,15 +255,13 @@ struct BranchSpec {
 /// a writer not closed abandons it: nothing appears).
 class Writer {
  public:
-  /// Starts `path`; `codec` as `evtc convert --codec` spells it; rac 0 off, 1 on, 2 auto.
-  explicit Writer(const std::string& path, const std::string& codec = "zstd:5", int rac = 0,
-                  std::uint32_t threads = 1) {
-    EvtcWriteOptions o;
-    evtc_write_options_default(&o);
-    o.codec = codec.c_str();
-    o.rac = rac;
-    o.threads = threads;
-    detail::check(evtc_writer_create(path.c_str(), &o, &writer_));
+  /// Starts `path` with `settings`, `name=value` strings as evtc_writer_create takes them
+  /// (`{"codec=zstd:3", "threads=2", "branch_codec=Muon_*=lz4"}`; none: the defaults).
+  explicit Writer(const std::string& path, const std::vector<std::string>& settings = {}) {
+    std::vector<const char*> pairs;
+    for (const auto& s : settings) pairs.push_back(s.c_str());
+    pairs.push_back(nullptr);
+    detail::check(evtc_writer_create(path.c_str(), pairs.data(), &writer_));
   }
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;

@@ -2,10 +2,8 @@
 
 use std::ffi::{CString, c_char, c_void};
 
-use evtc_codecs::Codec;
-use evtc_format::{
-    BranchSpec, ClusterSize, DataType, FileWriter, OwnedTreeWriter, RacMode, Scalar, WriteOptions,
-};
+use evtc_convert::{Jobs, Settings};
+use evtc_format::{DataType, FileWriter, OwnedTreeWriter, Scalar};
 
 use crate::{EvtcKind, EvtcScalar, EvtcStatus, Failure, Outcome, put, run, str_arg};
 
@@ -18,6 +16,8 @@ pub struct EvtcWriter {
     state: State,
     /// The open tree's branches' types, in order.
     types: Vec<DataType>,
+    /// The settings, whose per-branch rules apply to each tree's branches.
+    settings: Settings,
     error: CString,
 }
 
@@ -31,26 +31,6 @@ enum State {
     Open(FileWriter),
     Tree(OwnedTreeWriter),
     Done,
-}
-
-/// How [`evtc_writer_create`] writes (fill it with [`evtc_write_options_default`] first).
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct EvtcWriteOptions {
-    /// The codec of every branch, as `evtc convert --codec` spells it (`"zstd:5"`, `"lz4"`,
-    /// `"lzma:9"`, `"505"`); null: `"zstd:5"`.
-    pub codec: *const c_char,
-    /// Random-access compression: 0 off, 1 on, 2 auto.
-    pub rac: i32,
-    /// Target uncompressed bytes per basket (0: the library's default).
-    pub basket_size: u64,
-    /// Entries per cluster (0: clusters by size, as ROOT's AutoFlush).
-    pub cluster_entries: u64,
-    /// Threads that compress baskets (0 or 1: the calling thread).
-    pub threads: u32,
-    /// Nonzero: replace a file already at the path. Zero (the default): such a file is an error
-    /// (`EVTC_STATUS_ERROR_EXISTS`) and stays as it is.
-    pub overwrite: i32,
 }
 
 /// A branch of a tree to write ([`evtc_writer_tree`]).
@@ -70,71 +50,46 @@ pub struct EvtcBranchSpec {
     pub counter: *const c_char,
 }
 
-/// The default options: zstd:5, no RAC, the library's basket size, clusters by size, one
-/// thread, an existing file not replaced.
+/// The settings of a writer from a null-terminated array of `name=value` strings (null: the
+/// defaults), each through the library's one parser.
 ///
 /// # Safety
-/// `options` is null or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn evtc_write_options_default(options: *mut EvtcWriteOptions) {
-    if !options.is_null() {
-        // SAFETY: not null, writable by contract.
-        unsafe {
-            options.write(EvtcWriteOptions {
-                codec: std::ptr::null(),
-                rac: 0,
-                basket_size: 0,
-                cluster_entries: 0,
-                threads: 1,
-                overwrite: 0,
-            });
-        }
-    }
-}
-
-fn write_options(options: Option<&EvtcWriteOptions>) -> Outcome<WriteOptions> {
-    let mut out = WriteOptions::default();
-    let Some(o) = options else {
+/// `settings` is null or a null-terminated array of NUL-terminated strings.
+unsafe fn settings_arg(settings: *const *const c_char) -> Outcome<Settings> {
+    let mut out = Settings::default();
+    if settings.is_null() {
         return Ok(out);
-    };
-    if !o.codec.is_null() {
-        // SAFETY: a NUL-terminated string by the caller's contract.
-        let spec = unsafe { str_arg(o.codec, "options.codec") }?;
-        let codec: Codec = spec
-            .parse()
-            .map_err(|e| Failure::argument(format!("codec {spec:?}: {e}")))?;
-        out = out.codec(codec);
     }
-    out = out.rac(match o.rac {
-        0 => RacMode::Off,
-        1 => RacMode::On,
-        2 => RacMode::Auto,
-        other => {
-            return Err(Failure::argument(format!(
-                "options.rac is {other}; 0 (off), 1 (on) or 2 (auto)"
-            )));
+    for i in 0.. {
+        // SAFETY: null-terminated array by contract: every element up to the null is readable.
+        let item = unsafe { *settings.add(i) };
+        if item.is_null() {
+            break;
         }
-    });
-    if o.basket_size > 0 {
-        out = out.basket_size(usize::try_from(o.basket_size).unwrap_or(usize::MAX));
+        // SAFETY: NUL-terminated by contract.
+        let pair = unsafe { str_arg(item, &format!("settings[{i}]")) }?;
+        out.set_for(Jobs::WRITER, pair)
+            .map_err(|e| Failure::argument(format!("settings[{i}]: {e}")))?;
     }
-    if o.cluster_entries > 0 {
-        out = out.cluster_size(ClusterSize::Entries(o.cluster_entries));
-    }
-    Ok(out
-        .threads(o.threads.max(1) as usize)
-        .overwrite(o.overwrite != 0))
+    Ok(out)
 }
 
 /// Starts writing the evtc file `path` (through an unnamed file in its directory, named only by
-/// [`evtc_writer_close`]). `options` null: the defaults. On success `*out` is the new writer.
+/// [`evtc_writer_close`]). `settings` is a null-terminated array of `name=value` strings, the
+/// settings `evtc convert` takes as options and Python's `evtc.recreate` as keywords, under the
+/// same names (`"codec=lz4"`, `"rac=on"`, `"cluster_size=1000"`, `"branch_codec=Muon_*=zstd:9"`,
+/// `"overwrite=true"`; docs/c-cpp.md lists them), or null for the defaults: zstd:5, no RAC,
+/// clusters of 32 MiB, every core compressing, an existing file not replaced
+/// (`EVTC_STATUS_ERROR_EXISTS`). A setting it does not know or take, or a value it does not
+/// parse, is `EVTC_STATUS_ERROR_ARGUMENT` naming it. On success `*out` is the new writer.
 ///
 /// # Safety
-/// `path` is a NUL-terminated string; `options` null or valid; `out` writable.
+/// `path` is a NUL-terminated string; `settings` null or a null-terminated array of
+/// NUL-terminated strings; `out` writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn evtc_writer_create(
     path: *const c_char,
-    options: *const EvtcWriteOptions,
+    settings: *const *const c_char,
     out: *mut *mut EvtcWriter,
 ) -> EvtcStatus {
     run(
@@ -142,15 +97,16 @@ pub unsafe extern "C" fn evtc_writer_create(
         || {
             // SAFETY: as the function's contract says.
             let path = unsafe { str_arg(path, "path") }?;
-            // SAFETY: null or valid by contract.
-            let options = write_options(unsafe { options.as_ref() })?;
+            // SAFETY: null or a null-terminated array by contract.
+            let settings = unsafe { settings_arg(settings) }?;
             if out.is_null() {
                 return Err(Failure::argument("out is a null pointer"));
             }
-            let file = FileWriter::create(path, options)?;
+            let file = FileWriter::create(path, settings.write_options())?;
             let writer = Box::into_raw(Box::new(EvtcWriter {
                 state: State::Open(file),
                 types: Vec::new(),
+                settings,
                 error: CString::default(),
             }));
             // SAFETY: checked not null, writable by contract.
@@ -208,7 +164,8 @@ impl EvtcWriter {
 }
 
 /// Finishes the tree being written (if any) and starts tree `name` with the `count` branches
-/// of `branches`.
+/// of `branches`; the writer's per-branch settings (`branch_codec`, `branch_rac`, ...) that
+/// match a branch's name apply to it.
 ///
 /// # Safety
 /// `writer` is null or an open writer; `name` a NUL-terminated string; `branches` points to
@@ -254,13 +211,14 @@ pub unsafe extern "C" fn evtc_writer_tree(
                     )));
                 }
             };
-            let mut s = BranchSpec::new(branch.to_owned(), dtype);
-            if !spec.counter.is_null() {
+            let counter = if spec.counter.is_null() {
+                None
+            } else {
                 // SAFETY: NUL-terminated by contract.
                 let counter = unsafe { str_arg(spec.counter, &format!("branches[{i}].counter")) }?;
-                s = s.counter(counter.to_owned());
-            }
-            out.push(s);
+                Some(counter.to_owned())
+            };
+            out.push(w.settings.branch_spec(branch, dtype, counter.as_ref(), &[]));
             types.push(dtype);
         }
         w.finish_tree()?;

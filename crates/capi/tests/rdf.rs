@@ -31,7 +31,10 @@ fn rdataframe_over_evtc_equals_rdataframe_over_the_root_file() {
     let root_file = crate_dir.join("../../data/nano_sample.root");
     let dir = tempfile::tempdir().expect("tempdir");
     let evtc_file = dir.path().join("nano.evtc");
-    let options = evtc_convert::ConvertOptions::default().rac(evtc_format::RacMode::Auto);
+    let options = evtc_convert::Settings {
+        rac: evtc_format::RacMode::Auto,
+        ..evtc_convert::Settings::default()
+    };
     evtc_convert::convert(&root_file, &evtc_file, &options, &mut |_| {}).expect("convert");
     // Where `cargo test` leaves the shared library (beside this test), else `cargo build`'s.
     let deps = std::env::current_exe()

@@ -8,10 +8,8 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use evtc_codecs::Codec;
 use evtc_convert::advise::{Advice, AdviseOptions, BranchAdvice, FilePoint, Goal, advise};
-use evtc_convert::{ConvertOptions, Glob};
-use evtc_format::WriteOptions;
+use evtc_convert::{Glob, Settings};
 
-use crate::convert::parse_rule;
 use crate::plot;
 use evtc_format::size::{self, human};
 
@@ -133,14 +131,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print_advice(&mut out, &advice, args.goal, args.all)?;
     }
     if let Some(output) = &args.apply {
-        let base = ConvertOptions {
-            write: WriteOptions::default()
-                .threads(threads)
-                .overwrite(args.force.force),
+        let mut base = Settings {
             threads,
-            max_basket_bytes: options.max_basket_bytes,
-            ..ConvertOptions::default()
+            overwrite: args.force.force,
+            ..Settings::default()
         };
+        if let Some(limit) = options.max_basket_bytes {
+            base.max_basket_size = limit;
+        }
         let summary = advice
             .apply(args.goal, &args.file, output, &base, &mut |_| {})
             .with_context(|| format!("applying the advice to {}", output.display()))?;
@@ -332,4 +330,19 @@ fn print_file_points(out: &mut dyn Write, advice: &Advice) -> std::io::Result<()
         row(out, &p.label, p)?;
     }
     Ok(())
+}
+
+/// Parses a per-branch rule, `GLOB=VALUE`.
+fn parse_rule<T>(s: &str) -> Result<(Glob, T), String>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    let (glob, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not GLOB=VALUE (example: 'Jet_*=1e-4')"))?;
+    Ok((
+        glob.parse()?,
+        value.parse().map_err(|e: T::Err| e.to_string())?,
+    ))
 }

@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use evtc_convert::{AddColumnsOptions, ConvertOptions, Glob, add_columns};
+use evtc_convert::add_columns;
 use evtc_format::size;
 
-use crate::convert::{JobArgs, WriteArgs};
+use crate::convert::JobArgs;
+use crate::settings::SettingsArgs;
 
 /// Arguments of `evtc add-columns`.
 #[derive(Debug, clap::Args)]
@@ -18,15 +19,8 @@ pub struct Args {
     /// The evtc file holding the branches, in a tree of the same name and length.
     #[arg(long, value_name = "OTHER")]
     from: PathBuf,
-    /// The tree (default: OTHER's only tree).
-    #[arg(long)]
-    tree: Option<String>,
-    /// OTHER's branches to add, by glob (repeatable; default: all); their counters come along
-    /// unless FILE's tree has them.
-    #[arg(long = "branches", value_name = "GLOB")]
-    branches: Vec<Glob>,
     #[command(flatten)]
-    write: WriteArgs,
+    settings: SettingsArgs<crate::settings::AddColumns>,
     #[command(flatten)]
     job: JobArgs,
 }
@@ -37,11 +31,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             anyhow::bail!("{} does not exist or is not a file", path.display());
         }
     }
-    let options = AddColumnsOptions {
-        tree: args.tree.clone(),
-        branches: args.branches.clone(),
-        convert: args.write.apply(args.job.apply(ConvertOptions::default())),
-    };
+    let options = args.settings.settings;
     let bar = crate::progress_bar(
         args.job.silent(),
         "[{bar:30}] {pos}/{len} entries, {per_sec}",

@@ -20,9 +20,9 @@ pub struct Args {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Codec of the output.
-    #[arg(long, default_value = "zstd:5")]
-    codec: evtc_codecs::Codec,
+    /// Codec of the output [default: zstd:5, the library's].
+    #[arg(long)]
+    codec: Option<evtc_codecs::Codec>,
     /// The evtc file to write.
     output: PathBuf,
     #[command(flatten)]
@@ -45,9 +45,10 @@ const CHUNK: usize = 10_000;
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     crate::check_output(&args.output)?;
     args.force.check(&args.output)?;
-    let options = WriteOptions::default()
-        .codec(args.codec)
-        .overwrite(args.force.force);
+    let mut options = WriteOptions::default().overwrite(args.force.force);
+    if let Some(codec) = args.codec {
+        options = options.codec(codec);
+    }
     let mut file = FileWriter::create(&args.output, options)
         .with_context(|| format!("creating {}", args.output.display()))?;
     match args.kind {

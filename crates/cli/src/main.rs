@@ -15,6 +15,7 @@ mod interrupt;
 mod merge;
 mod plot;
 mod recover;
+mod settings;
 mod skim;
 mod verify;
 
@@ -138,7 +139,15 @@ impl Force {
     /// Refuses an `output` that exists, unless forced, before any work (the writer refuses it
     /// too, when the output gets its name).
     fn check(self, output: &std::path::Path) -> anyhow::Result<()> {
-        if !self.force && output.symlink_metadata().is_ok() {
+        refuse_existing(output, self.force)
+    }
+}
+
+/// Refuses an `output` that exists unless `force`, before any work (the writer refuses it too,
+/// when the output gets its name).
+fn refuse_existing(output: &std::path::Path, force: bool) -> anyhow::Result<()> {
+    {
+        if !force && output.symlink_metadata().is_ok() {
             return Err(evtc_format::Error::OutputExists {
                 path: output.to_owned(),
             }
@@ -213,4 +222,82 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
                 .and_then(serde_json::Error::io_error_kind)
                 == broken
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+    use evtc_convert::{Jobs, SETTINGS};
+
+    /// The commands that take settings, with their job.
+    const COMMANDS: [(&str, Jobs); 4] = [
+        ("convert", Jobs::CONVERT),
+        ("merge", Jobs::MERGE),
+        ("skim", Jobs::SKIM),
+        ("add-columns", Jobs::ADD_COLUMNS),
+    ];
+
+    #[test]
+    fn every_command_takes_its_jobs_settings_under_their_names() {
+        let cli = super::Cli::command();
+        for (command, job) in COMMANDS {
+            let sub = cli.find_subcommand(command).expect(command);
+            for s in SETTINGS {
+                let long = s.long();
+                let arg = sub
+                    .get_arguments()
+                    .find(|a| a.get_long() == Some(long.as_str()));
+                assert_eq!(
+                    arg.is_some(),
+                    s.jobs.contains(job),
+                    "evtc {command} --{long} (setting {})",
+                    s.name
+                );
+                if let (Some(arg), Some((_, short))) = (arg, s.flag) {
+                    assert_eq!(arg.get_short(), short, "evtc {command} --{long}");
+                }
+            }
+        }
+    }
+
+    /// The row of docs/cli.md's settings table of each setting, from the library's table.
+    fn rows() -> Vec<String> {
+        SETTINGS
+            .iter()
+            .map(|s| {
+                let jobs: Vec<String> = s.jobs.names().map(|j| j.replace('_', "-")).collect();
+                let jobs = if s.jobs == Jobs::ALL {
+                    "all".to_owned()
+                } else {
+                    jobs.join(", ")
+                };
+                let option = match s.flag {
+                    Some((_, Some(short))) => format!("`-{short}`, `--{}`", s.long()),
+                    _ => format!("`--{}`", s.long()),
+                };
+                let default = s
+                    .default_value()
+                    .map_or_else(String::new, |d| format!("`{d}`"));
+                let old: Vec<String> = s.aliases.iter().map(|a| format!("`{a}`")).collect();
+                format!(
+                    "| `{}` | {option} | {} | {default} | {jobs} | {} |",
+                    s.name,
+                    s.placeholder.replace('|', "\\|"),
+                    old.join(", ")
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_command_docs_show_every_setting_as_the_library_defines_it() {
+        let docs = include_str!("../../../docs/cli.md");
+        for row in rows() {
+            assert!(
+                docs.contains(&row),
+                "docs/cli.md's settings table lacks the row\n{row}\n(all rows:\n{})",
+                rows().join("\n")
+            );
+        }
+    }
 }

@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use evtc_convert::{ConvertOptions, MergeOptions, MergeStep, Schemas, expand_inputs, merge};
+use evtc_convert::{MergeOptions, MergeStep, Schemas, expand_inputs, merge};
 use evtc_format::size;
 
-use crate::convert::{JobArgs, WriteArgs};
+use crate::convert::JobArgs;
+use crate::settings::SettingsArgs;
 
 /// Arguments of `evtc merge`.
 #[derive(Debug, clap::Args)]
@@ -31,29 +32,19 @@ pub struct Args {
     #[arg(long)]
     recompress: bool,
     #[command(flatten)]
-    write: WriteArgs,
-    /// Skip branches of ROOT inputs the ROOT reader does not support instead of failing.
-    #[arg(long)]
-    skip_unsupported: bool,
+    settings: SettingsArgs<crate::settings::Merge>,
     #[command(flatten)]
     job: JobArgs,
-    #[command(flatten)]
-    force: crate::Force,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let settings = args.settings.settings;
     crate::check_output(&args.output)?;
-    args.force.check(&args.output)?;
+    crate::refuse_existing(&args.output, settings.overwrite)?;
     let inputs = expand_inputs(&args.inputs)?;
     if let Some(missing) = inputs.iter().find(|p| !p.exists()) {
         bail!("input {} does not exist", missing.display());
     }
-    let convert = args.write.apply(
-        args.job
-            .apply(ConvertOptions::default())
-            .skip_unsupported(args.skip_unsupported)
-            .overwrite(args.force.force),
-    );
     let options = MergeOptions {
         schemas: if args.union {
             Schemas::Union
@@ -63,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Schemas::Same
         },
         recompress: args.recompress,
-        convert,
+        settings,
     };
     let bar = crate::progress_bar(
         args.job.silent(),

@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use evtc_convert::{ConvertOptions, Entries, Glob, Selection, SkimOptions, read_entry_list, skim};
+use evtc_convert::{Entries, Selection, SkimOptions, read_entry_list, skim};
 use evtc_format::size;
 
-use crate::convert::{JobArgs, WriteArgs};
+use crate::convert::JobArgs;
+use crate::settings::SettingsArgs;
 
 /// Arguments of `evtc skim`.
 #[derive(Debug, clap::Args)]
@@ -17,9 +18,6 @@ pub struct Args {
     input: PathBuf,
     /// The evtc file to write; it appears only when the skim succeeds.
     output: PathBuf,
-    /// The tree (default: the file's only tree).
-    #[arg(long)]
-    tree: Option<String>,
     /// The entries to keep, a text file: an entry number or a range A..B per line.
     #[arg(long, value_name = "FILE", conflicts_with = "selection")]
     entries: Option<PathBuf>,
@@ -28,20 +26,14 @@ pub struct Args {
     /// (functions: abs, any, all, count, len, sum, min, max).
     #[arg(long = "where", value_name = "EXPR", value_parser = parse_selection)]
     selection: Option<Selection>,
-    /// Branches to keep, by glob (repeatable; default: all); the counters of kept branches are
-    /// kept too.
-    #[arg(long = "branches", value_name = "GLOB")]
-    branches: Vec<Glob>,
     /// Write every kept branch again with the codec options below instead of copying whole
     /// baskets.
     #[arg(long)]
     recompress: bool,
     #[command(flatten)]
-    write: WriteArgs,
+    settings: SettingsArgs<crate::settings::Skim>,
     #[command(flatten)]
     job: JobArgs,
-    #[command(flatten)]
-    force: crate::Force,
 }
 
 fn parse_selection(text: &str) -> Result<Selection, String> {
@@ -50,21 +42,16 @@ fn parse_selection(text: &str) -> Result<Selection, String> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     crate::check_paths(&args.input, &args.output)?;
-    args.force.check(&args.output)?;
+    crate::refuse_existing(&args.output, args.settings.settings.overwrite)?;
     let entries = match (&args.entries, &args.selection) {
         (Some(list), _) => Entries::List(read_entry_list(list)?),
         (None, Some(selection)) => Entries::Where(selection.clone()),
         (None, None) => Entries::All,
     };
     let options = SkimOptions {
-        tree: args.tree.clone(),
         entries,
-        branches: args.branches.clone(),
         recompress: args.recompress,
-        convert: args
-            .write
-            .apply(args.job.apply(ConvertOptions::default()))
-            .overwrite(args.force.force),
+        settings: args.settings.settings,
     };
     let bar = crate::progress_bar(args.job.silent(), "{prefix} [{bar:30}] {pos}/{len} entries");
     let report = skim(&args.input, &args.output, &options, &mut |p| {

@@ -4,23 +4,11 @@
 use std::path::Path;
 use std::time::Instant;
 
-use evtc_format::{FileReader, FileWriter, ReadOptions};
+use evtc_format::{FileReader, FileWriter};
 use serde::Serialize;
 
 use crate::skim::kept_branches;
-use crate::{ConvertOptions, Error, Glob, Result, respec};
-
-/// Which branches [`add_columns`] adds, and how it writes them.
-#[derive(Debug, Clone, Default)]
-pub struct AddColumnsOptions {
-    /// The tree, in both files (default: the other file's only tree).
-    pub tree: Option<String>,
-    /// The other file's branches to add, by glob (default: all); their counters and nested
-    /// lists' sizes come along unless the tree has branches of those names.
-    pub branches: Vec<Glob>,
-    /// The added branches' writing settings (codecs, RAC, sizes), as `convert`'s.
-    pub convert: ConvertOptions,
-}
+use crate::{Error, Result, Settings, respec};
 
 /// What [`add_columns`] did.
 #[derive(Debug, Clone, Serialize)]
@@ -53,7 +41,7 @@ pub struct AddColumnsReport {
 pub fn add_columns(
     file: &Path,
     from: &Path,
-    options: &AddColumnsOptions,
+    settings: &Settings,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<AddColumnsReport> {
     let started = Instant::now();
@@ -65,31 +53,14 @@ pub fn add_columns(
             file.display()
         )));
     }
-    let mut read = ReadOptions::default();
-    if let Some(bytes) = options.convert.max_basket_bytes {
-        read = read.max_basket_bytes(bytes);
-    }
-    let source = FileReader::open_with(from, read).map_err(|e| e.in_file(from))?;
-    let name = match &options.tree {
-        Some(name) => name.clone(),
-        None => match source.trees() {
-            [only] => only.name.clone(),
-            trees => {
-                let names: Vec<&str> = trees.iter().map(|t| t.name.as_str()).collect();
-                return Err(Error::Options(format!(
-                    "{} has {} trees ({}); choose one with the tree option",
-                    from.display(),
-                    trees.len(),
-                    names.join(", ")
-                )));
-            }
-        },
-    };
+    let source =
+        FileReader::open_with(from, settings.read_options()).map_err(|e| e.in_file(from))?;
+    let name = settings.one_tree("add columns from", from, source.trees())?;
     let tree = source.tree(&name).map_err(|e| e.in_file(from))?;
-    let wanted = kept_branches(&tree, &options.branches)?
+    let wanted = kept_branches(&tree, &settings.branches)?
         .unwrap_or_else(|| tree.branches().iter().map(|b| b.name.clone()).collect());
     let bytes_before = std::fs::metadata(file).map_or(0, |m| m.len());
-    let mut writer = FileWriter::append(file, options.convert.write.clone())?;
+    let mut writer = FileWriter::append(file, settings.write_options())?;
     let target = writer
         .trees()
         .iter()
@@ -116,7 +87,7 @@ pub fn add_columns(
         )));
     }
     let explicit =
-        |n: &str| options.branches.is_empty() || options.branches.iter().any(|g| g.matches(n));
+        |n: &str| settings.branches.is_empty() || settings.branches.iter().any(|g| g.matches(n));
     let has = |n: &str| target.branches.iter().any(|b| b.name == n);
     let clashes: Vec<&str> = wanted
         .iter()
@@ -138,7 +109,7 @@ pub fn add_columns(
             if meta.counter.as_ref().is_some_and(|c| shared.contains(c)) {
                 meta.counter = None;
             }
-            Ok(respec(&meta, &options.convert))
+            Ok(respec(&meta, settings))
         })
         .collect::<Result<Vec<_>>>()?;
     let mut out = writer.add_branches(&name, specs)?;

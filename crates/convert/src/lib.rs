@@ -1,22 +1,23 @@
 //! `evtc-convert` turns ROOT TTrees (through `evtc-root`) and evtc files into evtc files with new
 //! settings, as `TTree::CopyTree` into a new file would. The `evtc convert` command is a thin layer
-//! over [`convert`]; per-branch settings (codec, preconditioner, RAC, boundaries, reduced float
-//! precision) go in [`ConvertOptions::branch_settings`]. The codec advisor behind `evtc advise`,
-//! which measures a file's own branches and recommends those settings, is [`advise`].
+//! over [`convert`]. Every job's settings are one [`Settings`], whose vocabulary ([`SETTINGS`]:
+//! names, old names, jobs, parser) every door shares; per-branch settings (codec,
+//! preconditioner, RAC, boundaries, reduced float precision) are its
+//! [`Settings::branch_rules`]. The codec advisor behind `evtc advise`, which measures a file's
+//! own branches and recommends those settings, is [`advise`].
 //!
 //! Conversion streams: entries are read in chunks (about 32 MiB of values each), columns of a chunk are decoded in parallel, then written; memory stays bounded by
 //! the chunk and the writer's own bound, whatever the input size. The output appears only when
 //! the conversion succeeded (the writer's temporary file is renamed at the end).
 //!
 //! ```no_run
-//! use evtc_convert::{ConvertOptions, convert};
-//! use evtc_format::{RacMode, WriteOptions};
+//! use evtc_convert::{Settings, convert};
 //!
-//! let options = ConvertOptions {
-//!     write: WriteOptions::default().codec("zstd:5".parse()?).rac(RacMode::On),
-//!     ..ConvertOptions::default()
-//! };
-//! let summary = convert("nano.root".as_ref(), "nano.evtc".as_ref(), &options, &mut |_| {})?;
+//! let mut settings = Settings::default();
+//! settings.set("codec", "zstd:5")?;
+//! settings.set("rac", "on")?;
+//! settings.set("branch_codec", "HLT_*=lz4")?;
+//! let summary = convert("nano.root".as_ref(), "nano.evtc".as_ref(), &settings, &mut |_| {})?;
 //! println!("{} -> {} bytes", summary.input_bytes, summary.output_bytes);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -28,6 +29,7 @@ mod glob;
 mod merge;
 mod options;
 mod select;
+mod settings;
 mod skim;
 mod source;
 
@@ -35,18 +37,16 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use evtc_codecs::Width;
-use evtc_format::{Boundaries, BranchSpec, DataType, FileWriter, RacMode};
+use evtc_format::{Boundaries, BranchSpec, DataType, FileWriter};
 use serde::Serialize;
 
-pub use columns::{AddColumnsOptions, AddColumnsReport, add_columns};
+pub use columns::{AddColumnsReport, add_columns};
 pub use evtc_format::Schemas;
 pub use glob::Glob;
 pub use merge::{MergeOptions, MergeReport, MergeStep, MergedTreeReport, expand_inputs, merge};
-pub use options::{
-    BoundaryChoice, BranchSettings, ConvertOptions, PreconditionChoice, parse_index_keys,
-};
+pub use options::{BoundaryChoice, BranchSettings, PreconditionChoice, parse_index_keys};
 pub use select::{Column, Selection};
+pub use settings::{Jobs, Renamed, SETTINGS, Setting, SettingError, Settings, Shape, setting};
 pub use skim::{Entries, SkimOptions, SkimReport, read_entry_list, skim};
 use source::{Input, SourceTree};
 
@@ -79,8 +79,8 @@ pub enum Error {
     /// its own way to skip such branches).
     #[error("{0}")]
     Unsupported(evtc_root::Error),
-    /// [`ConvertOptions::interrupt`] was raised: the conversion stopped after its current chunk.
-    /// Nothing was written at the output; with [`ConvertOptions::keep_partial`], what was
+    /// [`Settings::interrupt`] was raised: the conversion stopped after its current chunk.
+    /// Nothing was written at the output; with [`Settings::keep_partial`], what was
     /// written so far is kept at `kept` (a file without footer for `evtc recover`).
     #[error("interrupted{}", kept.as_ref().map_or_else(
         || "; nothing was written".to_owned(),
@@ -163,7 +163,7 @@ pub struct ConvertSummary {
 pub fn convert(
     input: &Path,
     output: &Path,
-    options: &ConvertOptions,
+    options: &Settings,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<ConvertSummary> {
     let started = Instant::now();
@@ -175,7 +175,12 @@ pub fn convert(
             input.display()
         )));
     }
-    let input_file = Input::open(input, options.max_basket_bytes)?;
+    if options.append && options.overwrite {
+        return Err(Error::Options(
+            "append writes into the output in place; overwrite replaces it: choose one".into(),
+        ));
+    }
+    let input_file = Input::open(input, Some(options.max_basket_size))?;
     let input_bytes = std::fs::metadata(input).map_or(0, |m| m.len());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.max(1))
@@ -220,7 +225,7 @@ pub fn convert(
     let globs = options
         .branches
         .iter()
-        .chain(options.branch_settings.iter().map(|(g, _)| g));
+        .chain(options.branch_rules.iter().map(|(g, _)| g));
     if let Some(glob) = globs.into_iter().find(|g| !matches_any(g)) {
         return Err(Error::Options(format!(
             "branch pattern \"{glob}\" matches no branch of {}",
@@ -228,9 +233,9 @@ pub fn convert(
         )));
     }
     let mut writer = if options.append {
-        FileWriter::append(output, options.write.clone())?
+        FileWriter::append(output, options.write_options())?
     } else {
-        FileWriter::create(output, options.write.clone())?
+        FileWriter::create(output, options.write_options())?
     };
     for source in &mut sources {
         match write_tree(&mut writer, source, &pool, options, &mut summary, progress)? {
@@ -260,7 +265,7 @@ fn write_tree(
     writer: &mut FileWriter,
     source: &mut SourceTree<'_>,
     pool: &rayon::ThreadPool,
-    options: &ConvertOptions,
+    options: &Settings,
     summary: &mut ConvertSummary,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Option<TreeSummary>> {
@@ -381,7 +386,7 @@ type IndexKeys = (String, String);
 fn event_index(
     source: &SourceTree<'_>,
     specs: &[(BranchSpec, Option<usize>)],
-    options: &ConvertOptions,
+    options: &Settings,
 ) -> Result<(Option<IndexKeys>, Option<String>)> {
     if let Some(keys) = &options.index {
         return Ok((Some(keys.clone()), None));
@@ -410,7 +415,7 @@ fn event_index(
 /// (`None` for the extra branch of a list of lists, filled together with its column).
 fn branch_specs(
     source: &mut SourceTree<'_>,
-    options: &ConvertOptions,
+    options: &Settings,
 ) -> Vec<(BranchSpec, Option<usize>)> {
     let columns = source.columns();
     let mut keep: Vec<bool> = columns
@@ -437,7 +442,7 @@ fn branch_specs(
                 .any(|o| &o.name == *n && matches!(o.dtype, DataType::Scalar(t) if t.is_integer()))
         });
         let counter = counter.filter(|_| c.nested == 0);
-        let spec = branch_spec(&c.name, c.dtype, counter, &c.shape, options);
+        let spec = options.branch_spec(&c.name, c.dtype, counter, &c.shape);
         specs.push((spec, Some(i)));
         let boundaries = match options.boundaries {
             BoundaryChoice::Offsets => Boundaries::Offsets,
@@ -455,93 +460,9 @@ fn branch_specs(
     specs
 }
 
-/// The output branch of an evtc branch written again with `options` (a merge's or a skim's
+/// The output branch of an evtc branch written again with `settings` (a merge's or a skim's
 /// `recompress`): its name, type, counter and dimensions kept.
-pub(crate) fn respec(meta: &evtc_format::BranchMeta, options: &ConvertOptions) -> BranchSpec {
+pub(crate) fn respec(meta: &evtc_format::BranchMeta, settings: &Settings) -> BranchSpec {
     let shape = meta.shape().unwrap_or_default();
-    branch_spec(
-        &meta.name,
-        meta.dtype,
-        meta.counter.as_ref(),
-        &shape,
-        options,
-    )
-}
-
-/// The output branch `name` of type `dtype` (counted by `counter`, of dimensions `shape` when
-/// it has two or more) with `options`' settings: the per-branch rules that match it over the
-/// file-wide ones.
-pub(crate) fn branch_spec(
-    name: &str,
-    dtype: DataType,
-    counter: Option<&String>,
-    shape: &[u32],
-    options: &ConvertOptions,
-) -> BranchSpec {
-    let mut spec = BranchSpec::new(name.to_owned(), dtype);
-    if !shape.is_empty() {
-        spec = spec.shape(shape.to_vec());
-    }
-    if let Some(counter) = counter {
-        spec = spec.counter(counter.clone());
-    }
-    // Per field, the last rule that matches the branch and sets the field wins.
-    let rules = options
-        .branch_settings
-        .iter()
-        .rev()
-        .filter(|(g, _)| g.matches(name))
-        .map(|(_, s)| s);
-    let boundary_choice = rules
-        .clone()
-        .find_map(|s| s.boundaries)
-        .unwrap_or(options.boundaries);
-    let rac = rules.clone().find_map(|s| s.rac);
-    if dtype.is_variable() {
-        let boundaries = match (boundary_choice, counter.is_some()) {
-            // With a counter, the writer's default: `none`, or `counts` with RAC.
-            (BoundaryChoice::Auto, true) => None,
-            (BoundaryChoice::Auto, false) => Some(Boundaries::Counts),
-            (BoundaryChoice::Offsets, _) => Some(Boundaries::Offsets),
-            (BoundaryChoice::Counts, _) | (BoundaryChoice::None, false) => Some(Boundaries::Counts),
-            (BoundaryChoice::None, true) => Some(Boundaries::None),
-        };
-        if let Some(boundaries) = boundaries {
-            spec = spec.boundaries(boundaries);
-        }
-    }
-    if let Some(mode) = rac {
-        spec = spec.rac(mode);
-    }
-    // RAC baskets store counts: with offsets asked for, `auto` leaves the branch without RAC
-    // (an explicit `on` is refused by the writer with a clear error).
-    if dtype.is_variable()
-        && boundary_choice == BoundaryChoice::Offsets
-        && rac.unwrap_or(options.write.rac_mode()) == RacMode::Auto
-    {
-        spec = spec.rac(RacMode::Off);
-    }
-    if let Some(codec) = rules.clone().find_map(|s| s.codec) {
-        spec = spec.codec(codec);
-    }
-    let is_float = dtype.scalar().is_float() && !matches!(dtype, DataType::Bytes | DataType::Utf8);
-    if let Some(bits) = rules
-        .clone()
-        .find_map(|s| s.mantissa_bits)
-        .filter(|_| is_float)
-    {
-        spec = spec.mantissa_bits(bits);
-    }
-    if let Some(q) = rules.clone().find_map(|s| s.quantize).filter(|_| is_float) {
-        spec = spec.quantize(q);
-    }
-    let width = Width::new(dtype.scalar().size() as u8).unwrap_or(Width::W1);
-    let precondition = rules
-        .clone()
-        .find_map(|s| s.precondition)
-        .unwrap_or(options.precondition);
-    if let Some(precondition) = precondition.at(width) {
-        spec = spec.precondition(precondition);
-    }
-    spec
+    settings.branch_spec(&meta.name, meta.dtype, meta.counter.as_ref(), &shape)
 }

@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use evtc_format::{BranchMeta, MergeProgress, ReadOptions, Schemas};
+use evtc_format::{BranchMeta, MergeProgress, Schemas};
 use serde::Serialize;
 
 use crate::source::{FileKind, file_kind};
-use crate::{ConvertOptions, Error, Result, convert};
+use crate::{Error, Result, Settings, convert};
 
 /// How to merge: which branches, copying or writing again, and the settings of ROOT inputs'
 /// conversion and of writing.
@@ -17,12 +17,12 @@ use crate::{ConvertOptions, Error, Result, convert};
 pub struct MergeOptions {
     /// Which branches the merged trees have when the inputs' differ.
     pub schemas: Schemas,
-    /// Write every branch again with `convert`'s settings (codec, preconditioner, RAC,
+    /// Write every branch again with `settings` (codec, preconditioner, RAC,
     /// boundaries, per-branch rules) instead of copying the inputs' baskets.
     pub recompress: bool,
     /// The settings of ROOT inputs' conversion, of writing again (with `recompress`), and the
     /// writer's (threads; clusters with `recompress`).
-    pub convert: ConvertOptions,
+    pub settings: Settings,
 }
 
 /// What a merge did.
@@ -121,7 +121,7 @@ pub fn expand_inputs(arguments: &[String]) -> Result<Vec<PathBuf>> {
 
 /// Concatenates the trees of `inputs` (evtc or ROOT files), in order, into a new evtc file at
 /// `output` ([`evtc_format::merge`] says how); ROOT inputs are converted first, with
-/// `options.convert`, into temporary evtc files beside `output`, removed at the end.
+/// `options.settings`, into temporary evtc files beside `output`, removed at the end.
 ///
 /// # Errors
 /// As for [`evtc_format::merge`] and [`convert`], naming the input; [`Error::Input`] for an input
@@ -170,22 +170,19 @@ pub fn merge(
         index += 1;
         let dir = scratch.as_ref().expect("made for ROOT inputs").path();
         let converted = dir.join(format!("{i}.evtc"));
-        convert(path, &converted, &options.convert, &mut |_| {}).map_err(|e| {
+        convert(path, &converted, &options.settings, &mut |_| {}).map_err(|e| {
             Error::Options(format!("converting {} to merge it: {e}", path.display()))
         })?;
         paths.push(converted);
     }
-    let respec = |meta: &BranchMeta| crate::respec(meta, &options.convert);
-    let mut read = ReadOptions::default().threads(1);
-    if let Some(limit) = options.convert.max_basket_bytes {
-        read = read.max_basket_bytes(limit);
-    }
+    let respec = |meta: &BranchMeta| crate::respec(meta, &options.settings);
+    let read = options.settings.read_options().threads(1);
     let merged = evtc_format::merge(
         output,
         &paths,
         &evtc_format::MergeOptions {
             schemas: options.schemas,
-            write: options.convert.write.clone(),
+            write: options.settings.write_options(),
             read,
             respec: options.recompress.then_some(&respec as _),
         },

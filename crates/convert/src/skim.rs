@@ -4,14 +4,12 @@
 use std::path::Path;
 use std::time::Instant;
 
-use evtc_format::{
-    BranchMeta, DataType, FileReader, ReadOptions, ScalarType, TreeReader, TreeSelection,
-};
+use evtc_format::{BranchMeta, DataType, FileReader, ScalarType, TreeReader, TreeSelection};
 use serde::Serialize;
 
 use crate::select::{Column, Selection};
 use crate::source::{FileKind, file_kind};
-use crate::{ConvertOptions, Error, Glob, Result};
+use crate::{Error, Glob, Result, Settings};
 
 /// Which entries a skim keeps.
 #[derive(Debug, Clone, Default)]
@@ -27,21 +25,18 @@ pub enum Entries {
     Where(Selection),
 }
 
-/// How to skim: the tree, entries and branches kept, and the writing settings.
+/// How to skim: the entries kept, and the settings (the tree, from `settings.trees`: the one
+/// given, else the file's only tree; the branches kept, by glob, from `settings.branches`,
+/// with the counters of kept branches and the `name/sizes` branches of kept nested lists).
 #[derive(Debug, Clone, Default)]
 pub struct SkimOptions {
-    /// The tree (default: the file's only tree).
-    pub tree: Option<String>,
     /// The entries kept.
     pub entries: Entries,
-    /// The branches kept, by glob (default: all); the counters of kept branches, and the
-    /// `name/sizes` branches of kept nested lists, are kept too.
-    pub branches: Vec<Glob>,
-    /// Write every kept branch again with `convert`'s settings instead of copying whole
-    /// baskets.
+    /// Write every kept branch again with `settings` instead of copying whole baskets.
     pub recompress: bool,
-    /// Writing settings (with `recompress`, the codecs and layout too), and the reader's limit.
-    pub convert: ConvertOptions,
+    /// The tree, the branches, the writing settings (with `recompress`, the codecs and layout
+    /// too) and the reader's limit.
+    pub settings: Settings,
 }
 
 /// What a skim did.
@@ -136,26 +131,12 @@ pub fn skim(
             input.display()
         )));
     }
-    let mut read = ReadOptions::default().threads(options.convert.threads);
-    if let Some(limit) = options.convert.max_basket_bytes {
-        read = read.max_basket_bytes(limit);
-    }
+    let settings = &options.settings;
+    let read = settings.read_options().threads(settings.threads);
     let reader = FileReader::open_with(input, read.clone())?;
-    let tree_name = match (&options.tree, reader.trees()) {
-        (Some(name), _) => name.clone(),
-        (None, [only]) => only.name.clone(),
-        (None, trees) => {
-            let names: Vec<&str> = trees.iter().map(|t| t.name.as_str()).collect();
-            return Err(Error::Options(format!(
-                "{} has {} trees ({}): name the one to skim",
-                input.display(),
-                names.len(),
-                names.join(", ")
-            )));
-        }
-    };
+    let tree_name = settings.one_tree("skim", input, reader.trees())?;
     let tree = reader.tree(&tree_name)?;
-    let branches = kept_branches(&tree, &options.branches)?;
+    let branches = kept_branches(&tree, &settings.branches)?;
     let total = tree.entries();
     let selecting = Instant::now();
     let entries = match &options.entries {
@@ -181,7 +162,7 @@ pub fn skim(
         Entries::Where(_) => selecting.elapsed().as_secs_f64(),
         _ => 0.0,
     };
-    let respec = |meta: &BranchMeta| crate::respec(meta, &options.convert);
+    let respec = |meta: &BranchMeta| crate::respec(meta, settings);
     // The input is opened again by the skim itself.
     drop(reader);
     let done = evtc_format::skim(
@@ -193,7 +174,7 @@ pub fn skim(
             branches,
         }],
         &evtc_format::SkimOptions {
-            write: options.convert.write.clone(),
+            write: settings.write_options(),
             read,
             respec: options.recompress.then_some(&respec as _),
         },

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use evtc_codecs::{Codec, Precondition};
 use evtc_convert::advise::{Advice, AdviseOptions, BranchAdvice, Goal, advise};
-use evtc_convert::{ConvertOptions, Error, Glob};
+use evtc_convert::{Error, Glob, Settings};
 use evtc_format::{BranchSpec, FileReader, FileWriter, ScalarType, WriteOptions};
 
 const ENTRIES: usize = 60_000;
@@ -203,7 +203,7 @@ fn applied_advice_reads_back_equal_with_each_branch_setting() {
     for goal in [Goal::Size, Goal::Random] {
         let out = dir.path().join(format!("{goal}.evtc"));
         advice
-            .apply(goal, &path, &out, &ConvertOptions::default(), &mut |_| {})
+            .apply(goal, &path, &out, &Settings::default(), &mut |_| {})
             .unwrap();
         let (a, b) = (
             FileReader::open(&path).unwrap(),
@@ -291,13 +291,7 @@ fn reduced_precision_only_under_a_tolerance_and_within_it() {
 
     let out = dir.path().join("size.evtc");
     advice
-        .apply(
-            Goal::Size,
-            &path,
-            &out,
-            &ConvertOptions::default(),
-            &mut |_| {},
-        )
+        .apply(Goal::Size, &path, &out, &Settings::default(), &mut |_| {})
         .unwrap();
     let (a, b) = (
         FileReader::open(&path).unwrap(),

@@ -2,24 +2,24 @@
 
 use std::path::{Path, PathBuf};
 
-use evtc_convert::{ConvertOptions, convert};
-use evtc_format::{ClusterSize, RacMode, WriteOptions};
+use evtc_convert::{Settings, convert};
+use evtc_format::{ClusterSize, RacMode};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/nano_sample.root")
 }
 
 /// Converts `input` with 1, 2 and 4 threads and checks the three outputs are the same bytes.
-fn same_bytes_for_any_threads(input: &Path, write: WriteOptions) {
+fn same_bytes_for_any_threads(input: &Path, settings: Settings) {
     let dir = tempfile::tempdir().unwrap();
     let outputs: Vec<Vec<u8>> = [1, 2, 4]
         .into_iter()
         .map(|threads| {
             let out = dir.path().join(format!("t{threads}.evtc"));
-            let options = ConvertOptions {
-                write: write.clone().threads(threads).sync(false),
+            let options = Settings {
                 threads,
-                ..ConvertOptions::default()
+                sync: false,
+                ..settings.clone()
             };
             convert(input, &out, &options, &mut |_| ()).unwrap();
             std::fs::read(&out).unwrap()
@@ -38,12 +38,14 @@ fn same_bytes_for_any_threads(input: &Path, write: WriteOptions) {
 
 #[test]
 fn root_conversions_do_not_depend_on_threads() {
-    same_bytes_for_any_threads(&sample(), WriteOptions::default());
+    same_bytes_for_any_threads(&sample(), Settings::default());
     // RAC writes dictionaries as branches settle; small baskets make many batches.
-    let rac = WriteOptions::default()
-        .rac(RacMode::On)
-        .basket_size(16 << 10)
-        .cluster_size(ClusterSize::Entries(3000));
+    let rac = Settings {
+        rac: RacMode::On,
+        basket_size: Some(16 << 10),
+        cluster_size: ClusterSize::Entries(3000),
+        ..Settings::default()
+    };
     same_bytes_for_any_threads(&sample(), rac);
 }
 
@@ -51,14 +53,16 @@ fn root_conversions_do_not_depend_on_threads() {
 fn evtc_recompression_does_not_depend_on_threads() {
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("first.evtc");
-    let options = ConvertOptions {
-        write: WriteOptions::default().sync(false),
-        ..ConvertOptions::default()
+    let options = Settings {
+        sync: false,
+        ..Settings::default()
     };
     convert(&sample(), &first, &options, &mut |_| ()).unwrap();
-    let lz4 = WriteOptions::default()
-        .codec("lz4".parse().unwrap())
-        .basket_size(8 << 10)
-        .cluster_size(ClusterSize::Entries(1000));
+    let lz4 = Settings {
+        codec: "lz4".parse().unwrap(),
+        basket_size: Some(8 << 10),
+        cluster_size: ClusterSize::Entries(1000),
+        ..Settings::default()
+    };
     same_bytes_for_any_threads(&first, lz4);
 }

@@ -84,8 +84,8 @@ pub use recover::{
     RecoveredTree, Recovery, Scan, recover, recover_into, scan_records, scan_records_until,
 };
 pub use schema::{
-    BranchSpec, COUNT_PRECONDITION, ClusterSize, DEFAULT_MAX_BASKET_BYTES, LZMA_RAC_UNIT_BYTES,
-    RAC_AUTO_MIN_UNITS, RacMode, WriteOptions, auto_precondition,
+    BranchSpec, COUNT_PRECONDITION, ClusterSize, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_BASKET_BYTES,
+    LZMA_RAC_UNIT_BYTES, RAC_AUTO_MIN_UNITS, RacMode, WriteOptions, auto_precondition,
 };
 pub use skim::{SkimOptions, SkimProgress, SkimmedTree, TreeSelection, skim};
 pub use types::Scalar;

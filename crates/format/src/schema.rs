@@ -178,6 +178,16 @@ impl BranchSpec {
     pub fn dtype(&self) -> DataType {
         self.dtype
     }
+
+    /// The branch's own codec, if one was set (else the file's).
+    pub fn codec_setting(&self) -> Option<Codec> {
+        self.codec
+    }
+
+    /// The branch's own random-access compression, if set (else the file's).
+    pub fn rac_setting(&self) -> Option<RacMode> {
+        self.rac
+    }
 }
 
 /// The preconditioner evtc starts from for values of type `t`:
@@ -313,6 +323,9 @@ impl std::fmt::Display for ClusterSize {
     }
 }
 
+/// When clusters end unless told: every 32 MiB of uncompressed data, like ROOT's 30 MB AutoFlush.
+pub const DEFAULT_CLUSTER_SIZE: ClusterSize = ClusterSize::Bytes(32 << 20);
+
 /// File-wide writer settings.
 ///
 /// ```
@@ -359,7 +372,7 @@ impl Default for WriteOptions {
         WriteOptions {
             codec: Codec::DEFAULT,
             basket_size: None,
-            cluster: ClusterSize::Bytes(32 << 20),
+            cluster: DEFAULT_CLUSTER_SIZE,
             flush_at_cluster: false,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_cluster_bytes: 1 << 30,

@@ -50,8 +50,32 @@ pub fn human(bytes: u64) -> String {
     }
 }
 
+/// A size as [`parse`] reads it back, in the largest binary unit that divides it (`256KiB`,
+/// `32MiB`, `1000`).
+pub fn spell(bytes: u64) -> String {
+    for (unit, scale) in [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
+        if bytes >= scale && bytes.is_multiple_of(scale) {
+            return format!("{}{unit}", bytes / scale);
+        }
+    }
+    bytes.to_string()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spelled_sizes_read_back() {
+        for (bytes, text) in [
+            (262_144, "256KiB"),
+            (32 << 20, "32MiB"),
+            (1000, "1000"),
+            (3 << 30, "3GiB"),
+        ] {
+            assert_eq!(super::spell(bytes), text);
+            assert_eq!(super::parse(text), Ok(bytes));
+        }
+    }
+
     #[test]
     fn sizes() {
         assert_eq!(super::parse("30MB"), Ok(30_000_000));

@@ -22,7 +22,7 @@ fn key(e: u64) -> (i32, u64) {
 /// Writes `entries` entries of `run` (i32), `event` (u64) and `x` (f32 = entry), indexed by
 /// (run, event) when `indexed`.
 fn write(path: &Path, entries: u64, indexed: bool) {
-    let mut file = FileWriter::create(path, WriteOptions::default()).unwrap();
+    let mut file = FileWriter::create(path, WriteOptions::default().overwrite(true)).unwrap();
     let mut tree = file
         .tree(
             "Events",
@@ -232,7 +232,11 @@ fn keys_must_be_integer_scalars_declared_before_filling() {
 
 fn merged(dir: &Path, inputs: &[PathBuf]) -> (PathBuf, Option<(String, String)>) {
     let out = dir.join("merged.evtc");
-    let summary = merge(&out, inputs, &MergeOptions::default(), &mut |_| {}).unwrap();
+    let options = MergeOptions {
+        write: WriteOptions::default().overwrite(true),
+        ..MergeOptions::default()
+    };
+    let summary = merge(&out, inputs, &options, &mut |_| {}).unwrap();
     (out, summary.trees[0].event_index.clone())
 }
 
@@ -301,7 +305,10 @@ fn skim_keeps_the_index_of_the_entries_it_keeps() {
         &input,
         &output,
         &[selection(Some(vec!["run".into(), "x".into()]))],
-        &SkimOptions::default(),
+        &SkimOptions {
+            write: WriteOptions::default().overwrite(true),
+            ..SkimOptions::default()
+        },
         &mut |_| {},
     )
     .unwrap();

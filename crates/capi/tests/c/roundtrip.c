@@ -28,9 +28,9 @@ static void path_in(char* out, size_t cap, const char* dir, const char* name) {
 }
 
 /* Writes a file of one tree "T" of `n` (at most 3) entries of an int32 branch "x". */
-static EvtcStatus write_entries(const char* path, const EvtcWriteOptions* options, uint64_t n) {
+static EvtcStatus write_entries(const char* path, const char* const* settings, uint64_t n) {
   EvtcWriter* w = NULL;
-  EvtcStatus status = evtc_writer_create(path, options, &w);
+  EvtcStatus status = evtc_writer_create(path, settings, &w);
   if (status != EVTC_STATUS_OK) {
     CHECK(w == NULL, "no writer on failure");
     return status;
@@ -55,13 +55,10 @@ static uint64_t entries_of(const char* path) {
 /* Writes c.evtc: run (u32), nMuon (u32), Muon_pt (f32, counted by nMuon), p (f64[3]), tag
  * (bytes), flag (bool), in two batches. */
 static void write_file(const char* path) {
-  EvtcWriteOptions options;
-  evtc_write_options_default(&options);
-  options.codec = "lz4";
-  options.rac = 1;
-  options.cluster_entries = 1000;
+  const char* settings[] = {"codec=lz4", "rac=on", "cluster_size=1000",
+                            "branch_codec=Muon_*=zstd:3", NULL};
   EvtcWriter* w = NULL;
-  CHECK(evtc_writer_create(path, &options, &w) == EVTC_STATUS_OK, "create");
+  CHECK(evtc_writer_create(path, settings, &w) == EVTC_STATUS_OK, "create");
   EvtcBranchSpec specs[] = {
       {"run", EVTC_KIND_SCALAR, EVTC_SCALAR_U32, 0, NULL},
       {"nMuon", EVTC_KIND_SCALAR, EVTC_SCALAR_U32, 0, NULL},
@@ -240,20 +237,28 @@ int main(int argc, char** argv) {
   CHECK(evtc_writer_create("/nonexistent-dir/x.evtc", NULL, NULL) == EVTC_STATUS_ERROR_ARGUMENT, "null out");
   EvtcWriter* w = NULL;
   CHECK(evtc_writer_create("/nonexistent-dir/x.evtc", NULL, &w) == EVTC_STATUS_ERROR_IO, "bad dir");
-  EvtcWriteOptions o;
-  evtc_write_options_default(&o);
-  o.codec = "zstd:99";
+  /* Bad settings name what is wrong, and nothing is written. */
   path_in(path, sizeof path, argv[1], "never.evtc");
-  CHECK(evtc_writer_create(path, &o, &w) == EVTC_STATUS_ERROR_ARGUMENT, "bad codec");
+  const char* bad_codec[] = {"codec=zstd:99", NULL};
+  CHECK(evtc_writer_create(path, bad_codec, &w) == EVTC_STATUS_ERROR_ARGUMENT && w == NULL,
+        "bad codec");
+  CHECK(strstr(evtc_last_error(), "codec") != NULL, "names it: %s", evtc_last_error());
+  const char* unknown[] = {"cluster_sise=10", NULL};
+  CHECK(evtc_writer_create(path, unknown, &w) == EVTC_STATUS_ERROR_ARGUMENT, "unknown");
+  CHECK(strstr(evtc_last_error(), "did you mean cluster_size") != NULL, "near: %s",
+        evtc_last_error());
+  const char* not_writer[] = {"tree=Events", NULL};
+  CHECK(evtc_writer_create(path, not_writer, &w) == EVTC_STATUS_ERROR_ARGUMENT, "not writer's");
+  const char* no_pair[] = {"codec", NULL};
+  CHECK(evtc_writer_create(path, no_pair, &w) == EVTC_STATUS_ERROR_ARGUMENT, "no =");
   /* An existing file is replaced only when asked to. */
   path_in(path, sizeof path, argv[1], "twice.evtc");
-  evtc_write_options_default(&o);
-  CHECK(write_entries(path, &o, 3) == EVTC_STATUS_OK, "first");
-  CHECK(write_entries(path, &o, 2) == EVTC_STATUS_ERROR_EXISTS, "exists");
+  CHECK(write_entries(path, NULL, 3) == EVTC_STATUS_OK, "first");
+  CHECK(write_entries(path, NULL, 2) == EVTC_STATUS_ERROR_EXISTS, "exists");
   CHECK(strstr(evtc_last_error(), "twice.evtc") != NULL, "names the file: %s", evtc_last_error());
   CHECK(entries_of(path) == 3, "kept");
-  o.overwrite = 1;
-  CHECK(write_entries(path, &o, 2) == EVTC_STATUS_OK, "overwrite");
+  const char* overwrite[] = {"overwrite=true", NULL};
+  CHECK(write_entries(path, overwrite, 2) == EVTC_STATUS_OK, "overwrite");
   CHECK(entries_of(path) == 2, "replaced");
   evtc_close(NULL);
   evtc_writer_abort(NULL);

@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   }
   std::string dir = argv[1];
   {
-    evtc::Writer w(dir + "/cpp.evtc", "zstd:3", 2);
+    evtc::Writer w(dir + "/cpp.evtc", {"codec=zstd:3", "threads=2"});
     w.tree("Events", {evtc::BranchSpec::scalar_of<std::uint32_t>("run"),
                       evtc::BranchSpec::scalar_of<std::uint32_t>("nMuon"),
                       evtc::BranchSpec::jagged_of<float>("Muon_pt", "nMuon"),

@@ -37,7 +37,7 @@ use serde::Serialize;
 
 use crate::source::Input;
 use crate::{
-    BoundaryChoice, BranchSettings, ConvertOptions, ConvertSummary, Error, Glob, Result, convert,
+    BoundaryChoice, BranchSettings, ConvertSummary, Error, Glob, Result, Settings, convert,
 };
 use measure::Trialled;
 use sample::{BranchSample, TreeSample};
@@ -401,7 +401,7 @@ impl Advice {
         goal: Goal,
         input: &Path,
         output: &Path,
-        base: &ConvertOptions,
+        base: &Settings,
         progress: &mut dyn FnMut(crate::Progress<'_>),
     ) -> Result<ConvertSummary> {
         let advice = self
@@ -419,7 +419,7 @@ impl Advice {
                     "counts" => BoundaryChoice::Counts,
                     _ => BoundaryChoice::Auto,
                 });
-                options.branch_settings.push((
+                options.branch_rules.push((
                     Glob::exact(&b.name),
                     BranchSettings {
                         codec: Some(o.codec),
@@ -458,9 +458,9 @@ pub fn advise(
     }
     let file = Input::open(input, options.max_basket_bytes)?;
     let names = file.tree_names(&options.trees)?;
-    let select = ConvertOptions {
+    let select = Settings {
         branches: options.branches.clone(),
-        ..ConvertOptions::default()
+        ..Settings::default()
     };
     let mut sources = names
         .iter()

@@ -5,7 +5,7 @@ use evtc_format::DataType;
 use evtc_root::{ColumnData, with_values};
 
 use crate::source::SourceTree;
-use crate::{ConvertOptions, Result, branch_specs};
+use crate::{Result, Settings, branch_specs};
 
 /// Windows a tree's sample is read in, spread evenly over its entries (fewer for small samples).
 const WINDOWS: u64 = 8;
@@ -77,7 +77,7 @@ pub(super) struct TreeSample {
 /// windows, keeping the branches `options.branches` selects.
 pub(super) fn sample_tree(
     source: &mut SourceTree<'_>,
-    options: &ConvertOptions,
+    options: &Settings,
     fraction: f64,
 ) -> Result<TreeSample> {
     let specs = branch_specs(source, options);

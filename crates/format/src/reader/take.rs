@@ -111,7 +111,7 @@ mod tests {
     fn entries_in_any_order_with_repeats_read_as_a_range_read_has_them() {
         let dir = tempfile::tempdir().unwrap();
         for rac in [RacMode::Off, RacMode::On] {
-            let path = dir.path().join("t.evtc");
+            let path = dir.path().join(format!("t-{rac}.evtc"));
             let options = WriteOptions::default().rac(rac).basket_size(4096);
             let mut file = FileWriter::create(&path, options).unwrap();
             let mut tree = file

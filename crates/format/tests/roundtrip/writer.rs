@@ -38,7 +38,8 @@ fn float_branches_keep_the_smallest_preconditioner() {
                 let options = WriteOptions::default()
                     .codec(codec.parse::<Codec>().unwrap())
                     .basket_size(1 << 20)
-                    .rac(rac);
+                    .rac(rac)
+                    .overwrite(true);
                 let mut spec = BranchSpec::jagged("v", ScalarType::F32);
                 if let Some(p) = precondition {
                     spec = spec.precondition(p);
