@@ -99,3 +99,120 @@ pub(crate) fn decompress(
     }
     Ok(())
 }
+
+/// The largest uncompressed block ROOT frames: 2^24 - 1 bytes.
+const MAX_BLOCK: usize = (1 << 24) - 1;
+
+/// Compresses `input` with `codec` in ROOT's blocks, appending them to `out`: blocks of at most
+/// 16 MiB - 1 uncompressed bytes, each behind its 9-byte header (an `L4` block's data after
+/// the XXH64 of it). When that is not smaller than `input` (or `codec` is `none`), `input` is
+/// appended as it is, and readers know it by its size: the same as the uncompressed size.
+/// Returns the bytes appended.
+///
+/// # Errors
+/// The compressor's, as [`evtc_codecs::Error`].
+pub(crate) fn compress(
+    comp: &mut evtc_codecs::Compressor,
+    codec: evtc_codecs::Codec,
+    input: &[u8],
+    out: &mut Vec<u8>,
+) -> std::result::Result<usize, evtc_codecs::Error> {
+    let start = out.len();
+    if codec.algorithm() != Algorithm::None && !input.is_empty() {
+        for block in input.chunks(MAX_BLOCK) {
+            let at = out.len();
+            let (magic, method): (&[u8; 2], u8) = match codec.algorithm() {
+                Algorithm::Zlib => (b"ZL", 8),
+                Algorithm::Lzma => (b"XZ", 0),
+                Algorithm::Lz4 | Algorithm::Lz4Hc => (b"L4", 1),
+                Algorithm::Zstd => (b"ZS", 1),
+                Algorithm::None => unreachable!("checked above"),
+            };
+            out.extend_from_slice(magic);
+            out.push(method);
+            out.extend_from_slice(&[0; 6]);
+            let lz4 = matches!(codec.algorithm(), Algorithm::Lz4 | Algorithm::Lz4Hc);
+            if lz4 {
+                out.extend_from_slice(&[0; 8]);
+            }
+            let data_at = out.len();
+            comp.compress(codec, block, out)?;
+            if lz4 {
+                let sum = xxhash_rust::xxh64::xxh64(&out[data_at..], 0);
+                out[data_at - 8..data_at].copy_from_slice(&sum.to_be_bytes());
+            }
+            let c_size = out.len() - at - HEADER;
+            if c_size > MAX_BLOCK || out.len() - start >= input.len() {
+                // A block that does not fit its 24-bit size, or no gain: stored as it is.
+                out.truncate(start);
+                break;
+            }
+            let size = |n: usize| [n as u8, (n >> 8) as u8, (n >> 16) as u8];
+            out[at + 3..at + 6].copy_from_slice(&size(c_size));
+            out[at + 6..at + 9].copy_from_slice(&size(block.len()));
+        }
+        if out.len() > start {
+            return Ok(out.len() - start);
+        }
+    }
+    out.extend_from_slice(input);
+    Ok(input.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_codec_frames_as_the_reader_reads() {
+        let input: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| (i % 977).to_le_bytes())
+            .collect();
+        let mut comp = evtc_codecs::Compressor::new();
+        for spec in [
+            "zlib:1", "lzma:4", "lz4", "lz4hc:9", "zstd:5", "zstd:19", "none",
+        ] {
+            let codec: evtc_codecs::Codec = spec.parse().expect("codec");
+            let mut framed = Vec::new();
+            let n = compress(&mut comp, codec, &input, &mut framed).expect("compress");
+            assert_eq!(n, framed.len());
+            if spec == "none" {
+                assert_eq!(framed, input);
+                continue;
+            }
+            assert!(framed.len() < input.len(), "{spec}");
+            let mut out = Vec::new();
+            decompress(
+                &mut Decompressor::new(),
+                &framed,
+                input.len(),
+                &mut out,
+                &|| spec.to_owned(),
+            )
+            .expect(spec);
+            assert!(out == input, "{spec}: the bytes read back differ");
+        }
+        // Incompressible bytes are stored as they are.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let noise: Vec<u8> = (0..4096)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 32) as u8
+            })
+            .collect();
+        let mut framed = Vec::new();
+        compress(
+            &mut comp,
+            "zstd:5".parse().expect("codec"),
+            &noise,
+            &mut framed,
+        )
+        .expect("compress");
+        assert!(
+            framed == noise,
+            "incompressible bytes are not stored as they are"
+        );
+    }
+}

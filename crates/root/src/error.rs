@@ -107,6 +107,23 @@ pub enum Error {
         /// The column's C++ type.
         kind: String,
     },
+    /// The operating system refused a write of a ROOT file being written.
+    #[error("I/O error writing {what}: {source}")]
+    WriteIo {
+        /// What was being written.
+        what: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// What a writer was given cannot be written as ROOT reads it (a type ROOT has no field or
+    /// leaf for, data that does not match its declared shape, a name ROOT refuses).
+    #[error("{what}: {reason}")]
+    Unwritable {
+        /// The tree, field or branch.
+        what: String,
+        /// Why.
+        reason: String,
+    },
     /// A column was asked for entries past those its branch holds (a range outside the tree,
     /// or a branch filled fewer times than its tree).
     #[error(

@@ -48,6 +48,7 @@ mod streamer;
 mod ttree;
 mod typename;
 mod types;
+mod write;
 
 pub use column::{
     BasketInfo, Column, FieldKind, FieldNode, OffsetsKey, Tree, TreeKind, UnsupportedBranch,
@@ -59,6 +60,9 @@ pub use read::ColumnReader;
 pub use rntuple::{ClusterLayout, ColumnLayout, NtupleLayout};
 pub use source::ReadAt;
 pub use types::{ColumnKind, RootTypeName, ScalarType};
+pub use write::{
+    FloatStorage, NtupleField, NtupleOptions, NtupleSummary, NtupleWriter, RootWriter,
+};
 
 /// Opens `data` as a ROOT file and reads every column of every tree, ignoring errors: the fuzz
 /// target's body, also used by the corruption tests. Returns how many columns read cleanly.

@@ -52,42 +52,57 @@ pub(crate) enum Decoded {
 }
 
 impl ColumnType {
+    /// Every type with its on-disk code.
+    const CODES: [(u16, ColumnType); 30] = {
+        use ColumnType::*;
+        [
+            (0x00, Bit),
+            (0x01, Byte),
+            (0x02, Char),
+            (0x03, Int8),
+            (0x04, UInt8),
+            (0x05, Int16),
+            (0x06, UInt16),
+            (0x07, Int32),
+            (0x08, UInt32),
+            (0x09, Int64),
+            (0x0A, UInt64),
+            (0x0B, Real16),
+            (0x0C, Real32),
+            (0x0D, Real64),
+            (0x0E, Index32),
+            (0x0F, Index64),
+            (0x10, Switch),
+            (0x11, SplitInt16),
+            (0x12, SplitUInt16),
+            (0x13, SplitInt32),
+            (0x14, SplitUInt32),
+            (0x15, SplitInt64),
+            (0x16, SplitUInt64),
+            (0x17, SplitReal16),
+            (0x18, SplitReal32),
+            (0x19, SplitReal64),
+            (0x1A, SplitIndex32),
+            (0x1B, SplitIndex64),
+            (0x1C, Real32Trunc),
+            (0x1D, Real32Quant),
+        ]
+    };
+
     /// The type of on-disk code `code`, or `None` for a code this reader does not know.
     pub(crate) fn from_code(code: u16) -> Option<ColumnType> {
-        use ColumnType::*;
-        Some(match code {
-            0x00 => Bit,
-            0x01 => Byte,
-            0x02 => Char,
-            0x03 => Int8,
-            0x04 => UInt8,
-            0x05 => Int16,
-            0x06 => UInt16,
-            0x07 => Int32,
-            0x08 => UInt32,
-            0x09 => Int64,
-            0x0A => UInt64,
-            0x0B => Real16,
-            0x0C => Real32,
-            0x0D => Real64,
-            0x0E => Index32,
-            0x0F => Index64,
-            0x10 => Switch,
-            0x11 => SplitInt16,
-            0x12 => SplitUInt16,
-            0x13 => SplitInt32,
-            0x14 => SplitUInt32,
-            0x15 => SplitInt64,
-            0x16 => SplitUInt64,
-            0x17 => SplitReal16,
-            0x18 => SplitReal32,
-            0x19 => SplitReal64,
-            0x1A => SplitIndex32,
-            0x1B => SplitIndex64,
-            0x1C => Real32Trunc,
-            0x1D => Real32Quant,
-            _ => return None,
-        })
+        ColumnType::CODES
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map(|(_, t)| *t)
+    }
+
+    /// The type's on-disk code.
+    pub(crate) fn code(self) -> u16 {
+        ColumnType::CODES
+            .iter()
+            .find(|(_, t)| *t == self)
+            .map_or(0, |(c, _)| *c)
     }
 
     /// The name ROOT gives the type (`SplitReal32`).

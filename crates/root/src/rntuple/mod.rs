@@ -11,7 +11,7 @@
 //! - `read`: pages into column data.
 
 mod cache;
-mod element;
+pub(crate) mod element;
 pub(crate) mod field;
 mod meta;
 mod plan;
@@ -20,6 +20,7 @@ mod wire;
 
 use std::sync::Arc;
 
+pub(crate) use element::ColumnType;
 pub(crate) use read::FieldReader;
 
 use crate::column::{Tree, TreeKind};
