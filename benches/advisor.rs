@@ -55,7 +55,7 @@ fn main() {
     let lz4 = dir.join(format!("nano_{events}_lz4.evtc"));
     if !lz4.exists() {
         let options = Settings {
-            codec: Codec::LZ4,
+            codec: Some(Codec::LZ4),
             sync: false,
             overwrite: true,
             ..Settings::default()

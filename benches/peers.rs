@@ -463,7 +463,7 @@ fn convert_all(f: &Files) {
     let (root_file, evtc_file) = (|s| f.root_file(s), |s, v: &str| f.evtc_file(s, v));
     let (study, big, small_units) = (&f.study, &f.big, &f.small_units);
     let with = |setting: i32, rac: RacMode| Settings {
-        codec: Codec::from_root_setting(setting).expect("setting"),
+        codec: Some(Codec::from_root_setting(setting).expect("setting")),
         rac,
         ..Settings::default()
     };

@@ -59,11 +59,13 @@ def convert(
     branches: str | list[str] | None = None,
     skip_unsupported: bool | None = None,
     index: tuple[str, str] | None = None,
+    to: str | None = None,
     append: bool | None = None,
     **renamed: Any,
 ) -> dict[str, Any]:
     """Converts a ROOT file (TTree import) or an evtc file (re-compression) into a new evtc file
-    (or, with ``append``, into an existing one), as ``evtc convert`` does.
+    (or, with ``append``, into an existing one), or, with ``to``, any of them into a ROOT file of
+    RNTuples or TTrees, as ``evtc convert`` does.
 
     Args:
         input, output: paths; ``output`` appears only if the conversion succeeds.
@@ -98,6 +100,11 @@ def convert(
         index: ``(major, minor)``: give every tree an event index on these two integer branches
             (default: the input tree's index, a ROOT ``TTreeIndex`` on two branches or an evtc
             index, if it has one; see :func:`index`).
+        to: what to write: ``"evtc"`` (the default), ``"rntuple"`` (ROOT's RNTuple, read by
+            ROOT 6.34 and later and uproot) or ``"ttree"`` (a TTree); an ``output`` named
+            ``*.root`` needs it. Each tree becomes one of the same name; the summary's
+            ``notes`` say what ROOT has no place for (random-access compression, evtc's
+            preconditioners, names ROOT does not allow).
         append: append to ``output``, an existing evtc file, in place: entries of a tree it has
             go after the tree's (same branches and types, in the same order; written as its
             branches are), other trees are added. Nothing in it is rewritten, and a failure

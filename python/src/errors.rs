@@ -70,6 +70,7 @@ pub(crate) fn convert(error: evtc_convert::Error) -> PyErr {
             format!("{e} (skip_unsupported=True converts the other branches)"),
         ),
         E::Options(reason) => raise("OptionsError", reason),
+        e @ E::RootOutputUnsaid { .. } => raise("OptionsError", e.to_string()),
         other => raise("FileError", other.to_string()),
     }
 }

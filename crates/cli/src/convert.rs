@@ -140,6 +140,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 writeln!(out, "  tree {}: {why}", t.name)?;
             }
         }
+        for note in &summary.notes {
+            writeln!(out, "  note: {note}")?;
+        }
         for s in &summary.skipped {
             writeln!(
                 out,

@@ -197,6 +197,9 @@ fn hint(e: &anyhow::Error) -> Option<&'static str> {
         if let Some(evtc_convert::Error::Unsupported(_)) = cause.downcast_ref() {
             return Some("pass --skip-unsupported to convert the other branches");
         }
+        if let Some(evtc_convert::Error::RootOutputUnsaid { .. }) = cause.downcast_ref() {
+            return Some("pass --to rntuple or --to ttree, or --to evtc");
+        }
         // A format error, alone or as a conversion's (which displays it as its own).
         let format = cause.downcast_ref().or(match cause.downcast_ref() {
             Some(evtc_convert::Error::Format(e)) => Some(e),

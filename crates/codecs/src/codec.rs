@@ -108,7 +108,7 @@ pub const ZSTD_MIN_LEVEL: i32 = -7;
 /// let codec: Codec = "zstd:5".parse()?;
 /// assert_eq!(codec, Codec::zstd(5)?);
 /// assert_eq!(codec.to_string(), "zstd:5");
-/// assert_eq!(Codec::from_root_setting(505)?, codec);
+/// assert_eq!(Codec::from_root_setting(505)?, Codec::zstd(10)?); // ROOT's 505 is zstd level 10
 /// assert!("zstd:23".parse::<Codec>().is_err());
 /// # Ok::<(), evtc_codecs::Error>(())
 /// ```
@@ -131,9 +131,10 @@ impl Codec {
     };
     /// evtc's default codec, `zstd:5`.
     ///
-    /// It is RNTuple's default (ROOT setting 505): it decodes several times faster than zlib:6 at
-    /// a similar ratio, and level 5 sits where higher levels start costing much more write time
-    /// for little ratio (`cargo bench --bench codecs`; docs/benchmarks.md).
+    /// zstd, as RNTuple's default (ROOT's setting 505, which is zstd level 10): it decodes
+    /// several times faster than zlib:6 at a similar ratio, and level 5 sits where higher levels
+    /// start costing much more write time for little ratio (`cargo bench --bench codecs`;
+    /// docs/benchmarks.md).
     pub const DEFAULT: Codec = Codec {
         algorithm: Algorithm::Zstd,
         level: 5,
@@ -236,10 +237,11 @@ impl Codec {
     /// | `301`-`309` | `kOldCompressionAlgo` (ROOT's legacy "CS" deflate) | error: not supported |
     /// | `401`-`403` | `kLZ4`: ROOT uses LZ4's fast mode below level 4 | `lz4` |
     /// | `404`-`409` | `kLZ4`: ROOT uses LZ4HC at that level from 4 up | `lz4hc:N` |
-    /// | `501`-`522` | `kZSTD`: the level goes straight to zstd | `zstd:N` |
+    /// | `501`-`509` | `kZSTD`: ROOT passes twice the level to zstd (`ZSTD_compressCCtx(..., 2 * level)`) | `zstd:2N` |
     ///
     /// `101` is ROOT's compiled default for TTree files, `404` its "analysis" setting, `505` its
-    /// "general purpose" setting (RNTuple's default) and `207` its "smallest" setting.
+    /// "general purpose" setting (RNTuple's default: zstd level 10) and `207` its "smallest"
+    /// setting.
     ///
     /// # Errors
     /// [`Error::InvalidRootSetting`] for negative settings, unknown algorithms, the legacy algorithm 3 and
@@ -265,7 +267,7 @@ impl Codec {
             )),
             4 if level < 4 => Ok(Codec::LZ4),
             4 if level <= 9 => Codec::lz4hc(level),
-            5 if level <= 22 => Codec::zstd(level),
+            5 if level <= 9 => Codec::zstd(2 * level),
             0..=5 => Err(invalid("level out of range for this algorithm")),
             _ => Err(invalid("unknown algorithm (ROOT knows 0-5)")),
         }
@@ -273,8 +275,9 @@ impl Codec {
 
     /// The ROOT compression setting with the same meaning, if ROOT has one.
     ///
-    /// `lz4` maps to `401`; `lz4hc:1-3` and `lz4hc:10-12`, zstd's negative levels and zstd above 22 have no
-    /// ROOT equivalent and give `None`.
+    /// `lz4` maps to `401`; `lz4hc:1-3` and `lz4hc:10-12`, and zstd's odd, negative and
+    /// above-18 levels have no ROOT equivalent and give `None` (ROOT's setting `50N` is zstd
+    /// level `2N`).
     pub fn root_setting(self) -> Option<i32> {
         let level = self.level();
         match self.algorithm {
@@ -283,7 +286,9 @@ impl Codec {
             Algorithm::Lzma => Some(200 + level),
             Algorithm::Lz4 => Some(401),
             Algorithm::Lz4Hc => (4..=9).contains(&level).then_some(400 + level),
-            Algorithm::Zstd => (1..=22).contains(&level).then_some(500 + level),
+            Algorithm::Zstd => {
+                (level % 2 == 0 && (2..=18).contains(&level)).then_some(500 + level / 2)
+            }
         }
     }
 }
@@ -393,8 +398,9 @@ mod tests {
             (403, "lz4"),
             (404, "lz4hc:4"),
             (409, "lz4hc:9"),
-            (505, "zstd:5"),
-            (522, "zstd:22"),
+            (501, "zstd:2"),
+            (505, "zstd:10"),
+            (509, "zstd:18"),
         ];
         for (setting, spec) in cases {
             assert_eq!(
@@ -407,10 +413,11 @@ mod tests {
                 spec
             );
         }
-        for bad in [-1, 10, 110, 301, 410, 523, 601, 99999] {
+        for bad in [-1, 10, 110, 301, 410, 510, 523, 601, 99999] {
             assert!(Codec::from_root_setting(bad).is_err(), "setting {bad}");
         }
-        assert_eq!(Codec::zstd(5).unwrap().root_setting(), Some(505));
+        assert_eq!(Codec::zstd(10).unwrap().root_setting(), Some(505));
+        assert_eq!(Codec::zstd(5).unwrap().root_setting(), None);
         assert_eq!(Codec::LZ4.root_setting(), Some(401));
         assert_eq!(Codec::lz4hc(12).unwrap().root_setting(), None);
         assert_eq!(Codec::zstd(-1).unwrap().root_setting(), None);

@@ -25,6 +25,7 @@
 
 pub mod advise;
 mod columns;
+mod export;
 mod glob;
 mod merge;
 mod options;
@@ -46,7 +47,9 @@ pub use glob::Glob;
 pub use merge::{MergeOptions, MergeReport, MergeStep, MergedTreeReport, expand_inputs, merge};
 pub use options::{BoundaryChoice, BranchSettings, PreconditionChoice, parse_index_keys};
 pub use select::{Column, Selection};
-pub use settings::{Jobs, Renamed, SETTINGS, Setting, SettingError, Settings, Shape, setting};
+pub use settings::{
+    Jobs, OutputFormat, Renamed, SETTINGS, Setting, SettingError, Settings, Shape, setting,
+};
 pub use skim::{Entries, SkimOptions, SkimReport, read_entry_list, skim};
 use source::{Input, SourceTree};
 
@@ -75,6 +78,16 @@ pub enum Error {
     /// not exist, converting a file onto itself).
     #[error("{0}")]
     Options(String),
+    /// An output named `*.root` without a `to` setting: what to write there is not guessed.
+    #[error(
+        "{} is named as a ROOT file: say what to write there, to=rntuple (ROOT's RNTuple) or \
+         to=ttree (a TTree), or to=evtc for an evtc file under that name",
+        path.display()
+    )]
+    RootOutputUnsaid {
+        /// The output.
+        path: std::path::PathBuf,
+    },
     /// A branch the reader does not support, without `skip_unsupported` (each front end names
     /// its own way to skip such branches).
     #[error("{0}")]
@@ -139,6 +152,8 @@ pub struct TreeSummary {
 pub struct ConvertSummary {
     /// `root` or `evtc`.
     pub input_format: &'static str,
+    /// `evtc`, `rntuple` or `ttree`.
+    pub output_format: String,
     /// Input file size.
     pub input_bytes: u64,
     /// Output file size.
@@ -151,6 +166,9 @@ pub struct ConvertSummary {
     pub trees: Vec<TreeSummary>,
     /// Branches left out.
     pub skipped: Vec<Skipped>,
+    /// What could not be kept as it was in the output's format (ROOT output: random-access
+    /// compression, evtc's preconditioners, names ROOT does not allow), in words.
+    pub notes: Vec<String>,
 }
 
 /// Converts `input` (a ROOT or evtc file) into a new evtc file at `output`.
@@ -180,6 +198,18 @@ pub fn convert(
             "append writes into the output in place; overwrite replaces it: choose one".into(),
         ));
     }
+    let format = options.to.unwrap_or(OutputFormat::Evtc);
+    let root_name = output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("root"));
+    if options.to.is_none() && root_name {
+        return Err(Error::RootOutputUnsaid {
+            path: output.to_owned(),
+        });
+    }
+    if format != OutputFormat::Evtc {
+        return export::export(input, output, options, format, progress);
+    }
     let input_file = Input::open(input, Some(options.max_basket_size))?;
     let input_bytes = std::fs::metadata(input).map_or(0, |m| m.len());
     let pool = rayon::ThreadPoolBuilder::new()
@@ -188,50 +218,23 @@ pub fn convert(
         .map_err(|e| Error::Options(format!("cannot start {} threads: {e}", options.threads)))?;
     let mut summary = ConvertSummary {
         input_format: input_file.format(),
+        output_format: format.to_string(),
         input_bytes,
         output_bytes: 0,
         value_bytes: 0,
         seconds: 0.0,
         trees: Vec::new(),
         skipped: Vec::new(),
+        notes: Vec::new(),
     };
     let trees = input_file.tree_names(&options.trees)?;
     let mut sources = Vec::new();
     for name in &trees {
         let tree = input_file.tree(name)?;
-        for u in tree.unsupported() {
-            let wanted =
-                options.branches.is_empty() || options.branches.iter().any(|g| g.matches(&u.name));
-            if !wanted {
-                continue;
-            }
-            if !options.skip_unsupported {
-                return Err(Error::Unsupported(u.to_error()));
-            }
-            summary.skipped.push(Skipped {
-                tree: name.clone(),
-                branch: u.name.clone(),
-                class: u.class.clone(),
-                reason: u.reason.clone(),
-            });
-        }
+        skip_unsupported(&tree, name, options, &mut summary.skipped)?;
         sources.push(tree);
     }
-    let matches_any = |glob: &Glob| {
-        sources
-            .iter()
-            .any(|t| t.columns().iter().any(|c| glob.matches(&c.name)))
-    };
-    let globs = options
-        .branches
-        .iter()
-        .chain(options.branch_rules.iter().map(|(g, _)| g));
-    if let Some(glob) = globs.into_iter().find(|g| !matches_any(g)) {
-        return Err(Error::Options(format!(
-            "branch pattern \"{glob}\" matches no branch of {}",
-            trees.join(", ")
-        )));
-    }
+    check_globs(&sources, options, &trees)?;
     let mut writer = if options.append {
         FileWriter::append(output, options.write_options())?
     } else {
@@ -257,6 +260,58 @@ pub fn convert(
     summary.output_bytes = std::fs::metadata(output).map_or(0, |m| m.len());
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Records `tree`'s branches the reader does not support and the settings keep as skipped,
+/// or refuses the first of them without `skip_unsupported`.
+pub(crate) fn skip_unsupported(
+    tree: &SourceTree<'_>,
+    name: &str,
+    settings: &Settings,
+    skipped: &mut Vec<Skipped>,
+) -> Result<()> {
+    for u in tree.unsupported() {
+        let wanted =
+            settings.branches.is_empty() || settings.branches.iter().any(|g| g.matches(&u.name));
+        if !wanted {
+            continue;
+        }
+        if !settings.skip_unsupported {
+            return Err(Error::Unsupported(u.to_error()));
+        }
+        skipped.push(Skipped {
+            tree: name.to_owned(),
+            branch: u.name.clone(),
+            class: u.class.clone(),
+            reason: u.reason.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses a branch glob (to keep, or of a per-branch rule) that matches no branch of the
+/// trees.
+pub(crate) fn check_globs(
+    sources: &[SourceTree<'_>],
+    settings: &Settings,
+    trees: &[String],
+) -> Result<()> {
+    let matches_any = |glob: &Glob| {
+        sources
+            .iter()
+            .any(|t| t.columns().iter().any(|c| glob.matches(&c.name)))
+    };
+    let globs = settings
+        .branches
+        .iter()
+        .chain(settings.branch_rules.iter().map(|(g, _)| g));
+    if let Some(glob) = globs.into_iter().find(|g| !matches_any(g)) {
+        return Err(Error::Options(format!(
+            "branch pattern \"{glob}\" matches no branch of {}",
+            trees.join(", ")
+        )));
+    }
+    Ok(())
 }
 
 /// Converts one tree of the input into `writer` (a new tree, or, appending, entries after
@@ -411,18 +466,13 @@ fn event_index(
     })
 }
 
-/// The output branches of a tree, each with the index of the source column that feeds it
-/// (`None` for the extra branch of a list of lists, filled together with its column).
-fn branch_specs(
-    source: &mut SourceTree<'_>,
-    options: &Settings,
-) -> Vec<(BranchSpec, Option<usize>)> {
-    let columns = source.columns();
+/// Which of `columns` the branch globs keep (all without globs), with the counters of kept
+/// arrays.
+pub(crate) fn kept_columns(columns: &[source::ColumnInfo], branches: &[Glob]) -> Vec<bool> {
     let mut keep: Vec<bool> = columns
         .iter()
-        .map(|c| options.branches.is_empty() || options.branches.iter().any(|g| g.matches(&c.name)))
+        .map(|c| branches.is_empty() || branches.iter().any(|g| g.matches(&c.name)))
         .collect();
-    // Keep the counters of kept arrays.
     for i in 0..columns.len() {
         if keep[i]
             && let Some(counter) = &columns[i].counter
@@ -431,6 +481,17 @@ fn branch_specs(
             keep[j] = true;
         }
     }
+    keep
+}
+
+/// The output branches of a tree, each with the index of the source column that feeds it
+/// (`None` for the extra branch of a list of lists, filled together with its column).
+fn branch_specs(
+    source: &mut SourceTree<'_>,
+    options: &Settings,
+) -> Vec<(BranchSpec, Option<usize>)> {
+    let columns = source.columns();
+    let keep = kept_columns(columns, &options.branches);
     let mut specs = Vec::new();
     for (i, c) in columns.iter().enumerate() {
         if !keep[i] {

@@ -34,6 +34,10 @@ pub(crate) struct ColumnInfo {
     pub(crate) raw_bytes: u64,
     /// A multi-dimensional fixed array's dimensions; empty otherwise.
     pub(crate) shape: Vec<u32>,
+    /// What an entry holds, as the readers' data is shaped ([`ColumnData`]): an evtc
+    /// branch's own kind (a nested list is a chain of branches, `name/sizes`), a ROOT
+    /// column's kind.
+    pub(crate) kind: ColumnKind,
 }
 
 pub(crate) struct SourceTree<'a> {
@@ -176,6 +180,7 @@ impl Input {
                         nested: c.kind.levels(),
                         raw_bytes: c.tot_bytes,
                         shape: c.dims.iter().map(|&d| d as u32).collect(),
+                        kind: c.kind,
                     })
                     .collect();
                 Ok(SourceTree {
@@ -199,6 +204,7 @@ impl Input {
                         nested: 0,
                         raw_bytes: b.raw_bytes,
                         shape: b.shape().unwrap_or_default(),
+                        kind: root_kind(b.dtype),
                     })
                     .collect();
                 Ok(SourceTree {
@@ -272,6 +278,46 @@ impl<'a> SourceTree<'a> {
                 data: ColumnData::new(kind),
             });
         }
+    }
+
+    /// Prepares readers for `columns` (indexes into [`SourceTree::columns`]), in that order.
+    pub(crate) fn select_columns(&mut self, columns: &[usize]) {
+        self.slots.clear();
+        for &column in columns {
+            let (reader, kind) = match &self.kind {
+                Kind::Root(file, tree) => {
+                    let c = &tree.columns[column];
+                    (Some(file.column_reader(c)), c.kind)
+                }
+                Kind::Evtc(_) => (None, self.columns[column].kind),
+            };
+            self.slots.push(Slot {
+                column,
+                ids: (0, Vec::new()),
+                reader,
+                data: ColumnData::new(kind),
+            });
+        }
+    }
+
+    /// The evtc branch behind column `column`, for an evtc input.
+    pub(crate) fn branch_meta(&self, column: usize) -> Option<&evtc_format::BranchMeta> {
+        match &self.kind {
+            Kind::Evtc(tree) => tree.branches().get(column),
+            Kind::Root(..) => None,
+        }
+    }
+
+    /// The selected columns' data of the chunk read last, in selection order, moved out (the
+    /// next read refills them).
+    pub(crate) fn take_chunk(&mut self) -> Vec<ColumnData> {
+        self.slots
+            .iter_mut()
+            .map(|s| {
+                let empty = ColumnData::new(self.columns[s.column].kind);
+                std::mem::replace(&mut s.data, empty)
+            })
+            .collect()
     }
 
     /// Reads `range` of every selected column; returns the bytes of values read.

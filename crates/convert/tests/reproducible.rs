@@ -59,7 +59,7 @@ fn evtc_recompression_does_not_depend_on_threads() {
     };
     convert(&sample(), &first, &options, &mut |_| ()).unwrap();
     let lz4 = Settings {
-        codec: "lz4".parse().unwrap(),
+        codec: Some("lz4".parse().unwrap()),
         basket_size: Some(8 << 10),
         cluster_size: ClusterSize::Entries(1000),
         ..Settings::default()

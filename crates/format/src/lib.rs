@@ -76,6 +76,7 @@ pub use meta::{
     EXT_RAC_LZMA_DICTIONARY, EXT_SHAPE, Extension, FileMeta, IndexSegment, ScalarType, TreeMeta,
     TreeSchema,
 };
+pub use output::Output;
 pub use reader::{
     BranchCursor, BranchReader, DEFAULT_BASKET_CACHE_BYTES, FileReader, FriendTrees, Jagged,
     RawBasket, ReadOptions, RowReader, TreeReader, Value, ValueRef, shared_pool,

@@ -15,9 +15,11 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// A file being written.
+/// A file being written that gets its name only when complete ([`Output::persist`]); dropped
+/// before, it leaves nothing behind. Every evtc writer writes through one; writers of other
+/// formats (ROOT files) use it for the same guarantee.
 #[derive(Debug)]
-pub(crate) struct Output {
+pub struct Output {
     file: File,
     /// The visible partial file, removed on drop unless given its final name.
     partial: Option<PathBuf>,
@@ -27,7 +29,7 @@ impl Output {
     /// Starts a file that will become `target`, replacing a file there only if `replace`.
     /// Fails at once if `target` is a directory, its directory cannot be written, or, without
     /// `replace`, something is at `target` already (an error of kind `AlreadyExists`).
-    pub(crate) fn create(target: &Path, replace: bool) -> io::Result<Output> {
+    pub fn create(target: &Path, replace: bool) -> io::Result<Output> {
         if target.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::IsADirectory,
@@ -69,15 +71,15 @@ impl Output {
         })
     }
 
-    /// The file, for writing.
-    pub(crate) fn file(&self) -> &File {
+    /// The file, for writing (and reading back what was written).
+    pub fn file(&self) -> &File {
         &self.file
     }
 
     /// Gives the written bytes the name `path`: with `replace`, replacing a file already there
     /// in one step, else only if nothing is there (an error of kind `AlreadyExists` otherwise,
     /// the file there untouched).
-    pub(crate) fn persist(mut self, path: &Path, replace: bool) -> io::Result<()> {
+    pub fn persist(mut self, path: &Path, replace: bool) -> io::Result<()> {
         match self.partial.take() {
             Some(partial) => {
                 let named = if replace {

@@ -100,6 +100,20 @@ pub(crate) fn decompress(
     Ok(())
 }
 
+/// The ROOT compression setting nearest to `codec`, for what a file or a column records
+/// (ROOT decodes by each block's header, whatever the setting says): the codec's own setting
+/// where ROOT has one, else the nearest level (ROOT's `50N` is zstd level `2N`: zstd:5 records
+/// 503; lz4hc:1-3 records 404, lz4hc:10-12 409).
+pub(crate) fn nearest_setting(codec: evtc_codecs::Codec) -> i32 {
+    codec
+        .root_setting()
+        .unwrap_or_else(|| match codec.algorithm() {
+            Algorithm::Lz4Hc => 400 + codec.level().clamp(4, 9),
+            Algorithm::Zstd => 500 + ((codec.level() + 1) / 2).clamp(1, 9),
+            _ => 0,
+        })
+}
+
 /// The largest uncompressed block ROOT frames: 2^24 - 1 bytes.
 const MAX_BLOCK: usize = (1 << 24) - 1;
 

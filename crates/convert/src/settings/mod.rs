@@ -43,8 +43,13 @@ pub use table::SETTINGS;
 /// are not settings ([`Settings::interrupt`], [`Settings::keep_partial`]).
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// The codec of every branch no rule matches (`codec`).
-    pub codec: Codec,
+    /// The codec of every branch no rule matches (`codec`); `None`: zstd:5
+    /// ([`Codec::DEFAULT`]), except that branches of an evtc file written out as ROOT keep
+    /// their own codec.
+    pub codec: Option<Codec>,
+    /// The kind of file written (`to`); `None`: an evtc file, and an output named `*.root`
+    /// is refused as ambiguous.
+    pub to: Option<OutputFormat>,
     /// The preconditioner of every branch no rule matches (`precondition`).
     pub precondition: PreconditionChoice,
     /// Random-access compression of every branch no rule matches (`rac`).
@@ -104,7 +109,8 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
-            codec: Codec::DEFAULT,
+            codec: None,
+            to: None,
             precondition: PreconditionChoice::Auto,
             rac: RacMode::Off,
             rac_unit: None,
@@ -125,6 +131,42 @@ impl Default for Settings {
             append: false,
             interrupt: None,
             keep_partial: false,
+        }
+    }
+}
+
+/// The kind of file a conversion writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// An evtc file.
+    Evtc,
+    /// A ROOT file of RNTuples (binary format 1.0, ROOT 6.34 and later).
+    RNTuple,
+    /// A ROOT file of TTrees.
+    TTree,
+}
+
+impl std::fmt::Display for OutputFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            OutputFormat::Evtc => "evtc",
+            OutputFormat::RNTuple => "rntuple",
+            OutputFormat::TTree => "ttree",
+        })
+    }
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<OutputFormat, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "evtc" => Ok(OutputFormat::Evtc),
+            "rntuple" => Ok(OutputFormat::RNTuple),
+            "ttree" => Ok(OutputFormat::TTree),
+            other => Err(format!(
+                "unknown output format {other:?}: expected evtc, rntuple or ttree"
+            )),
         }
     }
 }
@@ -401,7 +443,7 @@ impl Settings {
     /// The writer's options of these settings.
     pub fn write_options(&self) -> WriteOptions {
         let mut write = WriteOptions::default()
-            .codec(self.codec)
+            .codec(self.codec.unwrap_or(Codec::DEFAULT))
             .rac(self.rac)
             .rac_dictionary(self.rac_dictionary)
             .cluster_size(self.cluster_size)

@@ -14,7 +14,7 @@ use evtc_codecs::{Codec, Compressor};
 
 use super::buffer::{ObjectBuffer, put_string, string_len};
 use super::streamer::{ClassInfo, streamer_list};
-use crate::compression::compress;
+use crate::compression::{compress, nearest_setting};
 use crate::error::{Error, Result};
 
 /// Where the top directory's `TFile` key starts (`fBEGIN`).
@@ -356,7 +356,7 @@ impl<W: Write + Seek> RootWriter<W> {
         h.extend_from_slice(&1i32.to_be_bytes());
         h.extend_from_slice(&(name_bytes as i32).to_be_bytes());
         h.push(if big { 8 } else { 4 });
-        h.extend_from_slice(&self.codec.root_setting().unwrap_or(0).to_be_bytes());
+        h.extend_from_slice(&nearest_setting(self.codec).to_be_bytes());
         seek(&mut h, info.seek);
         h.extend_from_slice(&(info.nbytes as i32).to_be_bytes());
         h.extend_from_slice(&1u16.to_be_bytes());
@@ -440,7 +440,7 @@ mod tests {
         let bytes = out.into_inner();
         let file = crate::RootFile::from_source(bytes).expect("the reader opens it");
         assert!(file.keys().is_empty());
-        assert_eq!(file.compression(), 505);
+        assert_eq!(file.compression(), 503);
         assert_eq!(file.version(), FILE_VERSION);
     }
 }

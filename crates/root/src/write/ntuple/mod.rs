@@ -17,13 +17,14 @@ mod envelope;
 mod page;
 mod schema;
 
+use std::collections::HashMap;
 use std::io::{Seek, Write};
 
 use evtc_codecs::{Codec, Compressor};
 
 use super::file::{MAX_KEY_SIZE, RootWriter};
 use super::streamer::rntuple_anchor;
-use crate::compression::compress;
+use crate::compression::{compress, nearest_setting};
 use crate::data::ColumnData;
 use crate::error::{Error, Result};
 use crate::types::ColumnKind;
@@ -44,9 +45,8 @@ pub enum FloatStorage {
     /// As they are (`SplitReal32`, `SplitReal64`).
     #[default]
     Plain,
-    /// Sign, exponent and this many mantissa bits (`Real32Trunc`, 1-22 bits: evtc's
-    /// `float_precision` values, stored without further loss); doubles keeping more are
-    /// stored whole.
+    /// Sign, exponent and this many mantissa bits (`Real32Trunc` of floats, 1-22 bits: evtc's
+    /// `float_precision` values, stored without further loss); doubles are stored whole.
     Truncated {
         /// Mantissa bits kept.
         mantissa_bits: u32,
@@ -284,9 +284,36 @@ impl NtupleWriter {
         data: &[ColumnData],
     ) -> Result<()> {
         let entries = self.check(data)?;
+        let (blob, mut columns) = self.encode_cluster(data)?;
+        self.pages += columns.iter().map(|c| c.pages.len()).sum::<usize>();
+        self.page_bytes += blob.len() as u64;
+        self.write_pages(file, blob, &mut columns)?;
+        for (count, column) in self.elements.iter_mut().zip(&columns) {
+            *count += column
+                .pages
+                .iter()
+                .map(|p| u64::from(p.elements))
+                .sum::<u64>();
+        }
+        self.clusters.push(ClusterRecord {
+            first_entry: self.entries,
+            entries,
+            columns,
+        });
+        self.entries += entries;
+        Ok(())
+    }
+
+    /// Every column's pages of one cluster, encoded, compressed and each followed by its
+    /// XXH3-64, in one buffer; page offsets are into it. Pages of the same elements under the
+    /// same codec are stored once (the index columns of a collection's fields, NanoAOD's
+    /// `Muon_*`, are the same), known by a 128-bit hash of the encoded page, its length and
+    /// the codec.
+    fn encode_cluster(&mut self, data: &[ColumnData]) -> Result<(Vec<u8>, Vec<ClusterColumn>)> {
         let mut blob = Vec::new();
         let mut columns = Vec::with_capacity(self.columns.len());
         let mut scratch = Vec::new();
+        let mut stored: HashMap<(u128, usize, Codec), (u64, u64)> = HashMap::new();
         for (c, column) in self.columns.iter().enumerate() {
             let field = &data[column.field];
             let elements = match column.source {
@@ -294,11 +321,17 @@ impl NtupleWriter {
                 Source::Offsets => Elements::Index(&field.offsets[1..]),
                 Source::Level(i) => Elements::Index(&field.levels[i][1..]),
             };
+            let fail = |reason: String| Error::Unwritable {
+                what: format!(
+                    "RNTuple {:?} field {:?}",
+                    self.name, self.fields[column.field].name
+                ),
+                reason,
+            };
             let n = elements.len();
             let per_page = (self.options.page_bytes * 8 / usize::from(column.bits)).max(1);
             let mut pages = Vec::new();
-            let mut start = 0;
-            while start < n {
+            for start in (0..n).step_by(per_page) {
                 let end = (start + per_page).min(n);
                 scratch.clear();
                 page::encode(
@@ -308,49 +341,37 @@ impl NtupleWriter {
                     start..end,
                     &mut scratch,
                 )
-                .map_err(|e| Error::Unwritable {
-                    what: format!(
-                        "RNTuple {:?} field {:?}",
-                        self.name, self.fields[column.field].name
-                    ),
-                    reason: e,
-                })?;
-                let offset = blob.len() as u64;
-                compress(&mut self.compressor, column.codec, &scratch, &mut blob).map_err(|e| {
-                    Error::Unwritable {
-                        what: format!(
-                            "RNTuple {:?} field {:?}",
-                            self.name, self.fields[column.field].name
-                        ),
-                        reason: e.to_string(),
+                .map_err(fail)?;
+                let key = (
+                    xxhash_rust::xxh3::xxh3_128(&scratch),
+                    scratch.len(),
+                    column.codec,
+                );
+                let (offset, size) = match stored.get(&key) {
+                    Some(&known) => known,
+                    None => {
+                        let offset = blob.len() as u64;
+                        compress(&mut self.compressor, column.codec, &scratch, &mut blob)
+                            .map_err(|e| fail(e.to_string()))?;
+                        let size = blob.len() as u64 - offset;
+                        let sum = xxhash_rust::xxh3::xxh3_64(&blob[offset as usize..]);
+                        blob.extend_from_slice(&sum.to_le_bytes());
+                        stored.insert(key, (offset, size));
+                        (offset, size)
                     }
-                })?;
-                let size = blob.len() as u64 - offset;
-                let sum = xxhash_rust::xxh3::xxh3_64(&blob[offset as usize..]);
-                blob.extend_from_slice(&sum.to_le_bytes());
+                };
                 pages.push(PageRecord {
                     elements: (end - start) as u32,
                     offset,
                     size,
                 });
-                start = end;
             }
             columns.push(ClusterColumn {
                 first_element: self.elements[c],
                 pages,
             });
-            self.elements[c] += n as u64;
         }
-        self.pages += columns.iter().map(|c| c.pages.len()).sum::<usize>();
-        self.page_bytes += blob.len() as u64;
-        self.write_pages(file, blob, &mut columns)?;
-        self.clusters.push(ClusterRecord {
-            first_entry: self.entries,
-            entries,
-            columns,
-        });
-        self.entries += entries;
-        Ok(())
+        Ok((blob, columns))
     }
 
     /// Writes a cluster's pages in blobs of at most [`MAX_KEY_SIZE`] bytes (whole pages each)
@@ -368,30 +389,37 @@ impl NtupleWriter {
             }
             return Ok(());
         }
-        // Pages lie in the blob in order: cut it between pages.
-        let mut pages: Vec<&mut PageRecord> = columns
-            .iter_mut()
-            .flat_map(|c| c.pages.iter_mut())
+        // Cut the blob between pages (each stored once, in order) into blobs of at most the
+        // largest key, then point every page record into the blob that holds its page.
+        let mut stored: Vec<(u64, u64)> = columns
+            .iter()
+            .flat_map(|c| c.pages.iter().map(|p| (p.offset, p.size + 8)))
             .collect();
+        stored.sort_unstable();
+        stored.dedup();
+        let mut moved: HashMap<u64, u64> = HashMap::new();
         let mut i = 0;
-        while i < pages.len() {
-            let first = pages[i].offset;
+        while i < stored.len() {
+            let first = stored[i].0;
             let mut j = i;
-            while j < pages.len() && pages[j].offset + pages[j].size + 8 - first <= MAX_KEY_SIZE {
+            while j < stored.len() && stored[j].0 + stored[j].1 - first <= MAX_KEY_SIZE {
                 j += 1;
             }
             if j == i {
                 return Err(self.unwritable(
                     "page",
-                    format!("a page of {} bytes, over the largest key", pages[i].size),
+                    format!("a page of {} bytes, over the largest key", stored[i].1),
                 ));
             }
-            let last = pages[j - 1].offset + pages[j - 1].size + 8;
+            let last = stored[j - 1].0 + stored[j - 1].1;
             let base = file.write_blob(&blob[first as usize..last as usize])?;
-            for page in &mut pages[i..j] {
-                page.offset = page.offset - first + base;
+            for &(offset, _) in &stored[i..j] {
+                moved.insert(offset, offset - first + base);
             }
             i = j;
+        }
+        for page in columns.iter_mut().flat_map(|c| c.pages.iter_mut()) {
+            page.offset = moved[&page.offset];
         }
         Ok(())
     }
@@ -491,7 +519,7 @@ impl NtupleWriter {
                     w.locator(page.offset, page.size);
                 }
                 w.i64(column.first_element as i64);
-                w.u32(root_setting(record.codec));
+                w.u32(nearest_setting(record.codec) as u32);
                 w.close(pages);
             }
             w.close(columns);
@@ -533,20 +561,6 @@ fn schema_description(w: &mut Writer, fields: &[FieldRecord], columns: &[ColumnR
         let list = w.list(0);
         w.close(list);
     }
-}
-
-/// The compression setting a column's pages record: ROOT's for the codec, or the nearest ROOT
-/// has (zstd and lz4hc levels it has no setting for). ROOT decodes a page by its blocks'
-/// headers; the setting is for display.
-fn root_setting(codec: Codec) -> u32 {
-    codec.root_setting().map_or_else(
-        || match codec.algorithm() {
-            evtc_codecs::Algorithm::Lz4Hc => 409,
-            evtc_codecs::Algorithm::Zstd => 501,
-            _ => 0,
-        },
-        |s| s as u32,
-    )
 }
 
 /// The anchor object (`ROOT::RNTuple` version 2): its byte count and version, the big-endian

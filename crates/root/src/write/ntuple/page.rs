@@ -107,16 +107,6 @@ fn values_le(
             );
             return Ok(());
         }
-        (Floats::Trunc { bits }, Values::F64(v)) => {
-            pack(
-                v[range]
-                    .iter()
-                    .map(|&x| (x as f32).to_bits() >> (32 - bits)),
-                bits,
-                out,
-            );
-            return Ok(());
-        }
         (Floats::Quant { bits, min, max }, Values::F32(v)) => {
             let q = quantize(v[range].iter().map(|&x| f64::from(x)), bits, min, max)?;
             pack(q.into_iter(), bits, out);

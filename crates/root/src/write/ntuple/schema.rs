@@ -260,13 +260,16 @@ impl Planner<'_> {
             |plain: ColumnType, split_kind: ColumnType| if split { split_kind } else { plain };
         let floats = match self.field.floats {
             FloatStorage::Plain => Floats::Plain,
-            FloatStorage::Truncated { mantissa_bits } if t.is_float() && mantissa_bits <= 22 => {
+            FloatStorage::Truncated { mantissa_bits }
+                if t == ScalarType::F32 && (1..=22).contains(&mantissa_bits) =>
+            {
                 Floats::Trunc {
                     bits: 1 + 8 + mantissa_bits as u16,
                 }
             }
-            // Doubles keeping more mantissa than a float's: stored whole.
-            FloatStorage::Truncated { .. } if t == ScalarType::F64 => Floats::Plain,
+            // Doubles (whose rounded values need not fit a float's exponent): stored whole, the
+            // rounded mantissas' zero bits left to the codec.
+            FloatStorage::Truncated { .. } if t.is_float() => Floats::Plain,
             FloatStorage::Quantized { min, max, bits }
                 if t.is_float() && (1..=32).contains(&bits) =>
             {

@@ -1,0 +1,258 @@
+//! What a tree's columns become in a ROOT file: one field (or branch) per column, a nested
+//! list's chain of evtc branches (`X`, `X/sizes`, ...) joined into one, the codec and float
+//! storage of each, names ROOT accepts; and what had to change, as notes.
+
+use evtc_codecs::{Algorithm, Codec, Quantization};
+use evtc_root::{ColumnData, ColumnKind, FloatStorage, NtupleField, Values};
+
+use crate::source::SourceTree;
+use crate::{Error, Result, Settings, kept_columns};
+
+/// One field of the output.
+#[derive(Debug, Clone)]
+pub(super) struct Field {
+    pub(super) field: NtupleField,
+    /// The input branch's name (the field's, unless ROOT needed another).
+    pub(super) source_name: String,
+    /// The selected input columns feeding it (positions in [`Plan::columns`]): its values,
+    /// then, for a nested list written by evtc as a chain, `X/sizes`, `X/sizes/sizes`, ...
+    pub(super) parts: Vec<usize>,
+    /// Mantissa bits to round this conversion's floats to (a `float_precision` rule).
+    pub(super) round: Option<u32>,
+}
+
+/// The output fields of a tree and the input columns they read.
+#[derive(Debug)]
+pub(super) struct Plan {
+    pub(super) fields: Vec<Field>,
+    /// The input columns to read, in order.
+    pub(super) columns: Vec<usize>,
+    /// What could not be kept as it was, in words.
+    pub(super) notes: Vec<String>,
+}
+
+/// Plans the fields of `source`'s kept columns.
+///
+/// # Errors
+/// [`Error::Options`] for two branches whose names ROOT makes the same.
+pub(super) fn plan(source: &SourceTree<'_>, settings: &Settings, tree: &str) -> Result<Plan> {
+    let columns = source.columns();
+    let keep = kept_columns(columns, &settings.branches);
+    let evtc = (0..columns.len()).any(|i| source.branch_meta(i).is_some());
+    let position = |name: &str| columns.iter().position(|c| c.name == name);
+    // Branches that belong to another's chain (`X/sizes` of a kept `X`) are written with it.
+    let mut consumed = vec![false; columns.len()];
+    let mut plan = Plan {
+        fields: Vec::new(),
+        columns: Vec::new(),
+        notes: Vec::new(),
+    };
+    let mut renamed = Vec::new();
+    let (mut rac, mut preconditioned) = (0usize, 0usize);
+    for (i, c) in columns.iter().enumerate() {
+        if !keep[i] || consumed[i] {
+            continue;
+        }
+        let mut chain = vec![i];
+        if evtc && c.kind.is_variable() {
+            let mut name = format!("{}/sizes", c.name);
+            while let Some(j) = position(&name) {
+                consumed[j] = true;
+                chain.push(j);
+                name.push_str("/sizes");
+            }
+        }
+        let depth = chain.len() - 1;
+        let kind = match (c.kind, depth) {
+            (kind, 0) => kind,
+            (ColumnKind::Jagged(t), d) => ColumnKind::Nested(t, (d + 1) as u8),
+            (ColumnKind::String, d) => ColumnKind::Strings(d as u8),
+            (kind, _) => kind,
+        };
+        let meta = source.branch_meta(i);
+        if let Some(meta) = meta {
+            rac += usize::from(meta.rac);
+            preconditioned += usize::from(meta.precondition != 0);
+        }
+        let name = root_name(&c.name);
+        if name != c.name {
+            renamed.push(format!("{} as {name}", c.name));
+        }
+        let rules = settings
+            .branch_rules
+            .iter()
+            .rev()
+            .filter(|(g, _)| g.matches(&c.name))
+            .map(|(_, s)| s);
+        let input_codec = meta
+            .and_then(|m| Codec::new(Algorithm::from_id(m.codec).ok()?, i32::from(m.level)).ok());
+        let codec = rules
+            .clone()
+            .find_map(|s| s.codec)
+            .or(settings.codec)
+            .or(input_codec)
+            .unwrap_or(Codec::DEFAULT);
+        let is_float = kind.scalar().is_float()
+            && !matches!(kind, ColumnKind::String | ColumnKind::Strings(_));
+        let rule_bits = rules
+            .clone()
+            .find_map(|s| s.mantissa_bits)
+            .filter(|_| is_float);
+        let rule_quant = rules.clone().find_map(|s| s.quantize).filter(|_| is_float);
+        let floats = match (rule_quant, rule_bits) {
+            (Some(q), _) => quantized(q),
+            (None, Some(bits)) => FloatStorage::Truncated {
+                mantissa_bits: bits,
+            },
+            (None, None) => match meta {
+                Some(m) => match (m.quantization(), m.mantissa_bits()) {
+                    (Some(q), _) => quantized(q),
+                    (None, Some(bits)) => FloatStorage::Truncated {
+                        mantissa_bits: bits,
+                    },
+                    (None, None) => FloatStorage::Plain,
+                },
+                None => FloatStorage::Plain,
+            },
+        };
+        let counter = c.counter.clone().filter(|n| {
+            keep.get(position(n).unwrap_or(usize::MAX)).copied() == Some(true) && depth == 0
+        });
+        let parts = chain
+            .iter()
+            .map(|&j| {
+                plan.columns.push(j);
+                plan.columns.len() - 1
+            })
+            .collect();
+        let dims = c.shape.iter().map(|&d| d as usize).collect();
+        plan.fields.push(Field {
+            field: NtupleField {
+                name: name.clone(),
+                kind,
+                dims,
+                rvec: matches!(kind, ColumnKind::Jagged(_)) && counter.is_some(),
+                codec,
+                floats,
+            },
+            source_name: c.name.clone(),
+            parts,
+            round: rule_bits.filter(|_| rule_quant.is_none()),
+        });
+    }
+    // A renamed branch whose new name another branch has gets a suffix: `vhit.x` beside a
+    // `vhit_x` is written as `vhit_x_2`.
+    let mut taken: std::collections::HashSet<String> = plan
+        .fields
+        .iter()
+        .filter(|f| f.field.name == f.source_name)
+        .map(|f| f.field.name.clone())
+        .collect();
+    for f in plan
+        .fields
+        .iter_mut()
+        .filter(|f| f.field.name != f.source_name)
+    {
+        let base = f.field.name.clone();
+        let mut n = 1;
+        while !taken.insert(f.field.name.clone()) {
+            n += 1;
+            f.field.name = format!("{base}_{n}");
+        }
+        if n > 1 {
+            renamed.retain(|r| !r.starts_with(&format!("{} as ", f.source_name)));
+            renamed.push(format!("{} as {}", f.source_name, f.field.name));
+        }
+    }
+    if !renamed.is_empty() {
+        plan.notes.push(format!(
+            "tree {tree:?}: {} branches renamed, as ROOT names allow no '.', ' ', '/' or '\\\\': {}",
+            renamed.len(),
+            renamed.join(", ")
+        ));
+    }
+    if rac > 0 {
+        plan.notes.push(format!(
+            "tree {tree:?}: random-access compression of {rac} branches not kept (ROOT has none; \
+             their pages are compressed whole)"
+        ));
+    }
+    if preconditioned > 0 {
+        plan.notes.push(format!(
+            "tree {tree:?}: evtc's preconditioners of {preconditioned} branches replaced by \
+             ROOT's own encodings (byte split, zigzag, deltas)"
+        ));
+    }
+    Ok(plan)
+}
+
+/// `q` as RNTuple's quantized floats.
+fn quantized(q: Quantization) -> FloatStorage {
+    FloatStorage::Quantized {
+        min: q.min(),
+        max: q.max(),
+        bits: q.bits(),
+    }
+}
+
+/// `name` as RNTuple and TTree names take it: `.`, space, `/` and `\` as `_`.
+pub(super) fn root_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if matches!(c, '.' | ' ' | '/' | '\\') || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+impl Field {
+    /// The field's data of a chunk: its column's data, or a chain's joined into nested lists
+    /// (`X`'s values; each `X/sizes...` as a list level's boundaries, the last one's entries
+    /// as the entries'), rounded when a rule asks.
+    pub(super) fn assemble(&self, chunk: &mut [Option<ColumnData>]) -> Result<ColumnData> {
+        let mut take = |part: usize| {
+            chunk[part].take().ok_or_else(|| {
+                Error::Options(format!(
+                    "internal: column data of {:?} read twice",
+                    self.source_name
+                ))
+            })
+        };
+        let mut data = take(self.parts[0])?;
+        if self.parts.len() > 1 {
+            let mut levels = Vec::new();
+            let mut outer = Vec::new();
+            for &part in &self.parts[1..] {
+                let sizes = take(part)?;
+                let Values::U32(lengths) = &sizes.values else {
+                    return Err(Error::Options(format!(
+                        "branch {:?}: its sizes branch does not hold u32 lengths",
+                        self.source_name
+                    )));
+                };
+                let mut bounds = Vec::with_capacity(lengths.len() + 1);
+                bounds.push(0u64);
+                let mut end = 0u64;
+                for &n in lengths {
+                    end += u64::from(n);
+                    bounds.push(end);
+                }
+                levels.push(bounds);
+                outer = sizes.offsets;
+            }
+            data.offsets = outer;
+            data.levels = levels;
+        }
+        if let Some(bits) = self.round {
+            match &mut data.values {
+                Values::F32(v) => evtc_codecs::round_mantissas_f32(v, bits),
+                Values::F64(v) => evtc_codecs::round_mantissas_f64(v, bits),
+                _ => {}
+            }
+        }
+        Ok(data)
+    }
+}
