@@ -1,6 +1,6 @@
 //! Conversions into ROOT files: every ROOT fixture the reader reads (TTrees and RNTuples of
-//! every kind), and evtc files made from them, written as RNTuples and read back by
-//! `evtc-root`'s reader with the values equal, column by column. ROOT 6.40 and uproot reading
+//! every kind), and evtc files made from them, written as RNTuples and as TTrees and read back
+//! by `evtc-root`'s reader with the values equal, column by column. ROOT 6.40 and uproot reading
 //! the same outputs is tested in `python/tests/test_root_output.py`.
 
 use std::path::{Path, PathBuf};
@@ -23,10 +23,15 @@ fn settings(to: Option<OutputFormat>) -> Settings {
     }
 }
 
-/// `name` as the writers name it in a ROOT file.
-fn root_name(name: &str) -> String {
-    name.replace(['.', ' ', '/', '\\'], "_")
+/// `name` as the writers name it in a ROOT file of `format`.
+fn root_name(name: &str, format: OutputFormat) -> String {
+    match format {
+        OutputFormat::TTree => name.replace([' ', '/', '[', ']'], "_"),
+        _ => name.replace(['.', ' ', '/', '\\'], "_"),
+    }
 }
+
+const ROOT_FORMATS: [OutputFormat; 2] = [OutputFormat::RNTuple, OutputFormat::TTree];
 
 /// Whether two columns' data are the same, floats by their bits (NaN is NaN).
 fn same(a: &evtc_root::ColumnData, b: &evtc_root::ColumnData) -> bool {
@@ -43,9 +48,9 @@ fn same(a: &evtc_root::ColumnData, b: &evtc_root::ColumnData) -> bool {
     values && a.offsets == b.offsets && a.levels == b.levels
 }
 
-/// Every column of every tree of `input` (a ROOT file) is a column of `output` of the same
-/// kind and values.
-fn same_columns(input: &Path, output: &Path) {
+/// Every column of every tree of `input` (a ROOT file) is a column of `output` (written as
+/// `format`) of the same kind and values.
+fn same_columns(input: &Path, output: &Path, format: OutputFormat) {
     let (a, b) = (
         RootFile::open(input).expect("input"),
         RootFile::open(output).expect("output"),
@@ -57,10 +62,12 @@ fn same_columns(input: &Path, output: &Path) {
             continue; // an older cycle of a tree converted once
         }
         let ta = a.tree(&t.path).expect("input tree");
-        let tb = b.tree(&root_name(&t.path)).expect("output tree");
+        let tb = b
+            .tree(&root_name(&t.path, OutputFormat::RNTuple))
+            .expect("output tree");
         assert_eq!(ta.entries, tb.entries, "{}: entries", t.path);
         for ca in &ta.columns {
-            let name = root_name(&ca.name);
+            let name = root_name(&ca.name, format);
             let cb = tb
                 .column(&name)
                 .unwrap_or_else(|| panic!("{}: no column {name} in the output", t.path));
@@ -69,7 +76,7 @@ fn same_columns(input: &Path, output: &Path) {
             let vb = b.read_column(cb, 0..tb.entries).expect("read output");
             assert!(
                 same(&va, &vb),
-                "{}: {}/{}: values differ:\n{va:?}\n{vb:?}",
+                "{} as {format:?}: {}/{}: values differ:\n{va:?}\n{vb:?}",
                 input.display(),
                 t.path,
                 ca.name
@@ -80,6 +87,15 @@ fn same_columns(input: &Path, output: &Path) {
 
 #[test]
 fn every_root_fixture_converts_to_rntuple_with_its_values() {
+    every_root_fixture_converts(OutputFormat::RNTuple);
+}
+
+#[test]
+fn every_root_fixture_converts_to_ttree_with_its_values() {
+    every_root_fixture_converts(OutputFormat::TTree);
+}
+
+fn every_root_fixture_converts(format: OutputFormat) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut converted = 0;
     for entry in std::fs::read_dir(fixture("")).expect("fixtures") {
@@ -93,14 +109,9 @@ fn every_root_fixture_converts_to_rntuple_with_its_values() {
             .to_string_lossy()
             .into_owned();
         let out = dir.path().join(&name);
-        match convert(
-            &path,
-            &out,
-            &settings(Some(OutputFormat::RNTuple)),
-            &mut |_| {},
-        ) {
+        match convert(&path, &out, &settings(Some(format)), &mut |_| {}) {
             Ok(_) => {
-                same_columns(&path, &out);
+                same_columns(&path, &out, format);
                 converted += 1;
             }
             // Fixtures made to fail the reader (partial and damaged files, no trees).
@@ -108,7 +119,7 @@ fn every_root_fixture_converts_to_rntuple_with_its_values() {
                 ["partial", "nontree", "ttree_extfile"]
                     .iter()
                     .any(|bad| name.starts_with(bad)),
-                "{name}: {e}"
+                "{name} as {format:?}: {e}"
             ),
         }
     }
@@ -116,7 +127,7 @@ fn every_root_fixture_converts_to_rntuple_with_its_values() {
 }
 
 #[test]
-fn evtc_files_convert_to_rntuple_with_nested_lists_joined_again() {
+fn evtc_files_convert_to_root_with_nested_lists_joined_again() {
     let dir = tempfile::tempdir().expect("tempdir");
     for name in [
         "kinds_505.root",
@@ -130,30 +141,34 @@ fn evtc_files_convert_to_rntuple_with_nested_lists_joined_again() {
             ..settings(None)
         };
         convert(&fixture(name), &evtc, &rac, &mut |_| {}).expect("to evtc");
-        let out = dir.path().join(format!("again_{name}"));
-        let summary = convert(
-            &evtc,
-            &out,
-            &settings(Some(OutputFormat::RNTuple)),
-            &mut |_| {},
-        )
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(summary.output_format, "rntuple");
-        same_columns(&fixture(name), &out);
-        // Nested lists, written in evtc as X and X/sizes, are one field again.
-        let file = RootFile::open(&out).expect("output");
-        for t in file.trees().expect("trees") {
-            let tree = file.tree(&t.path).expect("tree");
-            assert!(
-                tree.columns.iter().all(|c| !c.name.ends_with("_sizes")),
-                "{name}: a sizes branch was written as its own field"
-            );
-            assert!(
-                tree.unsupported.is_empty(),
-                "{name}: {:?}",
-                tree.unsupported
-            );
+        for format in ROOT_FORMATS {
+            to_root_again(name, &evtc, format);
         }
+    }
+}
+
+/// Converts `evtc` (made from the fixture `name`) to `format`: the fixture's values, nested
+/// lists one branch or field again.
+fn to_root_again(name: &str, evtc: &Path, format: OutputFormat) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join(format!("{format:?}_{name}"));
+    let summary = convert(evtc, &out, &settings(Some(format)), &mut |_| {})
+        .unwrap_or_else(|e| panic!("{name} as {format:?}: {e}"));
+    assert_eq!(summary.output_format, format.to_string());
+    same_columns(&fixture(name), &out, format);
+    // Nested lists, written in evtc as X and X/sizes, are one field again.
+    let file = RootFile::open(&out).expect("output");
+    for t in file.trees().expect("trees") {
+        let tree = file.tree(&t.path).expect("tree");
+        assert!(
+            tree.columns.iter().all(|c| !c.name.ends_with("_sizes")),
+            "{name}: a sizes branch was written as its own field"
+        );
+        assert!(
+            tree.unsupported.is_empty(),
+            "{name}: {:?}",
+            tree.unsupported
+        );
     }
 }
 
@@ -249,4 +264,51 @@ fn codecs_and_lossy_floats_carry_over_from_evtc_branches() {
         tree.column("Muon_pt").expect("column").kind,
         ColumnKind::Jagged(evtc_root::ScalarType::F32)
     );
+}
+
+#[test]
+fn ttree_output_keeps_counters_codecs_and_the_event_index() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let evtc = dir.path().join("nano.evtc");
+    let mut write = settings(None);
+    write.set("codec", "lz4").expect("codec");
+    write.set("branch_codec", "Jet_*=lzma:4").expect("rule");
+    write.set("float_precision", "Muon_pt=10").expect("rule");
+    write.set("index", "run,event").expect("index");
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/nano_sample.root");
+    convert(&sample, &evtc, &write, &mut |_| {}).expect("to evtc");
+    let out = dir.path().join("nano.root");
+    let summary = convert(
+        &evtc,
+        &out,
+        &settings(Some(OutputFormat::TTree)),
+        &mut |_| {},
+    )
+    .expect("to ttree");
+    assert_eq!(
+        summary.trees[0].event_index,
+        Some(("run".to_owned(), "event".to_owned()))
+    );
+    assert!(
+        summary
+            .notes
+            .iter()
+            .any(|n| n.contains("reduced-precision")),
+        "{:?}",
+        summary.notes
+    );
+    let file = RootFile::open(&out).expect("output");
+    let tree = file.tree("Events").expect("tree");
+    assert_eq!(tree.kind, evtc_root::TreeKind::TTree);
+    assert_eq!(tree.index, Some(("run".to_owned(), "event".to_owned())));
+    let column = |name: &str| tree.column(name).unwrap_or_else(|| panic!("no {name}"));
+    assert_eq!(
+        column("Jet_pt").compression,
+        204,
+        "lzma:4 where the rule said"
+    );
+    assert_eq!(column("MET_pt").compression, 401, "lz4 as the evtc branch");
+    assert_eq!(column("Jet_pt").counter.as_deref(), Some("nJet"));
+    // The evtc file's values, reduced floats included, are the TTree's.
+    same_columns(&sample, &out, OutputFormat::TTree);
 }

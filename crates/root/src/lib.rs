@@ -62,6 +62,7 @@ pub use source::ReadAt;
 pub use types::{ColumnKind, RootTypeName, ScalarType};
 pub use write::{
     FloatStorage, NtupleField, NtupleOptions, NtupleSummary, NtupleWriter, RootWriter,
+    TTreeOptions, TTreeSummary, TTreeWriter, TreeBranch,
 };
 
 /// Opens `data` as a ROOT file and reads every column of every tree, ignoring errors: the fuzz

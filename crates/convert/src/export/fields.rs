@@ -6,7 +6,7 @@ use evtc_codecs::{Algorithm, Codec, Quantization};
 use evtc_root::{ColumnData, ColumnKind, FloatStorage, NtupleField, Values};
 
 use crate::source::SourceTree;
-use crate::{Error, Result, Settings, kept_columns};
+use crate::{Error, OutputFormat, Result, Settings, kept_columns};
 
 /// One field of the output.
 #[derive(Debug, Clone)]
@@ -14,6 +14,9 @@ pub(super) struct Field {
     pub(super) field: NtupleField,
     /// The input branch's name (the field's, unless ROOT needed another).
     pub(super) source_name: String,
+    /// The counter branch of a NanoAOD-like array, kept before it in the output (a TTree's
+    /// leaf-count array; an RNTuple's `ROOT::VecOps::RVec`).
+    pub(super) counter: Option<String>,
     /// The selected input columns feeding it (positions in [`Plan::columns`]): its values,
     /// then, for a nested list written by evtc as a chain, `X/sizes`, `X/sizes/sizes`, ...
     pub(super) parts: Vec<usize>,
@@ -35,7 +38,12 @@ pub(super) struct Plan {
 ///
 /// # Errors
 /// [`Error::Options`] for two branches whose names ROOT makes the same.
-pub(super) fn plan(source: &SourceTree<'_>, settings: &Settings, tree: &str) -> Result<Plan> {
+pub(super) fn plan(
+    source: &SourceTree<'_>,
+    settings: &Settings,
+    tree: &str,
+    format: OutputFormat,
+) -> Result<Plan> {
     let columns = source.columns();
     let keep = kept_columns(columns, &settings.branches);
     let evtc = (0..columns.len()).any(|i| source.branch_meta(i).is_some());
@@ -74,7 +82,7 @@ pub(super) fn plan(source: &SourceTree<'_>, settings: &Settings, tree: &str) -> 
             rac += usize::from(meta.rac);
             preconditioned += usize::from(meta.precondition != 0);
         }
-        let name = root_name(&c.name);
+        let name = root_name(&c.name, format);
         if name != c.name {
             renamed.push(format!("{} as {name}", c.name));
         }
@@ -115,8 +123,11 @@ pub(super) fn plan(source: &SourceTree<'_>, settings: &Settings, tree: &str) -> 
                 None => FloatStorage::Plain,
             },
         };
+        // A counter kept, written before the array (as ROOT needs it for a leaf-count array).
         let counter = c.counter.clone().filter(|n| {
-            keep.get(position(n).unwrap_or(usize::MAX)).copied() == Some(true) && depth == 0
+            position(n).is_some_and(|j| keep[j] && j < i)
+                && matches!(kind, ColumnKind::Jagged(_))
+                && plan.fields.iter().any(|f| &f.source_name == n)
         });
         let parts = chain
             .iter()
@@ -136,6 +147,7 @@ pub(super) fn plan(source: &SourceTree<'_>, settings: &Settings, tree: &str) -> 
                 floats,
             },
             source_name: c.name.clone(),
+            counter,
             parts,
             round: rule_bits.filter(|_| rule_quant.is_none()),
         });
@@ -164,9 +176,18 @@ pub(super) fn plan(source: &SourceTree<'_>, settings: &Settings, tree: &str) -> 
             renamed.push(format!("{} as {}", f.source_name, f.field.name));
         }
     }
+    // Counters by their output names.
+    let names: std::collections::HashMap<String, String> = plan
+        .fields
+        .iter()
+        .map(|f| (f.source_name.clone(), f.field.name.clone()))
+        .collect();
+    for f in &mut plan.fields {
+        f.counter = f.counter.take().and_then(|c| names.get(&c).cloned());
+    }
     if !renamed.is_empty() {
         plan.notes.push(format!(
-            "tree {tree:?}: {} branches renamed, as ROOT names allow no '.', ' ', '/' or '\\\\': {}",
+            "tree {tree:?}: {} branches renamed, as ROOT does not allow their characters: {}",
             renamed.len(),
             renamed.join(", ")
         ));
@@ -174,13 +195,16 @@ pub(super) fn plan(source: &SourceTree<'_>, settings: &Settings, tree: &str) -> 
     if rac > 0 {
         plan.notes.push(format!(
             "tree {tree:?}: random-access compression of {rac} branches not kept (ROOT has none; \
-             their pages are compressed whole)"
+             their pages and baskets are compressed whole)"
         ));
     }
     if preconditioned > 0 {
         plan.notes.push(format!(
-            "tree {tree:?}: evtc's preconditioners of {preconditioned} branches replaced by \
-             ROOT's own encodings (byte split, zigzag, deltas)"
+            "tree {tree:?}: evtc's preconditioners of {preconditioned} branches {}",
+            match format {
+                OutputFormat::TTree => "not kept (TTree baskets hold plain big-endian values)",
+                _ => "replaced by RNTuple's own encodings (byte split, zigzag, deltas)",
+            }
         ));
     }
     Ok(plan)
@@ -195,16 +219,15 @@ fn quantized(q: Quantization) -> FloatStorage {
     }
 }
 
-/// `name` as RNTuple and TTree names take it: `.`, space, `/` and `\` as `_`.
-pub(super) fn root_name(name: &str) -> String {
+/// `name` as ROOT takes it in `format`: RNTuple names without `.`, space, `/` or `\`, TTree
+/// branch names without space, `/`, `[` or `]` (each written as `_`).
+pub(super) fn root_name(name: &str, format: OutputFormat) -> String {
+    let refused = |c: char| match format {
+        OutputFormat::TTree => matches!(c, ' ' | '/' | '[' | ']'),
+        _ => matches!(c, '.' | ' ' | '/' | '\\'),
+    };
     name.chars()
-        .map(|c| {
-            if matches!(c, '.' | ' ' | '/' | '\\') || c.is_control() {
-                '_'
-            } else {
-                c
-            }
-        })
+        .map(|c| if refused(c) || c.is_control() { '_' } else { c })
         .collect()
 }
 

@@ -16,7 +16,9 @@ use std::time::Instant;
 
 use evtc_codecs::Codec;
 use evtc_format::{ClusterSize, Output};
-use evtc_root::{NtupleOptions, NtupleWriter, RootWriter};
+use evtc_root::{
+    ColumnData, NtupleOptions, NtupleWriter, RootWriter, TTreeOptions, TTreeWriter, TreeBranch,
+};
 
 use crate::source::{Input, SourceTree};
 use crate::{ConvertSummary, Error, OutputFormat, Progress, Result, Settings, TreeSummary};
@@ -83,18 +85,15 @@ pub(crate) fn export(
         file_codec,
     )?;
     for source in &mut sources {
-        let written = match format {
-            OutputFormat::RNTuple => {
-                write_rntuple(&mut root, source, &pool, settings, &mut summary, progress)?
-            }
-            OutputFormat::TTree => {
-                return Err(Error::Options(
-                    "TTree output is written by --to ttree's writer, not yet in this build".into(),
-                ));
-            }
-            OutputFormat::Evtc => unreachable!("evtc output is convert's own"),
-        };
-        match written {
+        match write_tree(
+            &mut root,
+            source,
+            &pool,
+            settings,
+            format,
+            &mut summary,
+            progress,
+        )? {
             Some(tree) => summary.trees.push(tree),
             None => return Err(Error::Interrupted { kept: None }),
         }
@@ -145,37 +144,149 @@ fn cluster_entries(source: &SourceTree<'_>, settings: &Settings) -> u64 {
     }
 }
 
-/// Converts one tree into an RNTuple of `root`; `None` when interrupted.
-fn write_rntuple<W: Write + std::io::Seek>(
+/// A tree being written: an RNTuple or a TTree.
+enum TreeOut {
+    Ntuple(NtupleWriter),
+    Tree(TTreeWriter),
+}
+
+impl TreeOut {
+    /// Starts the tree `name` of `plan`'s fields in `root`, as `format`, with `source`'s event
+    /// index when the output keeps it (a TTree's `TTreeIndex`; its keys' output names are
+    /// returned); notes what is not kept.
+    fn start<W: Write + std::io::Seek>(
+        root: &mut RootWriter<W>,
+        name: &str,
+        plan: &fields::Plan,
+        index: Option<(String, String)>,
+        settings: &Settings,
+        format: OutputFormat,
+        notes: &mut Vec<String>,
+    ) -> Result<(TreeOut, Option<(String, String)>)> {
+        let codec = settings.codec.unwrap_or(Codec::DEFAULT);
+        match format {
+            OutputFormat::TTree => {
+                let branches = plan
+                    .fields
+                    .iter()
+                    .map(|f| TreeBranch {
+                        name: f.field.name.clone(),
+                        kind: f.field.kind,
+                        dims: f.field.dims.clone(),
+                        counter: f.counter.clone(),
+                        codec: f.field.codec,
+                    })
+                    .collect();
+                let options = TTreeOptions {
+                    basket_bytes: settings
+                        .basket_size
+                        .map_or(TTreeOptions::default().basket_bytes, |b| b as usize),
+                    codec,
+                    ..TTreeOptions::default()
+                };
+                let mut tree = TTreeWriter::new(name, branches, options)?;
+                let lossy = plan
+                    .fields
+                    .iter()
+                    .filter(|f| f.field.floats != evtc_root::FloatStorage::Plain)
+                    .count();
+                if lossy > 0 {
+                    notes.push(format!(
+                        "tree {name:?}: {lossy} branches of reduced-precision floats written as \
+                         full floats (their values as evtc stored them)"
+                    ));
+                }
+                let mut kept = None;
+                if let Some((major, minor)) = index {
+                    let output = |key: &str| {
+                        plan.fields
+                            .iter()
+                            .find(|f| f.source_name == key)
+                            .map(|f| f.field.name.clone())
+                    };
+                    match (output(&major), output(&minor)) {
+                        (Some(a), Some(b)) if tree.index_by(&a, &b).is_ok() => kept = Some((a, b)),
+                        _ => notes.push(format!(
+                            "tree {name:?}: its event index on ({major}, {minor}) is not kept: \
+                             its keys are not two integer branches of the output"
+                        )),
+                    }
+                }
+                Ok((TreeOut::Tree(tree), kept))
+            }
+            _ => {
+                if index.is_some() {
+                    notes.push(format!(
+                        "tree {name:?}: its event index is not kept (RNTuple has none; TTree \
+                         output keeps it as a TTreeIndex)"
+                    ));
+                }
+                let fields = plan.fields.iter().map(|f| f.field.clone()).collect();
+                let options = NtupleOptions {
+                    envelope_codec: codec,
+                    ..NtupleOptions::default()
+                };
+                let ntuple = NtupleWriter::new(root, name, fields, options)?;
+                Ok((TreeOut::Ntuple(ntuple), None))
+            }
+        }
+    }
+
+    fn write_cluster<W: Write + std::io::Seek>(
+        &mut self,
+        root: &mut RootWriter<W>,
+        data: &[ColumnData],
+    ) -> Result<()> {
+        match self {
+            TreeOut::Ntuple(w) => w.write_cluster(root, data)?,
+            TreeOut::Tree(w) => w.write_cluster(root, data)?,
+        }
+        Ok(())
+    }
+
+    fn finish<W: Write + std::io::Seek>(self, root: &mut RootWriter<W>) -> Result<()> {
+        match self {
+            TreeOut::Ntuple(w) => {
+                w.finish(root)?;
+            }
+            TreeOut::Tree(w) => {
+                w.finish(root)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Converts one tree into an RNTuple or a TTree of `root`; `None` when interrupted.
+fn write_tree<W: Write + std::io::Seek>(
     root: &mut RootWriter<W>,
     source: &mut SourceTree<'_>,
     pool: &rayon::ThreadPool,
     settings: &Settings,
+    format: OutputFormat,
     summary: &mut ConvertSummary,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Option<TreeSummary>> {
     let tree = source.name().to_owned();
-    let plan = fields::plan(source, settings, &tree)?;
+    let plan = fields::plan(source, settings, &tree, format)?;
     summary.notes.extend(plan.notes.iter().cloned());
-    let name = fields::root_name(&tree);
+    let name = fields::root_name(&tree, OutputFormat::RNTuple);
     if name != tree {
         summary
             .notes
-            .push(format!("tree {tree:?} written as the RNTuple {name:?}"));
+            .push(format!("tree {tree:?} written as {name:?}"));
     }
-    if source.index_keys()?.is_some() {
-        summary.notes.push(format!(
-            "tree {tree:?}: its event index is not kept (RNTuple has none; TTree output keeps it \
-             as a TTreeIndex)"
-        ));
-    }
+    let index = source.index_keys()?;
+    let (mut out, event_index) = TreeOut::start(
+        root,
+        &name,
+        &plan,
+        index,
+        settings,
+        format,
+        &mut summary.notes,
+    )?;
     source.select_columns(&plan.columns);
-    let ntuple_fields = plan.fields.iter().map(|f| f.field.clone()).collect();
-    let options = NtupleOptions {
-        envelope_codec: settings.codec.unwrap_or(Codec::DEFAULT),
-        ..NtupleOptions::default()
-    };
-    let mut ntuple = NtupleWriter::new(root, &name, ntuple_fields, options)?;
     let total = source.entries();
     let chunk = cluster_entries(source, settings);
     let mut done = 0;
@@ -188,7 +299,7 @@ fn write_rntuple<W: Write + std::io::Seek>(
             .iter()
             .map(|f| f.assemble(&mut data))
             .collect::<Result<Vec<_>>>()?;
-        ntuple.write_cluster(root, &cluster)?;
+        out.write_cluster(root, &cluster)?;
         done = end;
         progress(Progress {
             tree: &tree,
@@ -204,12 +315,12 @@ fn write_rntuple<W: Write + std::io::Seek>(
             return Ok(None);
         }
     }
-    ntuple.finish(root)?;
+    out.finish(root)?;
     Ok(Some(TreeSummary {
         name,
         entries: total,
         branches: plan.fields.len(),
-        event_index: None,
+        event_index,
         index_dropped: None,
     }))
 }

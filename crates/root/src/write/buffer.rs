@@ -50,6 +50,22 @@ impl ObjectBuffer {
         self.bytes.extend_from_slice(&v.to_be_bytes());
     }
 
+    pub(crate) fn u8(&mut self, v: u8) {
+        self.bytes.push(v);
+    }
+
+    pub(crate) fn i64(&mut self, v: i64) {
+        self.bytes.extend_from_slice(&v.to_be_bytes());
+    }
+
+    pub(crate) fn f64(&mut self, v: f64) {
+        self.bytes.extend_from_slice(&v.to_be_bytes());
+    }
+
+    pub(crate) fn f32(&mut self, v: f32) {
+        self.bytes.extend_from_slice(&v.to_be_bytes());
+    }
+
     /// A `TString`: a length byte (255 then a 32-bit length for 255 bytes or more), then the
     /// bytes.
     pub(crate) fn string(&mut self, s: &str) {
@@ -97,6 +113,18 @@ impl ObjectBuffer {
             }
         }
         open
+    }
+
+    /// The tag by which later pointers refer to the object whose writing `open` began (its
+    /// byte count's position, counted from the key's start, plus 2).
+    pub(crate) fn tag(&self, open: &Open) -> u32 {
+        self.origin + open.0 as u32 + MAP_OFFSET
+    }
+
+    /// A pointer to an object written before in this record (by its [`ObjectBuffer::tag`]),
+    /// or null.
+    pub(crate) fn reference(&mut self, tag: Option<u32>) {
+        self.u32(tag.unwrap_or(0));
     }
 
     /// A `TObject`: version 1, unique id 0, and `bits`.

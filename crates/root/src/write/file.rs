@@ -179,6 +179,27 @@ impl<W: Write + Seek> RootWriter<W> {
         }
     }
 
+    /// Where the next record goes (the file's end so far).
+    pub(crate) fn position(&self) -> u64 {
+        self.end
+    }
+
+    /// The file's date, as its keys record it.
+    pub(crate) fn datime(&self) -> u32 {
+        self.datime
+    }
+
+    /// Appends a record made by the caller: a key `header` (whose seek is
+    /// [`RootWriter::position`]) and its stored object; not listed in the directory (a
+    /// basket).
+    ///
+    /// # Errors
+    /// [`Error::WriteIo`].
+    pub(crate) fn write_raw(&mut self, header: &[u8], stored: &[u8]) -> Result<()> {
+        self.put(header, "a basket")?;
+        self.put(stored, "a basket")
+    }
+
     /// Writes an object of `class` named `name` (listed in the top directory, with the next
     /// free cycle of its name): `fill` writes its body into a buffer that knows the key's
     /// length; the body is compressed with `codec` when that makes it smaller. Returns where

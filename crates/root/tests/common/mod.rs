@@ -2,6 +2,8 @@
 //! the JSON the fixture scripts write.
 #![allow(dead_code)]
 
+pub mod random;
+
 use std::path::{Path, PathBuf};
 
 use evtc_root::{ColumnData, ColumnKind, RootFile, Values};

@@ -438,9 +438,11 @@ impl NtupleWriter {
         }
         let mut entries = None;
         for (field, d) in self.fields.iter().zip(data) {
-            let n = shape_entries(field, d).map_err(|reason| Error::Unwritable {
-                what: format!("RNTuple {:?} field {:?}", self.name, field.name),
-                reason,
+            let n = super::shape_entries(field.kind, &field.dims, d).map_err(|reason| {
+                Error::Unwritable {
+                    what: format!("RNTuple {:?} field {:?}", self.name, field.name),
+                    reason,
+                }
             })?;
             match entries {
                 None => entries = Some(n),
@@ -588,62 +590,4 @@ fn anchor(header: (u64, u64, u64), footer: (u64, u64, u64)) -> Vec<u8> {
     out.extend_from_slice(&fields);
     out.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&fields).to_be_bytes());
     out
-}
-
-/// The entries of `data` if it fits `field`'s kind: its values and boundaries agree.
-fn shape_entries(field: &NtupleField, data: &ColumnData) -> std::result::Result<u64, String> {
-    let kind = field.kind;
-    if !data.values.is_empty() || !matches!(kind, ColumnKind::String | ColumnKind::Strings(_)) {
-        let t = kind.scalar();
-        let same = std::mem::discriminant(&data.values)
-            == std::mem::discriminant(&crate::data::Values::new(t));
-        if !same {
-            return Err(format!("its values are not of type {t}"));
-        }
-    }
-    if data.levels.len() != kind.levels() {
-        return Err(format!(
-            "{} list levels below the entries for a {} field",
-            data.levels.len(),
-            kind.cpp_name()
-        ));
-    }
-    let bounded = |bounds: &[u64], items: usize, what: &str| {
-        let ok = bounds.first() == Some(&0)
-            && bounds.windows(2).all(|w| w[0] <= w[1])
-            && bounds.last().copied() == Some(items as u64);
-        if ok {
-            Ok(())
-        } else {
-            Err(format!(
-                "the boundaries of its {what} do not run from 0 up to the {items} items below"
-            ))
-        }
-    };
-    match kind {
-        ColumnKind::Scalar(_) => Ok(data.values.len() as u64),
-        ColumnKind::Fixed(_, n) => {
-            let per = if field.dims.len() >= 2 {
-                field.dims.iter().product::<usize>()
-            } else {
-                n
-            };
-            if per == 0 || !data.values.len().is_multiple_of(per) {
-                return Err(format!(
-                    "{} values are not whole entries of {per}",
-                    data.values.len()
-                ));
-            }
-            Ok((data.values.len() / per) as u64)
-        }
-        _ => {
-            let mut items = data.values.len();
-            for (i, level) in data.levels.iter().enumerate() {
-                bounded(level, items, &format!("list level {i}"))?;
-                items = level.len().saturating_sub(1);
-            }
-            bounded(&data.offsets, items, "entries")?;
-            Ok(data.offsets.len() as u64 - 1)
-        }
-    }
 }
