@@ -8,7 +8,8 @@
   fsspec URLs or file-like objects: ``tree.arrays``/``iterate``/``branch.array`` into Awkward,
   NumPy or pandas, ``branch[i]`` for single entries, ``tree.arrow(...)`` for Arrow consumers.
 - :func:`iterate` and :func:`concatenate` read a tree of several files, as uproot's.
-- :func:`recreate` writes files (``file["Events"] = {...}``, ``file["Events"].extend({...})``);
+- :func:`recreate` writes files (``file["Events"] = {...}``, ``file["Events"].extend({...})``),
+  evtc's or, with ``to="rntuple"`` or ``to="ttree"``, ROOT's;
   :func:`update` appends entries and adds columns to an existing file, in place.
 - :func:`convert` converts ROOT or evtc files into evtc files, as ``evtc convert`` does;
   :func:`merge` merges files into one, as ``evtc merge`` (and ROOT's ``hadd``) does;
@@ -16,7 +17,8 @@
 - :func:`settings` lists the settings these take, under the names every door (the ``evtc``
   command, Python, C) gives them.
 - :func:`advise` benches a file's branches and recommends settings, as ``evtc advise`` does.
-- :func:`dask` builds a lazy ``dask_awkward.Array`` over many files with column projection.
+- :func:`dask` builds a lazy ``dask_awkward.Array`` over many files with column projection;
+  :func:`dask_write` writes one as a file per partition (evtc, or ROOT's RNTuple or TTree).
 
 Errors are :class:`evtc.Error` subclasses carrying the Rust library's located message.
 """
@@ -35,7 +37,7 @@ _os.environ.setdefault("MIMALLOC_PURGE_DELAY", "1000")
 _os.environ.setdefault("MIMALLOC_ARENA_PURGE_MULT", "100")
 
 from . import _lib  # noqa: E402
-from ._dask import dask
+from ._dask import dask, dask_write
 from .advising import advise
 from .converting import add_columns, convert, index, merge, settings, skim
 from .errors import (
@@ -83,6 +85,7 @@ __all__ = [
     "merge",
     "skim",
     "dask",
+    "dask_write",
     "iterate",
     "open",
     "recreate",

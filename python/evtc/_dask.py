@@ -200,4 +200,57 @@ def dask(
     return dak.from_map(reader, parts, label="evtc", divisions=tuple(divisions))
 
 
-__all__ = ["dask"]
+def dask_write(
+    array: Any,
+    destination: str | os.PathLike[str],
+    *,
+    tree: str = "Events",
+    prefix: str = "part",
+    compute: bool = True,
+    to: str | None = None,
+    **settings: Any,
+) -> Any:
+    """Writes a ``dask_awkward.Array`` as one file per partition, in parallel on the workers,
+    as ``dask_awkward.to_parquet`` does: ``destination/part0.evtc``, ``part1.evtc``, ... or,
+    with ``to="rntuple"`` or ``to="ttree"``, ROOT files ``part0.root``, ... that ROOT and
+    uproot read (each partition's fields are branches, records of lists ``nX`` and ``X_field``
+    as :func:`evtc.recreate` writes them).
+
+    Args:
+        array: the array; its partitions are written as they are computed.
+        destination: a local directory (made if missing) that every worker writes into.
+        tree: the tree's name in every file.
+        prefix: the files' names before the partition number.
+        compute: write now and return the paths; ``False`` returns the ``dask.delayed`` object
+            that writes them when computed.
+        to, **settings: what :func:`evtc.recreate` takes (``codec``, ``branch_codec``, ...);
+            each file is replaced if it exists.
+
+    Returns:
+        The paths written, in partition order (or the delayed object that returns them).
+    """
+    import dask
+
+    from .writing import recreate
+
+    directory = os.fspath(destination)
+    os.makedirs(directory, exist_ok=True)
+    suffix = "root" if isinstance(to, str) and to.lower() in ("rntuple", "ttree") else "evtc"
+    # Settings are checked here, once, not on every worker.
+    probe = os.path.join(directory, f".{prefix}-settings-check.{suffix}")
+    recreate(probe, to=to, **settings).abort()
+
+    def write(part: Any, path: str) -> str:
+        with recreate(path, to=to, **settings) as f:
+            f[tree] = {name: part[name] for name in part.fields}
+        return path
+
+    tasks = [
+        dask.delayed(write)(part, os.path.join(directory, f"{prefix}{i}.{suffix}"))
+        for i, part in enumerate(array.to_delayed())
+    ]
+    paths = dask.delayed(list)(tasks)
+    return paths.compute() if compute else paths
+
+
+__all__ = ["dask", "dask_write"]

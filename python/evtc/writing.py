@@ -1,4 +1,5 @@
-"""Writing evtc files in uproot's shape: ``evtc.recreate(path)["Events"] = {...}``."""
+"""Writing evtc files, and ROOT files of RNTuples or TTrees, in uproot's shape:
+``evtc.recreate(path)["Events"] = {...}``."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ _DTYPES = {
 def recreate(
     path: str | os.PathLike[str],
     *,
+    to: str | None = None,
     codec: str | None = None,
     branch_codec: Rules | None = None,
     precondition: str | None = None,
@@ -38,20 +40,31 @@ def recreate(
     threads: int | None = None,
     **renamed: Any,
 ) -> WritableFile:
-    """Starts a new evtc file at ``path`` (replacing any file there once it is closed, as the
-    name, and uproot's, says).
+    """Starts a new evtc file at ``path``, or with ``to="rntuple"`` or ``to="ttree"`` a ROOT
+    file of RNTuples or TTrees (replacing any file there once it is closed, as the name, and
+    uproot's, says)::
+
+        with evtc.recreate("skim.root", to="rntuple") as f:
+            f["Events"] = {"nMuon": n, "Muon_pt": pts}   # Awkward or NumPy arrays
+            f["Events"].extend(more)
 
     The file is written to a temporary name and appears under ``path`` only when :meth:`close`
     succeeds (or the ``with`` block ends without an exception). Trees are written one after
     another: ``file["Events"] = {...}`` starts one, ``file["Events"].extend({...})`` adds entries.
+    A path named ``*.root`` needs ``to`` (:class:`evtc.errors.OptionsError` without it).
 
     The settings are those of :func:`evtc.convert` that apply to writing (``codec``,
     ``branch_codec={"Muon_*": "lz4"}``, ``rac``, ``branch_rac``, ``cluster_size``, ...), each
-    ``None`` by default: the library's default.
+    ``None`` by default: the library's default. A ROOT file takes ``codec``, ``branch_codec``,
+    ``float_precision``, ``float_quantize``, ``cluster_size``, ``basket_size`` (TTree baskets),
+    ``sync`` and ``threads``; the settings of evtc's own storage (``rac``, ``precondition``,
+    ``boundaries``, ...) are refused there.
     """
     args = {**locals(), "overwrite": True}
-    writer = _lib.Writer(os.fspath(path), _settings.pairs("writer", args, "recreate"))
-    return WritableFile(writer, os.fspath(path))
+    settings = _settings.pairs("writer", args, "recreate")
+    root = isinstance(to, str) and to.lower() in ("rntuple", "ttree")
+    native = _lib.RootWriter if root else _lib.Writer
+    return WritableFile(native(os.fspath(path), settings), os.fspath(path))
 
 
 def update(
@@ -121,6 +134,7 @@ class WritableFile:
         self.file_path = path
         self._tree: WritableTree | None = None
         self._finished: list[str] = []
+        self.notes: list[str] = []
 
     def __setitem__(self, name: str, data: dict[str, Any]) -> None:
         """Starts tree ``name`` with the branches and first entries of ``data``: a dict of branch
@@ -154,8 +168,9 @@ class WritableFile:
         raise KeyError(name)
 
     def close(self) -> None:
-        """Finishes the file; it appears under its name now."""
-        self._writer.close()
+        """Finishes the file; it appears under its name now. For a ROOT file, :attr:`notes`
+        then says what could not be kept as asked."""
+        self.notes = list(self._writer.close() or [])
 
     @property
     def closed(self) -> bool:

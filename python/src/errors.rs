@@ -48,7 +48,8 @@ fn format_class(error: &evtc_format::Error) -> &'static str {
 pub(crate) fn root(error: evtc_root::Error) -> PyErr {
     use evtc_root::Error as E;
     let class = match &error {
-        E::Io { .. } => "FileError",
+        E::Io { .. } | E::WriteIo { .. } => "FileError",
+        E::Unwritable { .. } => "SchemaError",
         E::NotFound { .. } => "KeyInFileError",
         E::OutOfRange { .. } => "EntryRangeError",
         E::Unsupported { .. } | E::UnsupportedVersion { .. } | E::NotATree { .. } => {

@@ -1,8 +1,9 @@
 //! `evtc._lib`: the native module under the `evtc` Python package.
 //!
-//! A thin layer over the library crates: `Reader` (`read.rs`) over `evtc-format`'s `FileReader` and
-//! `evtc-root`'s `RootFile`, `Writer` (`write.rs`) over `evtc-format`'s `FileWriter`, and `convert`
-//! and `advise` over `evtc-convert`. Decoded buffers become NumPy arrays without a copy
+//! A thin layer over the library crates: `Reader` (`read.rs`) over `evtc-format`'s `FileReader`
+//! and `evtc-root`'s `RootFile`, `Writer` (`write.rs`) over `evtc-format`'s `FileWriter`,
+//! `RootWriter` (`root_write.rs`) over `evtc-convert`'s `RootOutput`, and `convert` and `advise`
+//! over `evtc-convert`. Decoded buffers become NumPy arrays without a copy
 //! (`PyArray1::from_vec` keeps the Rust allocation); the GIL is released while baskets are read and
 //! decoded. The friendly API, argument checking and docstrings are in the pure-Python package
 //! (`python/evtc/`).
@@ -13,6 +14,7 @@ mod arrow;
 mod errors;
 mod lists;
 mod read;
+mod root_write;
 mod source;
 mod write;
 
@@ -32,6 +34,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn _lib(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::Reader>()?;
     m.add_class::<write::Writer>()?;
+    m.add_class::<root_write::RootWriter>()?;
     m.add_function(wrap_pyfunction!(write::convert, m)?)?;
     m.add_function(wrap_pyfunction!(write::merge, m)?)?;
     m.add_function(wrap_pyfunction!(write::skim, m)?)?;

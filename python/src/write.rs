@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::errors;
 
-fn scalar_type(name: &str) -> PyResult<ScalarType> {
+pub(crate) fn scalar_type(name: &str) -> PyResult<ScalarType> {
     Ok(match name {
         "bool" => ScalarType::Bool,
         "int8" => ScalarType::I8,
@@ -144,6 +144,14 @@ impl Writer {
     #[pyo3(signature = (path, settings, update=false))]
     fn new(path: PathBuf, settings: Vec<(String, String)>, update: bool) -> PyResult<Writer> {
         let settings = self::settings(Jobs::WRITER, &settings)?;
+        if !update {
+            let format = settings.output_format(&path).map_err(errors::convert)?;
+            if format != evtc_convert::OutputFormat::Evtc {
+                return Err(errors::value(format!(
+                    "{format} output is written by RootWriter, not Writer"
+                )));
+            }
+        }
         let options = settings.write_options();
         let file = if update {
             FileWriter::append(&path, options)

@@ -16,7 +16,7 @@ import evtc
 DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs" / "python.md"
 
 # Each job's functions. recreate replaces by its name and update edits in place: neither takes
-# `overwrite`.
+# `overwrite`; update edits an evtc file: it takes no `to`.
 FUNCTIONS = {
     "convert": [evtc.convert],
     "merge": [evtc.merge],
@@ -24,7 +24,7 @@ FUNCTIONS = {
     "add_columns": [evtc.add_columns],
     "writer": [evtc.recreate, evtc.update],
 }
-NOT_TAKEN = {(evtc.recreate, "overwrite"), (evtc.update, "overwrite")}
+NOT_TAKEN = {(evtc.recreate, "overwrite"), (evtc.update, "overwrite"), (evtc.update, "to")}
 
 
 def test_every_function_takes_its_jobs_settings_by_their_names():

@@ -84,7 +84,8 @@ typedef enum EvtcScalar {
 // last error is then the last that any of them set.
 typedef struct EvtcFile EvtcFile;
 
-// A file being written (from [`evtc_writer_create`]); it appears under its name only when
+// A file being written (from [`evtc_writer_create`]): an evtc file, or with the setting `to`
+// a ROOT file of RNTuples or TTrees. It appears under its name only when
 // [`evtc_writer_close`] succeeds, and [`evtc_writer_abort`] (or a crash) leaves nothing.
 //
 // Thread safety: one thread at a time (calls on one writer from several threads at once are
@@ -284,12 +285,13 @@ enum EvtcStatus evtc_read_entry(const struct EvtcFile *file,
                                 uint64_t *written);
 
 // Starts writing the evtc file `path` (through an unnamed file in its directory, named only by
-// [`evtc_writer_close`]). `settings` is a null-terminated array of `name=value` strings, the
-// settings `evtc convert` takes as options and Python's `evtc.recreate` as keywords, under the
-// same names (`"codec=lz4"`, `"rac=on"`, `"cluster_size=1000"`, `"branch_codec=Muon_*=zstd:9"`,
-// `"overwrite=true"`; docs/c-cpp.md lists them), or null for the defaults: zstd:5, no RAC,
-// clusters of 32 MiB, every core compressing, an existing file not replaced
-// (`EVTC_STATUS_ERROR_EXISTS`). A setting it does not know or take, or a value it does not
+// [`evtc_writer_close`]), or with `"to=rntuple"` or `"to=ttree"` a ROOT file of RNTuples or
+// TTrees (a path named `*.root` needs `to`). `settings` is a null-terminated array of
+// `name=value` strings, the settings `evtc convert` takes as options and Python's
+// `evtc.recreate` as keywords, under the same names (`"codec=lz4"`, `"rac=on"`,
+// `"cluster_size=1000"`, `"branch_codec=Muon_*=zstd:9"`, `"overwrite=true"`; docs/c-cpp.md
+// lists them), or null for the defaults: zstd:5, no RAC, clusters of 32 MiB, every core
+// compressing, an existing file not replaced (`EVTC_STATUS_ERROR_EXISTS`). A setting it does not know or take, or a value it does not
 // parse, is `EVTC_STATUS_ERROR_ARGUMENT` naming it. On success `*out` is the new writer.
 //
 // # Safety

@@ -181,24 +181,43 @@ impl Failure {
     }
 }
 
+/// The status of an `evtc-format` error.
+fn format_status(e: &evtc_format::Error) -> EvtcStatus {
+    use evtc_format::Error as E;
+    match e {
+        E::Io { .. } => EvtcStatus::ErrorIo,
+        E::NoSuchTree { .. } | E::NoSuchBranch { .. } | E::EventNotFound { .. } => {
+            EvtcStatus::ErrorNotFound
+        }
+        E::TypeMismatch { .. } | E::InvalidSchema { .. } | E::InvalidFill { .. } => {
+            EvtcStatus::ErrorType
+        }
+        E::EntryOutOfRange { .. } => EvtcStatus::ErrorRange,
+        E::UnsupportedVersion { .. } | E::RequiredExtension { .. } => EvtcStatus::ErrorUnsupported,
+        E::Busy { .. } => EvtcStatus::ErrorBusy,
+        E::OutputExists { .. } => EvtcStatus::ErrorExists,
+        E::Request(_) | E::BasketTooLarge { .. } => EvtcStatus::ErrorArgument,
+        _ => EvtcStatus::ErrorCorrupt,
+    }
+}
+
 impl From<evtc_format::Error> for Failure {
     fn from(e: evtc_format::Error) -> Failure {
-        use evtc_format::Error as E;
+        Failure {
+            fatal: true,
+            ..Failure::new(format_status(&e), e.to_string())
+        }
+    }
+}
+
+impl From<evtc_convert::Error> for Failure {
+    fn from(e: evtc_convert::Error) -> Failure {
+        use evtc_convert::Error as E;
         let status = match &e {
-            E::Io { .. } => EvtcStatus::ErrorIo,
-            E::NoSuchTree { .. } | E::NoSuchBranch { .. } | E::EventNotFound { .. } => {
-                EvtcStatus::ErrorNotFound
-            }
-            E::TypeMismatch { .. } | E::InvalidSchema { .. } | E::InvalidFill { .. } => {
-                EvtcStatus::ErrorType
-            }
-            E::EntryOutOfRange { .. } => EvtcStatus::ErrorRange,
-            E::UnsupportedVersion { .. } | E::RequiredExtension { .. } => {
-                EvtcStatus::ErrorUnsupported
-            }
-            E::Busy { .. } => EvtcStatus::ErrorBusy,
-            E::OutputExists { .. } => EvtcStatus::ErrorExists,
-            E::Request(_) | E::BasketTooLarge { .. } => EvtcStatus::ErrorArgument,
+            E::Format(inner) => format_status(inner),
+            E::Root(evtc_root::Error::Unwritable { .. }) => EvtcStatus::ErrorType,
+            E::Root(evtc_root::Error::WriteIo { .. }) => EvtcStatus::ErrorIo,
+            E::Options(_) | E::RootOutputUnsaid { .. } => EvtcStatus::ErrorArgument,
             _ => EvtcStatus::ErrorCorrupt,
         };
         Failure {

@@ -2,12 +2,14 @@
 
 use std::ffi::{CString, c_char, c_void};
 
-use evtc_convert::{Jobs, Settings};
+use evtc_convert::{Jobs, OutputFormat, RootBranch, RootOutput, Settings};
 use evtc_format::{DataType, FileWriter, OwnedTreeWriter, Scalar};
+use evtc_root::{ColumnData, ColumnKind, Values};
 
 use crate::{EvtcKind, EvtcScalar, EvtcStatus, Failure, Outcome, put, run, str_arg};
 
-/// A file being written (from [`evtc_writer_create`]); it appears under its name only when
+/// A file being written (from [`evtc_writer_create`]): an evtc file, or with the setting `to`
+/// a ROOT file of RNTuples or TTrees. It appears under its name only when
 /// [`evtc_writer_close`] succeeds, and [`evtc_writer_abort`] (or a crash) leaves nothing.
 ///
 /// Thread safety: one thread at a time (calls on one writer from several threads at once are
@@ -30,6 +32,8 @@ impl std::fmt::Debug for EvtcWriter {
 enum State {
     Open(FileWriter),
     Tree(OwnedTreeWriter),
+    /// A ROOT file, with the entries filled since the last commit, branch by branch.
+    Root(Box<RootOutput>, Vec<ColumnData>),
     Done,
 }
 
@@ -75,12 +79,13 @@ unsafe fn settings_arg(settings: *const *const c_char) -> Outcome<Settings> {
 }
 
 /// Starts writing the evtc file `path` (through an unnamed file in its directory, named only by
-/// [`evtc_writer_close`]). `settings` is a null-terminated array of `name=value` strings, the
-/// settings `evtc convert` takes as options and Python's `evtc.recreate` as keywords, under the
-/// same names (`"codec=lz4"`, `"rac=on"`, `"cluster_size=1000"`, `"branch_codec=Muon_*=zstd:9"`,
-/// `"overwrite=true"`; docs/c-cpp.md lists them), or null for the defaults: zstd:5, no RAC,
-/// clusters of 32 MiB, every core compressing, an existing file not replaced
-/// (`EVTC_STATUS_ERROR_EXISTS`). A setting it does not know or take, or a value it does not
+/// [`evtc_writer_close`]), or with `"to=rntuple"` or `"to=ttree"` a ROOT file of RNTuples or
+/// TTrees (a path named `*.root` needs `to`). `settings` is a null-terminated array of
+/// `name=value` strings, the settings `evtc convert` takes as options and Python's
+/// `evtc.recreate` as keywords, under the same names (`"codec=lz4"`, `"rac=on"`,
+/// `"cluster_size=1000"`, `"branch_codec=Muon_*=zstd:9"`, `"overwrite=true"`; docs/c-cpp.md
+/// lists them), or null for the defaults: zstd:5, no RAC, clusters of 32 MiB, every core
+/// compressing, an existing file not replaced (`EVTC_STATUS_ERROR_EXISTS`). A setting it does not know or take, or a value it does not
 /// parse, is `EVTC_STATUS_ERROR_ARGUMENT` naming it. On success `*out` is the new writer.
 ///
 /// # Safety
@@ -102,9 +107,17 @@ pub unsafe extern "C" fn evtc_writer_create(
             if out.is_null() {
                 return Err(Failure::argument("out is a null pointer"));
             }
-            let file = FileWriter::create(path, settings.write_options())?;
+            let state = match settings.output_format(path.as_ref())? {
+                OutputFormat::Evtc => {
+                    State::Open(FileWriter::create(path, settings.write_options())?)
+                }
+                format => {
+                    let root = RootOutput::create(path.as_ref(), format, &settings)?;
+                    State::Root(Box::new(root), Vec::new())
+                }
+            };
             let writer = Box::into_raw(Box::new(EvtcWriter {
-                state: State::Open(file),
+                state,
                 types: Vec::new(),
                 settings,
                 error: CString::default(),
@@ -191,6 +204,7 @@ pub unsafe extern "C" fn evtc_writer_tree(
         };
         let mut out = Vec::with_capacity(count);
         let mut types = Vec::with_capacity(count);
+        let mut roots = Vec::with_capacity(count);
         for (i, spec) in specs.iter().enumerate() {
             // SAFETY: NUL-terminated by contract.
             let branch = unsafe { str_arg(spec.name, &format!("branches[{i}].name")) }?;
@@ -219,7 +233,15 @@ pub unsafe extern "C" fn evtc_writer_tree(
                 Some(counter.to_owned())
             };
             out.push(w.settings.branch_spec(branch, dtype, counter.as_ref(), &[]));
+            roots.push(root_branch(branch, dtype, counter));
             types.push(dtype);
+        }
+        if let State::Root(root, batch) = &mut w.state {
+            let branches = roots;
+            *batch = branches.iter().map(|b| ColumnData::new(b.kind)).collect();
+            root.tree(name, branches)?;
+            w.types = types;
+            return Ok(());
         }
         w.finish_tree()?;
         let file = match std::mem::replace(&mut w.state, State::Done) {
@@ -253,9 +275,6 @@ pub unsafe extern "C" fn evtc_writer_fill(
     n_entries: u64,
 ) -> EvtcStatus {
     with_writer(writer, |w| {
-        let State::Tree(tree) = &mut w.state else {
-            return Err(Failure::argument("no tree is open (evtc_writer_tree)"));
-        };
         let dtype = *w.types.get(branch).ok_or_else(|| {
             Failure::argument(format!(
                 "no branch number {branch} (the tree has {})",
@@ -283,6 +302,18 @@ pub unsafe extern "C" fn evtc_writer_fill(
         } else {
             &[]
         };
+        if let State::Root(_, batch) = &mut w.state {
+            // SAFETY: as the function's contract says.
+            let values = unsafe { values_arg(scalar, values, n_values) }?;
+            return gather(
+                &mut batch[branch],
+                values,
+                dtype.is_variable().then_some(counts),
+            );
+        }
+        let State::Tree(tree) = &mut w.state else {
+            return Err(Failure::argument("no tree is open (evtc_writer_tree)"));
+        };
         macro_rules! go {
             ($t:ty) => {{
                 // SAFETY: `n_values` values by contract.
@@ -309,6 +340,79 @@ pub unsafe extern "C" fn evtc_writer_fill(
         }
         by_scalar!(scalar, go)
     })
+}
+
+/// A ROOT branch of `dtype`: its kind as the readers name it.
+fn root_branch(name: &str, dtype: DataType, counter: Option<String>) -> RootBranch {
+    let t = dtype.scalar();
+    let kind = match dtype {
+        DataType::Scalar(_) => ColumnKind::Scalar(t),
+        DataType::FixedArray(_, n) => ColumnKind::Fixed(t, n as usize),
+        DataType::Jagged(_) => ColumnKind::Jagged(t),
+        DataType::Bytes | DataType::Utf8 => ColumnKind::String,
+    };
+    RootBranch {
+        counter,
+        ..RootBranch::new(name, kind)
+    }
+}
+
+/// Empty data of `data`'s kind.
+fn empty_like(data: &ColumnData) -> ColumnData {
+    let mut empty = data.clone();
+    empty.clear();
+    empty
+}
+
+/// `n_values` values of `scalar` at `values`, copied (C bools: any non-zero byte is true).
+///
+/// # Safety
+/// `values` points to `n_values` values of `scalar`'s type (null for none).
+unsafe fn values_arg(
+    scalar: EvtcScalar,
+    values: *const c_void,
+    n_values: usize,
+) -> Outcome<Values> {
+    if scalar == EvtcScalar::Bool {
+        // SAFETY: `n_values` bytes by contract.
+        let bytes: &[u8] = unsafe { slice_arg(values.cast::<u8>(), n_values, "values") }?;
+        return Ok(Values::Bool(bytes.iter().map(|&b| b != 0).collect()));
+    }
+    macro_rules! go {
+        ($t:ty) => {{
+            // SAFETY: `n_values` values by contract.
+            let v: &[$t] = unsafe { slice_arg(values.cast::<$t>(), n_values, "values") }?;
+            Values::from(v.to_vec())
+        }};
+    }
+    Ok(by_scalar!(scalar, go))
+}
+
+/// Appends a batch of entries (`values`, and for variable-length branches their `counts`) to
+/// a ROOT branch's gathered entries.
+fn gather(data: &mut ColumnData, values: Values, counts: Option<&[u32]>) -> Outcome {
+    if let Some(counts) = counts {
+        let total: u64 = counts.iter().map(|&n| u64::from(n)).sum();
+        if total != values.len() as u64 {
+            return Err(Failure::argument(format!(
+                "counts sum to {total}, not to the {} values given",
+                values.len()
+            )));
+        }
+        let mut end = data.values.len() as u64;
+        for &n in counts {
+            end += u64::from(n);
+            data.offsets.push(end);
+        }
+    }
+    let n = values.len();
+    if !data.values.extend_from(&values, 0..n) {
+        return Err(Failure::new(
+            EvtcStatus::ErrorType,
+            "values of another type".to_owned(),
+        ));
+    }
+    Ok(())
 }
 
 /// `n` values at `ptr` as a slice (empty for 0, whatever `ptr`).
@@ -345,10 +449,14 @@ pub unsafe extern "C" fn evtc_writer_commit(
     entries: *mut u64,
 ) -> EvtcStatus {
     with_writer(writer, |w| {
-        let State::Tree(tree) = &mut w.state else {
-            return Err(Failure::argument("no tree is open (evtc_writer_tree)"));
+        let n = match &mut w.state {
+            State::Tree(tree) => tree.commit()?,
+            State::Root(root, batch) if !batch.is_empty() => {
+                let fresh = batch.iter().map(empty_like).collect();
+                root.fill(std::mem::replace(batch, fresh))?
+            }
+            _ => return Err(Failure::argument("no tree is open (evtc_writer_tree)")),
         };
-        let n = tree.commit()?;
         if !entries.is_null() {
             // SAFETY: writable by contract.
             unsafe { put(entries, n, "entries") }?;
@@ -379,6 +487,7 @@ pub unsafe extern "C" fn evtc_writer_close(writer: *mut EvtcWriter) -> EvtcStatu
             w.finish_tree()?;
             match std::mem::replace(&mut w.state, State::Done) {
                 State::Open(file) => Ok(file.finish()?),
+                State::Root(root, _) => root.finish().map(|_| ()).map_err(Failure::from),
                 State::Tree(_) => unreachable!("finished above"),
                 State::Done => Err(Failure::argument(format!(
                     "the writer failed before and wrote nothing: {}",

@@ -43,6 +43,7 @@ use serde::Serialize;
 
 pub use columns::{AddColumnsReport, add_columns};
 pub use evtc_format::Schemas;
+pub use export::{RootBranch, RootOutput, RootOutputSummary};
 pub use glob::Glob;
 pub use merge::{MergeOptions, MergeReport, MergeStep, MergedTreeReport, expand_inputs, merge};
 pub use options::{BoundaryChoice, BranchSettings, PreconditionChoice, parse_index_keys};
@@ -198,15 +199,7 @@ pub fn convert(
             "append writes into the output in place; overwrite replaces it: choose one".into(),
         ));
     }
-    let format = options.to.unwrap_or(OutputFormat::Evtc);
-    let root_name = output
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("root"));
-    if options.to.is_none() && root_name {
-        return Err(Error::RootOutputUnsaid {
-            path: output.to_owned(),
-        });
-    }
+    let format = options.output_format(output)?;
     if format != OutputFormat::Evtc {
         return export::export(input, output, options, format, progress);
     }

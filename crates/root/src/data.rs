@@ -42,6 +42,21 @@ macro_rules! with_values {
     };
 }
 
+macro_rules! values_from {
+    ($($variant:ident: $t:ty),*) => {$(
+        impl From<Vec<$t>> for Values {
+            fn from(v: Vec<$t>) -> Values {
+                Values::$variant(v)
+            }
+        }
+    )*};
+}
+
+values_from!(
+    Bool: bool, I8: i8, U8: u8, I16: i16, U16: u16, I32: i32, U32: u32, I64: i64, U64: u64,
+    F32: f32, F64: f64
+);
+
 impl Values {
     /// An empty vector of type `t`.
     pub fn new(t: ScalarType) -> Values {
@@ -78,6 +93,26 @@ impl Values {
     /// Removes every value, keeping the allocation.
     pub fn clear(&mut self) {
         with_values!(self, v => v.clear())
+    }
+
+    /// Appends `other`'s values `range`; `false` (and nothing appended) when `other` holds
+    /// another type or `range` is out of its bounds.
+    pub fn extend_from(&mut self, other: &Values, range: std::ops::Range<usize>) -> bool {
+        macro_rules! extend {
+            ($($variant:ident),*) => {
+                match (self, other) {
+                    $((Values::$variant(a), Values::$variant(b)) => match b.get(range) {
+                        Some(part) => {
+                            a.extend_from_slice(part);
+                            true
+                        }
+                        None => false,
+                    },)*
+                    _ => false,
+                }
+            };
+        }
+        extend!(Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64)
     }
 
     /// Appends big-endian values of the stored type.
@@ -195,6 +230,104 @@ impl ColumnData {
                 level.push(0);
             }
         }
+    }
+
+    /// Checks that this is data of `kind`: values of its type, as many as a fixed array's
+    /// entries need, and for lists each level's boundaries starting at 0, in order and ending
+    /// where the level below ends. Returns the number of entries.
+    ///
+    /// # Errors
+    /// A message saying what does not fit.
+    pub fn check(&self, kind: ColumnKind) -> Result<usize, String> {
+        if std::mem::discriminant(&self.values)
+            != std::mem::discriminant(&Values::new(kind.scalar()))
+        {
+            return Err(format!("values are not those of {}", kind.cpp_name()));
+        }
+        let values = self.values.len();
+        match kind {
+            ColumnKind::Scalar(_) => return Ok(values),
+            ColumnKind::Fixed(_, n) if n > 0 && values.is_multiple_of(n) => return Ok(values / n),
+            ColumnKind::Fixed(_, n) => {
+                return Err(format!("{values} values are not entries of {n}"));
+            }
+            _ => {}
+        }
+        if self.levels.len() != kind.levels() {
+            return Err(format!(
+                "{} list levels below the entries; {} has {}",
+                self.levels.len(),
+                kind.cpp_name(),
+                kind.levels()
+            ));
+        }
+        // Inside out: each level's bounds end where the level below ends.
+        let mut below = values;
+        for (depth, bounds) in self.levels.iter().chain([&self.offsets]).enumerate() {
+            let ok = bounds.first() == Some(&0)
+                && bounds.windows(2).all(|w| w[0] <= w[1])
+                && bounds.last().is_some_and(|&end| end == below as u64);
+            if !ok {
+                return Err(format!(
+                    "the boundaries of list level {depth} do not start at 0, rise and end at {below}"
+                ));
+            }
+            below = bounds.len() - 1;
+        }
+        Ok(below)
+    }
+
+    /// Appends entries `entries` of `other`, data of the same `kind`, with the boundaries of
+    /// every list level moved to follow this data's.
+    ///
+    /// # Errors
+    /// A message when `other` is not data of `kind` with those entries (another value type,
+    /// boundaries out of order or out of bounds); nothing is appended then.
+    pub fn append_entries(
+        &mut self,
+        other: &ColumnData,
+        kind: ColumnKind,
+        entries: std::ops::Range<usize>,
+    ) -> Result<(), String> {
+        let bad = || format!("no entries {entries:?} of {} data", kind.cpp_name());
+        let (a, b) = (entries.start, entries.end);
+        if a > b {
+            return Err(bad());
+        }
+        if !kind.is_variable() {
+            let per = match kind {
+                ColumnKind::Fixed(_, n) => n,
+                _ => 1,
+            };
+            return if self.values.extend_from(&other.values, a * per..b * per) {
+                Ok(())
+            } else {
+                Err(bad())
+            };
+        }
+        if self.offsets.is_empty() || self.levels.len() != other.levels.len() {
+            return Err(bad());
+        }
+        // Outside in: each level's bounds of the items taken, rebased on this data's last.
+        let mut parts: Vec<&[u64]> = Vec::with_capacity(other.levels.len() + 1);
+        let mut range = (a, b);
+        for level in std::iter::once(&other.offsets).chain(other.levels.iter().rev()) {
+            let part = level.get(range.0..=range.1).ok_or_else(bad)?;
+            if part.windows(2).any(|w| w[0] > w[1]) {
+                return Err(bad());
+            }
+            range = (part[0] as usize, part[part.len() - 1] as usize);
+            parts.push(part);
+        }
+        if !self.values.extend_from(&other.values, range.0..range.1) {
+            return Err(bad());
+        }
+        let mine = std::iter::once(&mut self.offsets).chain(self.levels.iter_mut().rev());
+        for (level, part) in mine.zip(parts) {
+            let base = level.last().copied().unwrap_or(0);
+            level.extend(part[1..].iter().map(|&x| x - part[0] + base));
+        }
+        Ok(())
     }
 
     /// Ends an item of list level `level` (0: of the values, a string or an innermost list;

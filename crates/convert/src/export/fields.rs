@@ -3,25 +3,23 @@
 //! storage of each, names ROOT accepts; and what had to change, as notes.
 
 use evtc_codecs::{Algorithm, Codec, Quantization};
-use evtc_root::{ColumnData, ColumnKind, FloatStorage, NtupleField, Values};
+use evtc_root::{ColumnData, ColumnKind, FloatStorage, Values};
 
+use super::RootBranch;
 use crate::source::SourceTree;
 use crate::{Error, OutputFormat, Result, Settings, kept_columns};
 
 /// One field of the output.
 #[derive(Debug, Clone)]
 pub(super) struct Field {
-    pub(super) field: NtupleField,
-    /// The input branch's name (the field's, unless ROOT needed another).
+    /// The output branch (its counter, a NanoAOD-like array's, kept before it).
+    pub(super) branch: RootBranch,
+    pub(super) storage: Storage,
+    /// The input branch's name (the output's, unless ROOT needed another).
     pub(super) source_name: String,
-    /// The counter branch of a NanoAOD-like array, kept before it in the output (a TTree's
-    /// leaf-count array; an RNTuple's `ROOT::VecOps::RVec`).
-    pub(super) counter: Option<String>,
     /// The selected input columns feeding it (positions in [`Plan::columns`]): its values,
     /// then, for a nested list written by evtc as a chain, `X/sizes`, `X/sizes/sizes`, ...
     pub(super) parts: Vec<usize>,
-    /// Mantissa bits to round this conversion's floats to (a `float_precision` rule).
-    pub(super) round: Option<u32>,
 }
 
 /// The output fields of a tree and the input columns they read.
@@ -86,43 +84,7 @@ pub(super) fn plan(
         if name != c.name {
             renamed.push(format!("{} as {name}", c.name));
         }
-        let rules = settings
-            .branch_rules
-            .iter()
-            .rev()
-            .filter(|(g, _)| g.matches(&c.name))
-            .map(|(_, s)| s);
-        let input_codec = meta
-            .and_then(|m| Codec::new(Algorithm::from_id(m.codec).ok()?, i32::from(m.level)).ok());
-        let codec = rules
-            .clone()
-            .find_map(|s| s.codec)
-            .or(settings.codec)
-            .or(input_codec)
-            .unwrap_or(Codec::DEFAULT);
-        let is_float = kind.scalar().is_float()
-            && !matches!(kind, ColumnKind::String | ColumnKind::Strings(_));
-        let rule_bits = rules
-            .clone()
-            .find_map(|s| s.mantissa_bits)
-            .filter(|_| is_float);
-        let rule_quant = rules.clone().find_map(|s| s.quantize).filter(|_| is_float);
-        let floats = match (rule_quant, rule_bits) {
-            (Some(q), _) => quantized(q),
-            (None, Some(bits)) => FloatStorage::Truncated {
-                mantissa_bits: bits,
-            },
-            (None, None) => match meta {
-                Some(m) => match (m.quantization(), m.mantissa_bits()) {
-                    (Some(q), _) => quantized(q),
-                    (None, Some(bits)) => FloatStorage::Truncated {
-                        mantissa_bits: bits,
-                    },
-                    (None, None) => FloatStorage::Plain,
-                },
-                None => FloatStorage::Plain,
-            },
-        };
+        let storage = storage(&c.name, kind, settings, meta);
         // A counter kept, written before the array (as ROOT needs it for a leaf-count array).
         let counter = c.counter.clone().filter(|n| {
             position(n).is_some_and(|j| keep[j] && j < i)
@@ -138,18 +100,15 @@ pub(super) fn plan(
             .collect();
         let dims = c.shape.iter().map(|&d| d as usize).collect();
         plan.fields.push(Field {
-            field: NtupleField {
+            branch: RootBranch {
                 name: name.clone(),
                 kind,
                 dims,
-                rvec: matches!(kind, ColumnKind::Jagged(_)) && counter.is_some(),
-                codec,
-                floats,
+                counter,
             },
+            storage,
             source_name: c.name.clone(),
-            counter,
             parts,
-            round: rule_bits.filter(|_| rule_quant.is_none()),
         });
     }
     // A renamed branch whose new name another branch has gets a suffix: `vhit.x` beside a
@@ -157,33 +116,33 @@ pub(super) fn plan(
     let mut taken: std::collections::HashSet<String> = plan
         .fields
         .iter()
-        .filter(|f| f.field.name == f.source_name)
-        .map(|f| f.field.name.clone())
+        .filter(|f| f.branch.name == f.source_name)
+        .map(|f| f.branch.name.clone())
         .collect();
     for f in plan
         .fields
         .iter_mut()
-        .filter(|f| f.field.name != f.source_name)
+        .filter(|f| f.branch.name != f.source_name)
     {
-        let base = f.field.name.clone();
+        let base = f.branch.name.clone();
         let mut n = 1;
-        while !taken.insert(f.field.name.clone()) {
+        while !taken.insert(f.branch.name.clone()) {
             n += 1;
-            f.field.name = format!("{base}_{n}");
+            f.branch.name = format!("{base}_{n}");
         }
         if n > 1 {
             renamed.retain(|r| !r.starts_with(&format!("{} as ", f.source_name)));
-            renamed.push(format!("{} as {}", f.source_name, f.field.name));
+            renamed.push(format!("{} as {}", f.source_name, f.branch.name));
         }
     }
     // Counters by their output names.
     let names: std::collections::HashMap<String, String> = plan
         .fields
         .iter()
-        .map(|f| (f.source_name.clone(), f.field.name.clone()))
+        .map(|f| (f.source_name.clone(), f.branch.name.clone()))
         .collect();
     for f in &mut plan.fields {
-        f.counter = f.counter.take().and_then(|c| names.get(&c).cloned());
+        f.branch.counter = f.branch.counter.take().and_then(|c| names.get(&c).cloned());
     }
     if !renamed.is_empty() {
         plan.notes.push(format!(
@@ -210,6 +169,69 @@ pub(super) fn plan(
     Ok(plan)
 }
 
+/// How one branch is stored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Storage {
+    pub(super) codec: Codec,
+    pub(super) floats: FloatStorage,
+    /// Mantissa bits to round the floats to as they are written (a `float_precision` rule).
+    pub(super) round: Option<u32>,
+    /// The range and bits to quantize the floats to (a `float_quantize` rule), for a format
+    /// that stores full floats.
+    pub(super) quantize: Option<Quantization>,
+}
+
+/// How the branch `name` of `kind` is stored: its codec and float storage from the settings'
+/// last matching rules, else the settings' codec, else the input branch's own (`meta`, an evtc
+/// branch's), else the default.
+pub(super) fn storage(
+    name: &str,
+    kind: ColumnKind,
+    settings: &Settings,
+    meta: Option<&evtc_format::BranchMeta>,
+) -> Storage {
+    let rules = settings
+        .branch_rules
+        .iter()
+        .rev()
+        .filter(|(g, _)| g.matches(name))
+        .map(|(_, s)| s);
+    let input_codec =
+        meta.and_then(|m| Codec::new(Algorithm::from_id(m.codec).ok()?, i32::from(m.level)).ok());
+    let codec = rules
+        .clone()
+        .find_map(|s| s.codec)
+        .or(settings.codec)
+        .or(input_codec)
+        .unwrap_or(Codec::DEFAULT);
+    let is_float =
+        kind.scalar().is_float() && !matches!(kind, ColumnKind::String | ColumnKind::Strings(_));
+    let rule_bits = rules
+        .clone()
+        .find_map(|s| s.mantissa_bits)
+        .filter(|_| is_float);
+    let rule_quant = rules.clone().find_map(|s| s.quantize).filter(|_| is_float);
+    let floats = match (rule_quant, rule_bits) {
+        (Some(q), _) => quantized(q),
+        (None, Some(bits)) => FloatStorage::Truncated {
+            mantissa_bits: bits,
+        },
+        (None, None) => match meta.map(|m| (m.quantization(), m.mantissa_bits())) {
+            Some((Some(q), _)) => quantized(q),
+            Some((None, Some(bits))) => FloatStorage::Truncated {
+                mantissa_bits: bits,
+            },
+            _ => FloatStorage::Plain,
+        },
+    };
+    Storage {
+        codec,
+        floats,
+        round: rule_bits.filter(|_| rule_quant.is_none()),
+        quantize: rule_quant,
+    }
+}
+
 /// `q` as RNTuple's quantized floats.
 fn quantized(q: Quantization) -> FloatStorage {
     FloatStorage::Quantized {
@@ -234,7 +256,7 @@ pub(super) fn root_name(name: &str, format: OutputFormat) -> String {
 impl Field {
     /// The field's data of a chunk: its column's data, or a chain's joined into nested lists
     /// (`X`'s values; each `X/sizes...` as a list level's boundaries, the last one's entries
-    /// as the entries'), rounded when a rule asks.
+    /// as the entries').
     pub(super) fn assemble(&self, chunk: &mut [Option<ColumnData>]) -> Result<ColumnData> {
         let mut take = |part: usize| {
             chunk[part].take().ok_or_else(|| {
@@ -268,13 +290,6 @@ impl Field {
             }
             data.offsets = outer;
             data.levels = levels;
-        }
-        if let Some(bits) = self.round {
-            match &mut data.values {
-                Values::F32(v) => evtc_codecs::round_mantissas_f32(v, bits),
-                Values::F64(v) => evtc_codecs::round_mantissas_f64(v, bits),
-                _ => {}
-            }
         }
         Ok(data)
     }

@@ -5,29 +5,28 @@
 //! place for (random-access compression, evtc's preconditioners, names with dots) is said in
 //! the summary's notes.
 //!
-//! - `fields`: a tree's columns into fields, and their data chunk by chunk.
+//! - `fields`: a tree's columns into fields, and their data chunk by chunk;
+//! - `output`: [`RootOutput`], a ROOT file written tree by tree from column data.
 
 mod fields;
+mod output;
 
-use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use evtc_codecs::Codec;
-use evtc_format::{ClusterSize, Output};
-use evtc_root::{
-    ColumnData, NtupleOptions, NtupleWriter, RootWriter, TTreeOptions, TTreeWriter, TreeBranch,
-};
+use evtc_format::ClusterSize;
+
+pub use output::{RootBranch, RootOutput, RootOutputSummary};
 
 use crate::source::{Input, SourceTree};
-use crate::{ConvertSummary, Error, OutputFormat, Progress, Result, Settings, TreeSummary};
+use crate::{ConvertSummary, Error, OutputFormat, Progress, Result, Settings};
 
 /// Converts `input` into a ROOT file at `output` of `format`'s trees.
 ///
 /// # Errors
-/// As for [`convert`](crate::convert); [`Error::Options`] for settings ROOT output cannot take
-/// (`append`, `keep_partial`) and branches whose ROOT names collide.
+/// As for [`convert`](crate::convert) and [`RootOutput::create`]; [`Error::Options`] for
+/// branches whose ROOT names collide.
 pub(crate) fn export(
     input: &Path,
     output: &Path,
@@ -36,17 +35,6 @@ pub(crate) fn export(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<ConvertSummary> {
     let started = Instant::now();
-    if settings.append {
-        return Err(Error::Options(
-            "append adds to an evtc file; a ROOT output is written whole".into(),
-        ));
-    }
-    if settings.keep_partial {
-        return Err(Error::Options(
-            "keep_partial keeps an evtc file's records; a ROOT output is kept whole or not at all"
-                .into(),
-        ));
-    }
     let input_file = Input::open(input, Some(settings.max_basket_size))?;
     let input_bytes = std::fs::metadata(input).map_or(0, |m| m.len());
     let pool = rayon::ThreadPoolBuilder::new()
@@ -72,20 +60,9 @@ pub(crate) fn export(
         sources.push(tree);
     }
     crate::check_globs(&sources, settings, &trees)?;
-    let out = Output::create(output, settings.overwrite)
-        .map_err(|e| output_error(output, e, settings.overwrite))?;
-    let file = out.file().try_clone().map_err(|e| io_error(output, e))?;
-    let file_name = output
-        .file_name()
-        .map_or_else(|| "out.root".into(), |n| n.to_string_lossy().into_owned());
-    let file_codec = settings.codec.unwrap_or(Codec::DEFAULT);
-    let mut root = RootWriter::new(
-        BufWriter::with_capacity(1 << 20, file),
-        &file_name,
-        file_codec,
-    )?;
+    let mut root = RootOutput::create(output, format, settings)?;
     for source in &mut sources {
-        match write_tree(
+        if !write_tree(
             &mut root,
             source,
             &pool,
@@ -94,43 +71,15 @@ pub(crate) fn export(
             &mut summary,
             progress,
         )? {
-            Some(tree) => summary.trees.push(tree),
-            None => return Err(Error::Interrupted { kept: None }),
+            return Err(Error::Interrupted { kept: None });
         }
     }
-    let file = root
-        .finish()?
-        .into_inner()
-        .map_err(|e| io_error(output, e.into_error()))?;
-    if settings.sync {
-        file.sync_all().map_err(|e| io_error(output, e))?;
-    }
-    out.persist(output, settings.overwrite)
-        .map_err(|e| output_error(output, e, settings.overwrite))?;
-    summary.output_bytes = std::fs::metadata(output).map_or(0, |m| m.len());
+    let written = root.finish()?;
+    summary.output_bytes = written.bytes;
+    summary.trees = written.trees;
+    summary.notes.extend(written.notes);
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
-}
-
-/// The error of creating or naming the output: it exists, or the system's.
-fn output_error(path: &Path, e: std::io::Error, overwrite: bool) -> Error {
-    if !overwrite && e.kind() == std::io::ErrorKind::AlreadyExists {
-        evtc_format::Error::OutputExists {
-            path: path.to_owned(),
-        }
-        .into()
-    } else {
-        io_error(path, e)
-    }
-}
-
-/// An I/O error on the output.
-fn io_error(path: &Path, source: std::io::Error) -> Error {
-    evtc_format::Error::Io {
-        path: Some(path.to_owned()),
-        source,
-    }
-    .into()
 }
 
 /// Entries per cluster of `source` with `settings`' cluster size.
@@ -144,148 +93,41 @@ fn cluster_entries(source: &SourceTree<'_>, settings: &Settings) -> u64 {
     }
 }
 
-/// A tree being written: an RNTuple or a TTree.
-enum TreeOut {
-    Ntuple(NtupleWriter),
-    Tree(TTreeWriter),
-}
-
-impl TreeOut {
-    /// Starts the tree `name` of `plan`'s fields in `root`, as `format`, with `source`'s event
-    /// index when the output keeps it (a TTree's `TTreeIndex`; its keys' output names are
-    /// returned); notes what is not kept.
-    fn start<W: Write + std::io::Seek>(
-        root: &mut RootWriter<W>,
-        name: &str,
-        plan: &fields::Plan,
-        index: Option<(String, String)>,
-        settings: &Settings,
-        format: OutputFormat,
-        notes: &mut Vec<String>,
-    ) -> Result<(TreeOut, Option<(String, String)>)> {
-        let codec = settings.codec.unwrap_or(Codec::DEFAULT);
-        match format {
-            OutputFormat::TTree => {
-                let branches = plan
-                    .fields
-                    .iter()
-                    .map(|f| TreeBranch {
-                        name: f.field.name.clone(),
-                        kind: f.field.kind,
-                        dims: f.field.dims.clone(),
-                        counter: f.counter.clone(),
-                        codec: f.field.codec,
-                    })
-                    .collect();
-                let options = TTreeOptions {
-                    basket_bytes: settings
-                        .basket_size
-                        .map_or(TTreeOptions::default().basket_bytes, |b| b as usize),
-                    codec,
-                    ..TTreeOptions::default()
-                };
-                let mut tree = TTreeWriter::new(name, branches, options)?;
-                let lossy = plan
-                    .fields
-                    .iter()
-                    .filter(|f| f.field.floats != evtc_root::FloatStorage::Plain)
-                    .count();
-                if lossy > 0 {
-                    notes.push(format!(
-                        "tree {name:?}: {lossy} branches of reduced-precision floats written as \
-                         full floats (their values as evtc stored them)"
-                    ));
-                }
-                let mut kept = None;
-                if let Some((major, minor)) = index {
-                    let output = |key: &str| {
-                        plan.fields
-                            .iter()
-                            .find(|f| f.source_name == key)
-                            .map(|f| f.field.name.clone())
-                    };
-                    match (output(&major), output(&minor)) {
-                        (Some(a), Some(b)) if tree.index_by(&a, &b).is_ok() => kept = Some((a, b)),
-                        _ => notes.push(format!(
-                            "tree {name:?}: its event index on ({major}, {minor}) is not kept: \
-                             its keys are not two integer branches of the output"
-                        )),
-                    }
-                }
-                Ok((TreeOut::Tree(tree), kept))
-            }
-            _ => {
-                if index.is_some() {
-                    notes.push(format!(
-                        "tree {name:?}: its event index is not kept (RNTuple has none; TTree \
-                         output keeps it as a TTreeIndex)"
-                    ));
-                }
-                let fields = plan.fields.iter().map(|f| f.field.clone()).collect();
-                let options = NtupleOptions {
-                    envelope_codec: codec,
-                    ..NtupleOptions::default()
-                };
-                let ntuple = NtupleWriter::new(root, name, fields, options)?;
-                Ok((TreeOut::Ntuple(ntuple), None))
-            }
-        }
-    }
-
-    fn write_cluster<W: Write + std::io::Seek>(
-        &mut self,
-        root: &mut RootWriter<W>,
-        data: &[ColumnData],
-    ) -> Result<()> {
-        match self {
-            TreeOut::Ntuple(w) => w.write_cluster(root, data)?,
-            TreeOut::Tree(w) => w.write_cluster(root, data)?,
-        }
-        Ok(())
-    }
-
-    fn finish<W: Write + std::io::Seek>(self, root: &mut RootWriter<W>) -> Result<()> {
-        match self {
-            TreeOut::Ntuple(w) => {
-                w.finish(root)?;
-            }
-            TreeOut::Tree(w) => {
-                w.finish(root)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Converts one tree into an RNTuple or a TTree of `root`; `None` when interrupted.
-fn write_tree<W: Write + std::io::Seek>(
-    root: &mut RootWriter<W>,
+/// Converts one tree into an RNTuple or a TTree of `root`; `false` when interrupted.
+fn write_tree(
+    root: &mut RootOutput,
     source: &mut SourceTree<'_>,
     pool: &rayon::ThreadPool,
     settings: &Settings,
     format: OutputFormat,
     summary: &mut ConvertSummary,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<Option<TreeSummary>> {
+) -> Result<bool> {
     let tree = source.name().to_owned();
     let plan = fields::plan(source, settings, &tree, format)?;
-    summary.notes.extend(plan.notes.iter().cloned());
+    for note in &plan.notes {
+        root.note(note.clone());
+    }
     let name = fields::root_name(&tree, OutputFormat::RNTuple);
     if name != tree {
-        summary
-            .notes
-            .push(format!("tree {tree:?} written as {name:?}"));
+        root.note(format!("tree {tree:?} written as {name:?}"));
     }
-    let index = source.index_keys()?;
-    let (mut out, event_index) = TreeOut::start(
-        root,
-        &name,
-        &plan,
-        index,
-        settings,
-        format,
-        &mut summary.notes,
-    )?;
+    // The event index's keys by their output names.
+    let index = source.index_keys()?.map(|(major, minor)| {
+        let output = |key: &str| {
+            plan.fields
+                .iter()
+                .find(|f| f.source_name == key)
+                .map_or_else(|| key.to_owned(), |f| f.branch.name.clone())
+        };
+        (output(&major), output(&minor))
+    });
+    let branches = plan
+        .fields
+        .iter()
+        .map(|f| (f.branch.clone(), f.storage))
+        .collect();
+    root.begin(&name, branches, index)?;
     source.select_columns(&plan.columns);
     let total = source.entries();
     let chunk = cluster_entries(source, settings);
@@ -293,13 +135,13 @@ fn write_tree<W: Write + std::io::Seek>(
     while done < total {
         let end = (done + chunk).min(total);
         summary.value_bytes += pool.install(|| source.read(done..end))?;
-        let mut data: Vec<Option<_>> = source.take_chunk().into_iter().map(Some).collect();
+        let mut data: Vec<_> = source.take_chunk().into_iter().map(Some).collect();
         let cluster = plan
             .fields
             .iter()
             .map(|f| f.assemble(&mut data))
             .collect::<Result<Vec<_>>>()?;
-        out.write_cluster(root, &cluster)?;
+        root.write_cluster(cluster)?;
         done = end;
         progress(Progress {
             tree: &tree,
@@ -312,15 +154,9 @@ fn write_tree<W: Write + std::io::Seek>(
             .as_ref()
             .is_some_and(|flag| flag.load(Ordering::Relaxed))
         {
-            return Ok(None);
+            return Ok(false);
         }
     }
-    out.finish(root)?;
-    Ok(Some(TreeSummary {
-        name,
-        entries: total,
-        branches: plan.fields.len(),
-        event_index,
-        index_dropped: None,
-    }))
+    root.end_tree()?;
+    Ok(true)
 }

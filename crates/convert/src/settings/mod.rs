@@ -106,6 +106,27 @@ pub struct Settings {
     pub keep_partial: bool,
 }
 
+impl Settings {
+    /// The kind of file to write at `output`: the setting `to`, else evtc, unless `output` is
+    /// named `*.root`: what to write there is not guessed.
+    ///
+    /// # Errors
+    /// [`Error::RootOutputUnsaid`](crate::Error::RootOutputUnsaid) for an output named
+    /// `*.root` without `to`.
+    pub fn output_format(&self, output: &std::path::Path) -> crate::Result<OutputFormat> {
+        let root_name = output
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("root"));
+        match self.to {
+            Some(format) => Ok(format),
+            None if root_name => Err(crate::Error::RootOutputUnsaid {
+                path: output.to_owned(),
+            }),
+            None => Ok(OutputFormat::Evtc),
+        }
+    }
+}
+
 impl Default for Settings {
     fn default() -> Settings {
         Settings {

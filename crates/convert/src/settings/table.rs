@@ -395,7 +395,7 @@ pub static SETTINGS: &[Setting] = &[
         placeholder: "FORMAT",
         example: "rntuple",
         help: "The file to write: evtc, rntuple or ttree (a ROOT file of RNTuples or TTrees, read by ROOT 6.34 and later and uproot); an output named *.root needs it.",
-        jobs: Jobs::CONVERT,
+        jobs: Jobs::CONVERT.with(Jobs::WRITER),
         flag: None,
         bare: None,
         set: |s, v| parse(v).map(|v| s.to = Some(v)),
