@@ -76,6 +76,62 @@ fn recover_corpus() {
     );
 }
 
+/// ROOT files evtc writes, for the ROOT readers' targets: fixtures of every kind converted to
+/// RNTuples (`rntuple_file`) and TTrees (`root_file`) in clusters of 64 entries, as
+/// `(target, name, bytes)`.
+fn written_root_seeds(dir: &Path) -> Vec<(&'static str, String, Vec<u8>)> {
+    use evtc::convert::{OutputFormat, Settings, convert};
+
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/root/tests/fixtures");
+    let mut out = Vec::new();
+    for fixture in ["kinds_505.root", "rntuple_kinds_505.root", "deep.root"] {
+        for (to, target) in [
+            (OutputFormat::RNTuple, "rntuple_file"),
+            (OutputFormat::TTree, "root_file"),
+        ] {
+            let name = format!("written-{to}-{fixture}");
+            let path = dir.join(&name);
+            let mut settings = Settings {
+                to: Some(to),
+                sync: false,
+                threads: 1,
+                ..Settings::default()
+            };
+            settings.set("cluster_size", "64").unwrap();
+            settings.set("skip_unsupported", "true").unwrap();
+            convert(&fixtures.join(fixture), &path, &settings, &mut |_| {}).unwrap();
+            out.push((target, name, std::fs::read(&path).unwrap()));
+        }
+    }
+    out
+}
+
+/// The ROOT readers' targets accept what evtc's writers write: every column of every tree
+/// reads cleanly, and the harnesses return.
+#[test]
+fn the_root_targets_accept_what_the_writers_write() {
+    let dir = tempfile::tempdir().unwrap();
+    for (target, name, bytes) in written_root_seeds(dir.path()) {
+        let file = evtc::root::RootFile::from_source(bytes.clone()).unwrap();
+        let columns: usize = file
+            .trees()
+            .unwrap()
+            .iter()
+            .map(|t| file.tree(&t.path).unwrap().columns.len())
+            .sum();
+        assert!(columns > 0, "{name}");
+        assert_eq!(
+            evtc::root::read_everything(bytes.clone()),
+            columns,
+            "{name}"
+        );
+        match target {
+            "rntuple_file" => evtc::fuzzing::rntuple_file(&bytes),
+            _ => evtc::fuzzing::root_file(&bytes),
+        }
+    }
+}
+
 /// Writes the seed corpus: `cargo test --test fuzz_corpus -- --ignored write_seed_corpus`.
 #[test]
 #[ignore = "writes fuzz/corpus; run by hand when the seeds should change"]
@@ -209,6 +265,10 @@ fn write_seed_corpus() {
     );
 
     write("open_file", "event-index", &event_index_seed(dir.path()));
+
+    for (target, name, bytes) in written_root_seeds(dir.path()) {
+        write(target, &name, &bytes);
+    }
 }
 
 /// A file with an event index (format 1.11), written in `dir`: its directory and its block of
