@@ -43,7 +43,7 @@ fn root_conversions_do_not_depend_on_threads() {
     let rac = Settings {
         rac: RacMode::On,
         basket_size: Some(16 << 10),
-        cluster_size: ClusterSize::Entries(3000),
+        cluster_size: Some(ClusterSize::Entries(3000)),
         ..Settings::default()
     };
     same_bytes_for_any_threads(&sample(), rac);
@@ -61,7 +61,7 @@ fn evtc_recompression_does_not_depend_on_threads() {
     let lz4 = Settings {
         codec: Some("lz4".parse().unwrap()),
         basket_size: Some(8 << 10),
-        cluster_size: ClusterSize::Entries(1000),
+        cluster_size: Some(ClusterSize::Entries(1000)),
         ..Settings::default()
     };
     same_bytes_for_any_threads(&first, lz4);

@@ -175,3 +175,51 @@ fn reduced_floats_read_back_as_the_reader_decodes_them() {
         other => panic!("quantized floats read as {other:?}"),
     }
 }
+
+#[test]
+fn batches_fill_pages_across_appends_and_clusters_end_by_size() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("batches.root");
+    let mut rng = Rng(0xba7c4e5);
+    let specs = fields(Codec::DEFAULT);
+    let mut all: Vec<ColumnData> = specs.iter().map(|(f, _)| ColumnData::new(f.kind)).collect();
+    let summary = {
+        let out = std::fs::File::create(&path).expect("create");
+        let mut file = RootWriter::new(out, "batches.root", Codec::DEFAULT).expect("file");
+        let options = NtupleOptions {
+            page_bytes: 256,
+            cluster_bytes: 20_000,
+            ..NtupleOptions::default()
+        };
+        let fields: Vec<NtupleField> = specs.iter().map(|(f, _)| f.clone()).collect();
+        let mut ntuple = NtupleWriter::new(&mut file, "Events", fields, options).expect("writer");
+        for batch in 0..150 {
+            let cluster: Vec<ColumnData> = specs
+                .iter()
+                .map(|(f, dims)| data(f.kind, dims, batch % 13, &mut rng))
+                .collect();
+            for (a, c) in all.iter_mut().zip(&cluster) {
+                append(a, c);
+            }
+            ntuple.append(&mut file, &cluster).expect("append");
+        }
+        let summary = ntuple.finish(&mut file).expect("finish");
+        file.finish().expect("file finish");
+        summary
+    };
+    let entries: u64 = (0..150).map(|b| b % 13).sum();
+    assert_eq!(summary.entries, entries);
+    assert!(
+        summary.clusters > 3,
+        "{summary:?}: clusters end by their compressed size"
+    );
+    let file = RootFile::open(&path).expect("the reader opens it");
+    let tree = file.tree("Events").expect("the RNTuple");
+    let layout = file.ntuple_layout("Events").expect("layout");
+    assert_eq!(layout.clusters.len(), summary.clusters);
+    for ((spec, _), want) in specs.iter().zip(&all) {
+        let column = tree.column(&spec.name).expect("column");
+        let got = file.read_column(column, 0..entries).expect(&spec.name);
+        assert!(got == *want, "{}: the values read back differ", spec.name);
+    }
+}

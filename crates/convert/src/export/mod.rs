@@ -84,7 +84,10 @@ pub(crate) fn export(
 
 /// Entries per cluster of `source` with `settings`' cluster size.
 fn cluster_entries(source: &SourceTree<'_>, settings: &Settings) -> u64 {
-    match settings.cluster_size {
+    match settings
+        .cluster_size
+        .unwrap_or(evtc_format::DEFAULT_CLUSTER_SIZE)
+    {
         ClusterSize::Entries(n) => n.max(1),
         ClusterSize::Bytes(bytes) => {
             let per_entry = source.raw_bytes() / source.entries().max(1);
@@ -141,7 +144,7 @@ fn write_tree(
             .iter()
             .map(|f| f.assemble(&mut data))
             .collect::<Result<Vec<_>>>()?;
-        root.write_cluster(cluster)?;
+        root.fill(cluster)?;
         done = end;
         progress(Progress {
             tree: &tree,

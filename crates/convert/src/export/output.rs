@@ -16,6 +16,15 @@ use evtc_root::{
 use super::fields::{self, Storage};
 use crate::{Error, OutputFormat, Result, Settings, TreeSummary};
 
+/// A TTree's baskets without a `basket_size`: up to 4 MiB uncompressed, about one per branch
+/// per cluster of NanoAOD's size, as ROOT's `TTree::OptimizeBaskets` grows them (RDataFrame's
+/// Snapshot of the NanoAOD-like sample: 3.3 MB).
+const TTREE_BASKET_BYTES: usize = 4 << 20;
+
+/// A TTree's bytes of values per cluster without a `cluster_size`: 128 MiB, about ROOT's
+/// default AutoFlush (30 MB of compressed baskets) at the compression of NanoAOD.
+const TTREE_CLUSTER_VALUES: u64 = 128 << 20;
+
 /// A branch of a tree written by [`RootOutput`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RootBranch {
@@ -60,7 +69,8 @@ pub struct RootOutputSummary {
 /// writer behind `evtc convert --to` and Python's `evtc.recreate(path, format=...)`.
 ///
 /// Entries given by [`fill`](RootOutput::fill) gather into clusters of the settings'
-/// `cluster_size`; each branch is stored with the codec and float precision the settings'
+/// `cluster_size` (without one, an RNTuple's clusters end at about 128 MiB compressed, as
+/// ROOT's writer ends them); each branch is stored with the codec and float precision the settings'
 /// rules give its name (`branch_codec`, `float_precision`, `float_quantize`), else `codec`.
 /// The file is written under a temporary name and appears under its own only when
 /// [`finish`](RootOutput::finish) succeeds; dropped before, it leaves nothing.
@@ -121,6 +131,8 @@ struct OpenTree {
     /// Entries given by `fill` and not yet written, per branch.
     buffer: Vec<ColumnData>,
     buffered: usize,
+    /// The bytes of values given to a TTree's open cluster.
+    cluster_values: u64,
     entries: u64,
     event_index: Option<(String, String)>,
     index_dropped: Option<String>,
@@ -244,7 +256,7 @@ impl RootOutput {
                     basket_bytes: self
                         .settings
                         .basket_size
-                        .map_or(TTreeOptions::default().basket_bytes, |b| b as usize),
+                        .map_or(TTREE_BASKET_BYTES, |b| b as usize),
                     codec: self.settings.codec.unwrap_or(Codec::DEFAULT),
                     ..TTreeOptions::default()
                 };
@@ -308,6 +320,7 @@ impl RootOutput {
             kinds,
             storage: branches.into_iter().map(|(_, s)| s).collect(),
             buffered: 0,
+            cluster_values: 0,
             entries: 0,
             event_index,
             index_dropped,
@@ -330,7 +343,11 @@ impl RootOutput {
             Error::Options("no tree is being written: start one with tree()".into())
         })?;
         let entries = entries_of(tree, &data)?;
-        let target = match self.settings.cluster_size {
+        let target = match self
+            .settings
+            .cluster_size
+            .unwrap_or(evtc_format::DEFAULT_CLUSTER_SIZE)
+        {
             ClusterSize::Entries(n) => usize::try_from(n.max(1)).unwrap_or(usize::MAX),
             ClusterSize::Bytes(bytes) => {
                 let per_entry = data.iter().map(data_bytes).sum::<usize>() / entries.max(1);
@@ -381,7 +398,7 @@ impl RootOutput {
 
     /// Writes `data` (every branch's entries, as [`fill`](RootOutput::fill) takes them) as one
     /// cluster of the tree being written, reduced floats reduced as the settings say.
-    pub(super) fn write_cluster(&mut self, mut data: Vec<ColumnData>) -> Result<()> {
+    fn write_cluster(&mut self, mut data: Vec<ColumnData>) -> Result<()> {
         let Some(tree) = self.open.as_mut() else {
             return Err(Error::Options("no tree is being written".into()));
         };
@@ -409,7 +426,22 @@ impl RootOutput {
         }
         let entries = entries_of(tree, &data)? as u64;
         match &mut tree.out {
+            // Without a cluster size, ROOT's: the RNTuple's clusters end by their compressed
+            // size, pages filling across batches.
+            TreeOut::Ntuple(w) if self.settings.cluster_size.is_none() => {
+                w.append(&mut self.root, &data)?;
+            }
             TreeOut::Ntuple(w) => w.write_cluster(&mut self.root, &data)?,
+            // Without a cluster size, a TTree's cluster ends after the batch that brings it to
+            // 128 MiB of values, its baskets filling across batches.
+            TreeOut::Tree(w) if self.settings.cluster_size.is_none() => {
+                w.append(&mut self.root, &data)?;
+                tree.cluster_values += data.iter().map(data_bytes).sum::<usize>() as u64;
+                if tree.cluster_values >= TTREE_CLUSTER_VALUES {
+                    w.end_cluster(&mut self.root)?;
+                    tree.cluster_values = 0;
+                }
+            }
             TreeOut::Tree(w) => w.write_cluster(&mut self.root, &data)?,
         }
         tree.entries += entries;

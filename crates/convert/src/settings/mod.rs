@@ -65,8 +65,10 @@ pub struct Settings {
     /// `branch_precondition`, `branch_rac`, `float_precision`, `float_quantize`): for each
     /// field, the last rule that matches the branch and sets it wins.
     pub branch_rules: Vec<(Glob, BranchSettings)>,
-    /// When clusters end, as ROOT's AutoFlush (`cluster_size`).
-    pub cluster_size: ClusterSize,
+    /// When clusters end, as ROOT's AutoFlush (`cluster_size`); `None`: the output's default,
+    /// every 32 MiB of values ([`evtc_format::DEFAULT_CLUSTER_SIZE`]) for an evtc file or a
+    /// TTree, and for an RNTuple ROOT's own: a cluster ends at about 128 MiB compressed.
+    pub cluster_size: Option<ClusterSize>,
     /// The target uncompressed bytes of a basket (`basket_size`); `None`: the codec's default
     /// ([`WriteOptions::basket_size_for`]).
     pub basket_size: Option<u64>,
@@ -138,7 +140,7 @@ impl Default for Settings {
             rac_dictionary: true,
             boundaries: BoundaryChoice::Auto,
             branch_rules: Vec::new(),
-            cluster_size: evtc_format::DEFAULT_CLUSTER_SIZE,
+            cluster_size: None,
             basket_size: None,
             flush_at_cluster: false,
             sync: true,
@@ -467,7 +469,10 @@ impl Settings {
             .codec(self.codec.unwrap_or(Codec::DEFAULT))
             .rac(self.rac)
             .rac_dictionary(self.rac_dictionary)
-            .cluster_size(self.cluster_size)
+            .cluster_size(
+                self.cluster_size
+                    .unwrap_or(evtc_format::DEFAULT_CLUSTER_SIZE),
+            )
             .flush_at_cluster(self.flush_at_cluster)
             .sync(self.sync)
             .threads(self.threads)

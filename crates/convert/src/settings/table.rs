@@ -228,11 +228,18 @@ pub static SETTINGS: &[Setting] = &[
         jobs: Jobs::NEW_TREES,
         flag: None,
         bare: None,
-        set: |s, v| parse(v).map(|v| s.cluster_size = v),
+        set: |s, v| parse(v).map(|v| s.cluster_size = Some(v)),
         show: |s| {
             Some(match s.cluster_size {
-                ClusterSize::Entries(n) => n.to_string(),
-                ClusterSize::Bytes(n) => size::spell(n),
+                Some(ClusterSize::Entries(n)) => n.to_string(),
+                Some(ClusterSize::Bytes(n)) => size::spell(n),
+                None => format!(
+                    "{}, RNTuple: 128MiB compressed",
+                    match evtc_format::DEFAULT_CLUSTER_SIZE {
+                        ClusterSize::Entries(n) => n.to_string(),
+                        ClusterSize::Bytes(n) => size::spell(n),
+                    }
+                ),
             })
         },
     },

@@ -47,7 +47,7 @@ fn names_are_unique_and_old_names_note_the_new_one() {
             new: "cluster_size"
         })
     );
-    assert_eq!(settings.cluster_size, ClusterSize::Bytes(30_000_000));
+    assert_eq!(settings.cluster_size, Some(ClusterSize::Bytes(30_000_000)));
     assert_eq!(
         settings.set("cluster_entries", "1000"),
         Ok(Some(Renamed {
@@ -55,7 +55,7 @@ fn names_are_unique_and_old_names_note_the_new_one() {
             new: "cluster_size"
         }))
     );
-    assert_eq!(settings.cluster_size, ClusterSize::Entries(1000));
+    assert_eq!(settings.cluster_size, Some(ClusterSize::Entries(1000)));
 }
 
 #[test]

@@ -3,11 +3,14 @@
 //! repository), beside the reader (`crate::rntuple`) and sharing its model: a field per
 //! [`ColumnKind`], filled from the [`ColumnData`] the readers produce.
 //!
-//! The header envelope is written when the writer starts; each [`NtupleWriter::write_cluster`]
-//! writes a cluster's pages in one `RBlob` (pages of at most [`NtupleOptions::page_bytes`]
-//! uncompressed, each compressed with its field's codec in ROOT's blocks and followed by its
-//! XXH3-64); [`NtupleWriter::finish`] writes the page list, the footer and the anchor, a
-//! `ROOT::RNTuple` key of the file's top directory.
+//! The header envelope is written when the writer starts. Entries come in batches
+//! ([`NtupleWriter::append`]): each column's elements gather into pages of
+//! [`NtupleOptions::page_bytes`] uncompressed, each compressed with its field's codec in ROOT's
+//! blocks and followed by its XXH3-64 as soon as it is full, and kept with its cluster's other
+//! pages until the cluster ends ([`NtupleWriter::end_cluster`], or by itself at
+//! [`NtupleOptions::cluster_bytes`] compressed, as ROOT's writer does); a cluster's pages go to the
+//! file in one `RBlob`. [`NtupleWriter::finish`] writes the page list, the footer and the
+//! anchor, a `ROOT::RNTuple` key of the file's top directory.
 //!
 //! - `envelope`: frames, locators and envelopes;
 //! - `schema`: fields into field records and columns;
@@ -103,6 +106,9 @@ impl NtupleField {
 pub struct NtupleOptions {
     /// The largest uncompressed page (default 1 MiB, ROOT's largest page by default).
     pub page_bytes: usize,
+    /// The compressed bytes at which a cluster ends by itself, after the batch that reaches
+    /// them (default 128 MiB, ROOT's `RNTupleWriteOptions::GetApproxZippedClusterSize`).
+    pub cluster_bytes: u64,
     /// The codec of the header, footer and page lists (default `zstd:5`, RNTuple's default).
     pub envelope_codec: Codec,
     /// The description stored in the header.
@@ -113,6 +119,7 @@ impl Default for NtupleOptions {
     fn default() -> NtupleOptions {
         NtupleOptions {
             page_bytes: 1 << 20,
+            cluster_bytes: 128 << 20,
             envelope_codec: Codec::DEFAULT,
             description: String::new(),
         }
@@ -155,7 +162,63 @@ pub struct NtupleSummary {
     pub page_bytes: u64,
 }
 
-/// An RNTuple being written into a [`RootWriter`]'s file, cluster by cluster.
+/// A column's elements of the open cluster not yet in a page.
+#[derive(Debug)]
+enum Pending {
+    Values(crate::data::Values),
+    /// Cluster-relative end offsets.
+    Index(Vec<u64>),
+}
+
+impl Pending {
+    fn elements(&self) -> Elements<'_> {
+        match self {
+            Pending::Values(v) => Elements::Values(v),
+            Pending::Index(i) => Elements::Index(i),
+        }
+    }
+
+    /// Drops the first `n` elements.
+    fn drop_front(&mut self, n: usize) {
+        match self {
+            Pending::Values(v) => crate::with_values!(v, v => {
+                v.drain(..n);
+            }),
+            Pending::Index(i) => {
+                i.drain(..n);
+            }
+        }
+    }
+}
+
+/// The cluster being written: its pages so far, compressed, and what is not yet a page.
+#[derive(Debug)]
+struct OpenCluster {
+    blob: Vec<u8>,
+    columns: Vec<ClusterColumn>,
+    pending: Vec<Pending>,
+    /// Each index column's last end offset in the cluster.
+    ends: Vec<u64>,
+    /// Pages already stored, by a 128-bit hash of the encoded page, its length and codec.
+    stored: HashMap<(u128, usize, Codec), (u64, u64)>,
+    entries: u64,
+}
+
+impl OpenCluster {
+    /// A cluster of no columns (a placeholder).
+    fn empty() -> OpenCluster {
+        OpenCluster {
+            blob: Vec::new(),
+            columns: Vec::new(),
+            pending: Vec::new(),
+            ends: Vec::new(),
+            stored: HashMap::new(),
+            entries: 0,
+        }
+    }
+}
+
+/// An RNTuple being written into a [`RootWriter`]'s file, batch by batch.
 ///
 /// ```
 /// use evtc_codecs::Codec;
@@ -198,6 +261,9 @@ pub struct NtupleWriter {
     compressor: Compressor,
     pages: usize,
     page_bytes: u64,
+    open: OpenCluster,
+    /// Page encoding scratch.
+    scratch: Vec<u8>,
 }
 
 impl NtupleWriter {
@@ -239,7 +305,10 @@ impl NtupleWriter {
             compressor: Compressor::new(),
             pages: 0,
             page_bytes: 0,
+            open: OpenCluster::empty(),
+            scratch: Vec::new(),
         };
+        writer.open = writer.new_cluster();
         writer.header = writer.write_envelope(file, &bytes, "header")?;
         Ok(writer)
     }
@@ -273,21 +342,84 @@ impl NtupleWriter {
 
     /// Writes one cluster: `data[i]` holds the entries of field `i`, all fields the same
     /// number of entries, shaped as the readers make them for the field's kind (offsets from
-    /// 0).
+    /// 0). The same as [`append`](NtupleWriter::append) then
+    /// [`end_cluster`](NtupleWriter::end_cluster).
     ///
     /// # Errors
-    /// [`Error::Unwritable`] for data that does not fit its field (naming it), a quantized
-    /// value outside its range, or a codec failure; [`Error::WriteIo`].
+    /// As for [`append`](NtupleWriter::append).
     pub fn write_cluster<W: Write + Seek>(
         &mut self,
         file: &mut RootWriter<W>,
         data: &[ColumnData],
     ) -> Result<()> {
+        self.append(file, data)?;
+        self.end_cluster(file)
+    }
+
+    /// Adds entries to the open cluster: `data[i]` holds the entries of field `i`, all fields
+    /// the same number of entries, shaped as the readers make them for the field's kind
+    /// (offsets from 0). Full pages are compressed at once; the cluster ends after this batch
+    /// if its pages reach [`NtupleOptions::cluster_bytes`].
+    ///
+    /// # Errors
+    /// [`Error::Unwritable`] for data that does not fit its field (naming it), a quantized
+    /// value outside its range, or a codec failure; [`Error::WriteIo`].
+    pub fn append<W: Write + Seek>(
+        &mut self,
+        file: &mut RootWriter<W>,
+        data: &[ColumnData],
+    ) -> Result<()> {
         let entries = self.check(data)?;
-        let (blob, mut columns) = self.encode_cluster(data)?;
+        if entries == 0 {
+            return Ok(());
+        }
+        for c in 0..self.columns.len() {
+            let column = &self.columns[c];
+            let field = &data[column.field];
+            let pending = &mut self.open.pending[c];
+            match (column.source, pending) {
+                (Source::Values, Pending::Values(v)) => {
+                    if !v.extend_from(&field.values, 0..field.values.len()) {
+                        return Err(self.unwritable("cluster", "internal: values of another type"));
+                    }
+                }
+                (Source::Offsets, Pending::Index(i)) => {
+                    let base = self.open.ends[c];
+                    i.extend(field.offsets[1..].iter().map(|&o| o + base));
+                    self.open.ends[c] = i.last().copied().unwrap_or(base);
+                }
+                (Source::Level(level), Pending::Index(i)) => {
+                    let base = self.open.ends[c];
+                    i.extend(field.levels[level][1..].iter().map(|&o| o + base));
+                    self.open.ends[c] = i.last().copied().unwrap_or(base);
+                }
+                _ => return Err(self.unwritable("cluster", "internal: a column's elements")),
+            }
+            self.pages_of(c, false)?;
+        }
+        self.open.entries += entries;
+        if self.open.blob.len() as u64 >= self.options.cluster_bytes {
+            self.end_cluster(file)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the open cluster, if it has entries: its last pages, its pages written to the file.
+    ///
+    /// # Errors
+    /// [`Error::Unwritable`] for a codec failure; [`Error::WriteIo`].
+    pub fn end_cluster<W: Write + Seek>(&mut self, file: &mut RootWriter<W>) -> Result<()> {
+        if self.open.entries == 0 {
+            return Ok(());
+        }
+        for c in 0..self.columns.len() {
+            self.pages_of(c, true)?;
+        }
+        let open = std::mem::replace(&mut self.open, OpenCluster::empty());
+        let mut columns = open.columns;
         self.pages += columns.iter().map(|c| c.pages.len()).sum::<usize>();
-        self.page_bytes += blob.len() as u64;
-        self.write_pages(file, blob, &mut columns)?;
+        self.page_bytes += open.blob.len() as u64;
+        self.write_pages(file, open.blob, &mut columns)?;
         for (count, column) in self.elements.iter_mut().zip(&columns) {
             *count += column
                 .pages
@@ -297,30 +429,62 @@ impl NtupleWriter {
         }
         self.clusters.push(ClusterRecord {
             first_entry: self.entries,
-            entries,
+            entries: open.entries,
             columns,
         });
-        self.entries += entries;
+        self.entries += open.entries;
+        self.open = self.new_cluster();
         Ok(())
     }
 
-    /// Every column's pages of one cluster, encoded, compressed and each followed by its
-    /// XXH3-64, in one buffer; page offsets are into it. Pages of the same elements under the
-    /// same codec are stored once (the index columns of a collection's fields, NanoAOD's
-    /// `Muon_*`, are the same), known by a 128-bit hash of the encoded page, its length and
-    /// the codec.
-    fn encode_cluster(&mut self, data: &[ColumnData]) -> Result<(Vec<u8>, Vec<ClusterColumn>)> {
-        let mut blob = Vec::new();
-        let mut columns = Vec::with_capacity(self.columns.len());
-        let mut scratch = Vec::new();
-        let mut stored: HashMap<(u128, usize, Codec), (u64, u64)> = HashMap::new();
-        for (c, column) in self.columns.iter().enumerate() {
-            let field = &data[column.field];
-            let elements = match column.source {
-                Source::Values => Elements::Values(&field.values),
-                Source::Offsets => Elements::Index(&field.offsets[1..]),
-                Source::Level(i) => Elements::Index(&field.levels[i][1..]),
-            };
+    /// An empty cluster after the clusters written.
+    fn new_cluster(&self) -> OpenCluster {
+        OpenCluster {
+            blob: Vec::new(),
+            columns: self
+                .elements
+                .iter()
+                .map(|&first_element| ClusterColumn {
+                    first_element,
+                    pages: Vec::new(),
+                })
+                .collect(),
+            pending: self
+                .columns
+                .iter()
+                .map(|c| match c.source {
+                    Source::Values => Pending::Values(crate::data::Values::new(
+                        self.fields[c.field].kind.scalar(),
+                    )),
+                    _ => Pending::Index(Vec::new()),
+                })
+                .collect(),
+            ends: vec![0; self.columns.len()],
+            stored: HashMap::new(),
+            entries: 0,
+        }
+    }
+
+    /// Makes pages of column `c`'s pending elements: every full page, and with `all` the
+    /// rest too. Each page is encoded, compressed and followed by its XXH3-64 in the cluster's
+    /// blob; a page the same as one of the cluster's (the index columns of a collection's
+    /// fields, NanoAOD's `Muon_*`, are the same) under the same codec is stored once.
+    fn pages_of(&mut self, c: usize, all: bool) -> Result<()> {
+        let column = &self.columns[c];
+        let per_page = (self.options.page_bytes * 8 / usize::from(column.bits)).max(1);
+        let pending = &self.open.pending[c];
+        let n = pending.elements().len();
+        let mut start = 0;
+        while n - start >= per_page || (all && start < n) {
+            let end = (start + per_page).min(n);
+            self.scratch.clear();
+            let encoded = page::encode(
+                column.kind,
+                column.floats,
+                pending.elements(),
+                start..end,
+                &mut self.scratch,
+            );
             let fail = |reason: String| Error::Unwritable {
                 what: format!(
                     "RNTuple {:?} field {:?}",
@@ -328,50 +492,37 @@ impl NtupleWriter {
                 ),
                 reason,
             };
-            let n = elements.len();
-            let per_page = (self.options.page_bytes * 8 / usize::from(column.bits)).max(1);
-            let mut pages = Vec::new();
-            for start in (0..n).step_by(per_page) {
-                let end = (start + per_page).min(n);
-                scratch.clear();
-                page::encode(
-                    column.kind,
-                    column.floats,
-                    elements,
-                    start..end,
-                    &mut scratch,
-                )
-                .map_err(fail)?;
-                let key = (
-                    xxhash_rust::xxh3::xxh3_128(&scratch),
-                    scratch.len(),
-                    column.codec,
-                );
-                let (offset, size) = match stored.get(&key) {
-                    Some(&known) => known,
-                    None => {
-                        let offset = blob.len() as u64;
-                        compress(&mut self.compressor, column.codec, &scratch, &mut blob)
-                            .map_err(|e| fail(e.to_string()))?;
-                        let size = blob.len() as u64 - offset;
-                        let sum = xxhash_rust::xxh3::xxh3_64(&blob[offset as usize..]);
-                        blob.extend_from_slice(&sum.to_le_bytes());
-                        stored.insert(key, (offset, size));
-                        (offset, size)
-                    }
-                };
-                pages.push(PageRecord {
-                    elements: (end - start) as u32,
-                    offset,
-                    size,
-                });
-            }
-            columns.push(ClusterColumn {
-                first_element: self.elements[c],
-                pages,
+            encoded.map_err(fail)?;
+            let key = (
+                xxhash_rust::xxh3::xxh3_128(&self.scratch),
+                self.scratch.len(),
+                column.codec,
+            );
+            let blob = &mut self.open.blob;
+            let (offset, size) = match self.open.stored.get(&key) {
+                Some(&known) => known,
+                None => {
+                    let offset = blob.len() as u64;
+                    compress(&mut self.compressor, column.codec, &self.scratch, blob)
+                        .map_err(|e| fail(e.to_string()))?;
+                    let size = blob.len() as u64 - offset;
+                    let sum = xxhash_rust::xxh3::xxh3_64(&blob[offset as usize..]);
+                    blob.extend_from_slice(&sum.to_le_bytes());
+                    self.open.stored.insert(key, (offset, size));
+                    (offset, size)
+                }
+            };
+            self.open.columns[c].pages.push(PageRecord {
+                elements: (end - start) as u32,
+                offset,
+                size,
             });
+            start = end;
         }
-        Ok((blob, columns))
+        if start > 0 {
+            self.open.pending[c].drop_front(start);
+        }
+        Ok(())
     }
 
     /// Writes a cluster's pages in blobs of at most [`MAX_KEY_SIZE`] bytes (whole pages each)
@@ -461,11 +612,13 @@ impl NtupleWriter {
         Ok(entries.unwrap_or(0))
     }
 
-    /// Writes the page list, the footer and the anchor; the RNTuple is then complete.
+    /// Ends the open cluster, then writes the page list, the footer and the anchor; the RNTuple
+    /// is then complete.
     ///
     /// # Errors
     /// [`Error::WriteIo`]; [`Error::Unwritable`] for a codec failure.
     pub fn finish<W: Write + Seek>(mut self, file: &mut RootWriter<W>) -> Result<NtupleSummary> {
+        self.end_cluster(file)?;
         let page_list = self.page_list();
         let (list, _) = envelope(PAGE_LIST, &page_list);
         let (list_offset, list_stored, list_len) = self.write_envelope(file, &list, "page list")?;

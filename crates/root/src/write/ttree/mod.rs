@@ -104,6 +104,10 @@ struct Branch {
     is_counter: bool,
     /// Entries in the baskets written so far.
     written: u64,
+    /// The basket being filled: its entries' bytes, their offsets in them, its entries.
+    pending: Vec<u8>,
+    pending_starts: Vec<usize>,
+    pending_entries: usize,
 }
 
 /// What a finished TTree holds.
@@ -151,6 +155,8 @@ pub struct TTreeWriter {
     entries: u64,
     /// Entries of each cluster, in order.
     clusters: Vec<u64>,
+    /// Entries of the cluster not yet ended.
+    open_cluster: u64,
     /// The event index, when asked for.
     index: Option<EventIndex>,
     compressor: Compressor,
@@ -215,6 +221,9 @@ impl TTreeWriter {
                 max_count: 0,
                 is_counter: false,
                 written: 0,
+                pending: Vec::new(),
+                pending_starts: Vec::new(),
+                pending_entries: 0,
             });
         }
         Ok(TTreeWriter {
@@ -223,6 +232,7 @@ impl TTreeWriter {
             branches: out,
             entries: 0,
             clusters: Vec::new(),
+            open_cluster: 0,
             index: None,
             compressor: Compressor::new(),
         })
@@ -255,12 +265,53 @@ impl TTreeWriter {
 
     /// Writes one cluster: `data[i]` holds the entries of branch `i`, all the same number,
     /// shaped as the readers make them for the branch's kind (offsets from 0); each branch's
-    /// entries go into baskets of their own, none across clusters.
+    /// entries go into baskets of their own, none across clusters. The same as
+    /// [`append`](TTreeWriter::append) then [`end_cluster`](TTreeWriter::end_cluster).
+    ///
+    /// # Errors
+    /// As for [`append`](TTreeWriter::append).
+    pub fn write_cluster<W: Write + Seek>(
+        &mut self,
+        file: &mut RootWriter<W>,
+        data: &[ColumnData],
+    ) -> Result<()> {
+        self.append(file, data)?;
+        self.end_cluster(file)
+    }
+
+    /// Ends the open cluster (if it has entries) after the entries appended so far: every
+    /// branch's basket being filled is written.
+    ///
+    /// # Errors
+    /// [`Error::WriteIo`]; [`Error::Unwritable`] for a codec failure.
+    pub fn end_cluster<W: Write + Seek>(&mut self, file: &mut RootWriter<W>) -> Result<()> {
+        for i in 0..self.branches.len() {
+            let b = &mut self.branches[i];
+            if b.pending_entries > 0 {
+                let (data, starts) = (
+                    std::mem::take(&mut b.pending),
+                    std::mem::take(&mut b.pending_starts),
+                );
+                let n = std::mem::take(&mut b.pending_entries);
+                self.write_basket(file, i, &data, &starts, n)?;
+            }
+        }
+        if self.open_cluster > 0 {
+            self.clusters.push(self.open_cluster);
+            self.open_cluster = 0;
+        }
+        Ok(())
+    }
+
+    /// Adds entries to the open cluster, `data` as for
+    /// [`write_cluster`](TTreeWriter::write_cluster): each branch's entries fill its basket,
+    /// written when it reaches the basket size (baskets fill across calls, not across
+    /// clusters).
     ///
     /// # Errors
     /// [`Error::Unwritable`] for data that does not fit its branch, or a counter that
     /// disagrees with its array; [`Error::WriteIo`].
-    pub fn write_cluster<W: Write + Seek>(
+    pub fn append<W: Write + Seek>(
         &mut self,
         file: &mut RootWriter<W>,
         data: &[ColumnData],
@@ -288,12 +339,12 @@ impl TTreeWriter {
             }
             self.write_baskets(file, i, d, entries as usize)?;
         }
-        self.clusters.push(entries);
+        self.open_cluster += entries;
         self.entries += entries;
         Ok(())
     }
 
-    /// Writes branch `i`'s entries of a cluster in baskets of about the basket size.
+    /// Adds branch `i`'s entries to its baskets, each written when it reaches the basket size.
     fn write_baskets<W: Write + Seek>(
         &mut self,
         file: &mut RootWriter<W>,
@@ -303,21 +354,24 @@ impl TTreeWriter {
     ) -> Result<()> {
         let (kind, layout) = (self.branches[i].spec.kind, self.branches[i].layout);
         let target = self.options.basket_bytes.max(1);
-        let mut first = 0;
-        let mut buf = Vec::new();
-        let mut starts = Vec::new();
-        while first < entries {
-            buf.clear();
-            starts.clear();
-            // Entries until the basket holds the target size (at least one entry).
-            let mut end = first;
-            while end < entries && (end == first || buf.len() < target) {
-                basket::encode(kind, layout, data, end..end + 1, &mut buf, &mut starts);
-                end += 1;
+        let b = &mut self.branches[i];
+        let (mut buf, mut starts) = (
+            std::mem::take(&mut b.pending),
+            std::mem::take(&mut b.pending_starts),
+        );
+        let mut n = b.pending_entries;
+        for entry in 0..entries {
+            basket::encode(kind, layout, data, entry..entry + 1, &mut buf, &mut starts);
+            n += 1;
+            if buf.len() >= target {
+                self.write_basket(file, i, &buf, &starts, n)?;
+                buf.clear();
+                starts.clear();
+                n = 0;
             }
-            self.write_basket(file, i, &buf, &starts, end - first)?;
-            first = end;
         }
+        let b = &mut self.branches[i];
+        (b.pending, b.pending_starts, b.pending_entries) = (buf, starts, n);
         Ok(())
     }
 
@@ -439,23 +493,27 @@ impl TTreeWriter {
     ///
     /// # Errors
     /// [`Error::WriteIo`]; [`Error::Unwritable`] for a codec failure.
-    pub fn finish<W: Write + Seek>(self, file: &mut RootWriter<W>) -> Result<TTreeSummary> {
+    pub fn finish<W: Write + Seek>(mut self, file: &mut RootWriter<W>) -> Result<TTreeSummary> {
+        self.end_cluster(file)?;
         let title = self.title().to_owned();
         file.write_object("TTree", &self.name, &title, self.options.codec, |b| {
             self.tree_record(b)
         })?;
-        let baskets = self.branches.iter().map(|b| b.baskets.len()).sum();
-        let basket_bytes = self
-            .branches
-            .iter()
-            .flat_map(|b| &b.baskets)
-            .map(|k| u64::from(k.nbytes))
-            .sum();
-        Ok(TTreeSummary {
+        Ok(self.summary())
+    }
+
+    /// What the tree holds so far: its entries, baskets and their stored bytes.
+    pub fn summary(&self) -> TTreeSummary {
+        TTreeSummary {
             entries: self.entries,
-            baskets,
-            basket_bytes,
-        })
+            baskets: self.branches.iter().map(|b| b.baskets.len()).sum(),
+            basket_bytes: self
+                .branches
+                .iter()
+                .flat_map(|b| &b.baskets)
+                .map(|k| u64::from(k.nbytes))
+                .sum(),
+        }
     }
 }
 
