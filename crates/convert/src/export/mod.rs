@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use evtc_format::ClusterSize;
 
+pub(crate) use output::TTREE_BASKET_BYTES;
 pub use output::{RootBranch, RootOutput, RootOutputSummary};
 
 use crate::source::{Input, SourceTree};

@@ -19,7 +19,7 @@ use crate::{Error, OutputFormat, Result, Settings, TreeSummary};
 /// A TTree's baskets without a `basket_size`: up to 4 MiB uncompressed, about one per branch
 /// per cluster of NanoAOD's size, as ROOT's `TTree::OptimizeBaskets` grows them (RDataFrame's
 /// Snapshot of the NanoAOD-like sample: 3.3 MB).
-const TTREE_BASKET_BYTES: usize = 4 << 20;
+pub(crate) const TTREE_BASKET_BYTES: usize = 4 << 20;
 
 /// A TTree's bytes of values per cluster without a `cluster_size`: 128 MiB, about ROOT's
 /// default AutoFlush (30 MB of compressed baskets) at the compression of NanoAOD.

@@ -66,8 +66,9 @@ pub struct Settings {
     /// field, the last rule that matches the branch and sets it wins.
     pub branch_rules: Vec<(Glob, BranchSettings)>,
     /// When clusters end, as ROOT's AutoFlush (`cluster_size`); `None`: the output's default,
-    /// every 32 MiB of values ([`evtc_format::DEFAULT_CLUSTER_SIZE`]) for an evtc file or a
-    /// TTree, and for an RNTuple ROOT's own: a cluster ends at about 128 MiB compressed.
+    /// every 32 MiB of values ([`evtc_format::DEFAULT_CLUSTER_SIZE`]) for an evtc file, 128 MiB
+    /// of values for a TTree, and for an RNTuple ROOT's own: a cluster ends at about 128 MiB
+    /// compressed.
     pub cluster_size: Option<ClusterSize>,
     /// The target uncompressed bytes of a basket (`basket_size`); `None`: the codec's default
     /// ([`WriteOptions::basket_size_for`]).

@@ -234,7 +234,7 @@ pub static SETTINGS: &[Setting] = &[
                 Some(ClusterSize::Entries(n)) => n.to_string(),
                 Some(ClusterSize::Bytes(n)) => size::spell(n),
                 None => format!(
-                    "{}, RNTuple: 128MiB compressed",
+                    "{}, 128MiB under ttree, 128MiB compressed under rntuple",
                     match evtc_format::DEFAULT_CLUSTER_SIZE {
                         ClusterSize::Entries(n) => n.to_string(),
                         ClusterSize::Bytes(n) => size::spell(n),
@@ -259,9 +259,10 @@ pub static SETTINGS: &[Setting] = &[
             Some(match s.basket_size {
                 Some(n) => n.to_string(),
                 None => format!(
-                    "{}, {} under lzma",
+                    "{}, {} under lzma, {} under ttree",
                     size::spell(write.basket_size_for(Codec::DEFAULT) as u64),
-                    size::spell(write.basket_size_for(lzma()) as u64)
+                    size::spell(write.basket_size_for(lzma()) as u64),
+                    size::spell(crate::export::TTREE_BASKET_BYTES as u64)
                 ),
             })
         },
