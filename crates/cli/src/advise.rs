@@ -128,7 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         serde_json::to_writer_pretty(&mut out, &advice)?;
         writeln!(out)?;
     } else {
-        print_advice(&mut out, &advice, args.goal, args.all)?;
+        print_advice(&mut out, &advice, args.goal, args.all, args.apply.is_some())?;
     }
     if let Some(output) = &args.apply {
         let mut base = Settings {
@@ -162,17 +162,18 @@ fn print_advice(
     advice: &Advice,
     goal: Goal,
     all: bool,
+    applying: bool,
 ) -> std::io::Result<()> {
     let branches: usize = advice.trees.iter().map(|t| t.branches.len()).sum();
     writeln!(
         out,
-        "{} ({}, {}): {} sampled from {} branches of {} tree(s) in {:.1} s",
+        "{} ({}, {}): {} sampled from {} of {} in {:.1} s",
         advice.input,
         advice.input_format,
         human(advice.input_bytes),
         human(advice.sample_bytes),
-        branches,
-        advice.trees.len(),
+        crate::count(branches as u64, "branch", "branches"),
+        crate::count(advice.trees.len() as u64, "tree", "trees"),
         advice.seconds
     )?;
     let Some(chosen) = advice.goal(goal) else {
@@ -181,8 +182,10 @@ fn print_advice(
     for (tree, choices) in advice.trees.iter().zip(&chosen.choices) {
         writeln!(
             out,
-            "\ntree {}: {} entries, {} sampled; --goal {goal}",
-            tree.name, tree.entries, tree.sampled_entries
+            "\ntree {}: {}, {} sampled; --goal {goal}",
+            tree.name,
+            crate::count(tree.entries, "entry", "entries"),
+            tree.sampled_entries
         )?;
         writeln!(
             out,
@@ -204,7 +207,7 @@ fn print_advice(
     if let Some(v) = versus {
         writeln!(
             out,
-            "\n--goal {goal}: {} at {:.0} MB/s, against {} at {:.0} MB/s ({}); write it with --apply OUT",
+            "\n--goal {goal}: {} at {:.0} MB/s, against {} at {:.0} MB/s ({}){}",
             human(p.stored_bytes),
             p.read_mb_per_s,
             human(v.stored_bytes),
@@ -213,6 +216,11 @@ fn print_advice(
                 "the file's current settings".to_owned()
             } else {
                 format!("evtc's default, {}", Codec::DEFAULT)
+            },
+            if applying {
+                ""
+            } else {
+                "; write it with --apply OUT"
             }
         )?;
     }

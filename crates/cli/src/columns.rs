@@ -55,12 +55,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else if !args.job.quiet {
         writeln!(
             out,
-            "added {} branches of {} to tree {} of {} ({} entries) in {:.2} s: {} -> {}",
-            report.added.len(),
+            "added {} of {} to tree {} of {} ({}) in {:.2} s: {} -> {}",
+            crate::count(report.added.len() as u64, "branch", "branches"),
             args.from.display(),
             report.tree,
             args.file.display(),
-            report.entries,
+            crate::count(report.entries, "entry", "entries"),
             report.seconds,
             size::human(report.bytes_before),
             size::human(report.bytes_after)

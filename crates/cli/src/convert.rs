@@ -133,8 +133,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .unwrap_or_default();
             writeln!(
                 out,
-                "  tree {}: {} entries, {} branches{index}",
-                t.name, t.entries, t.branches
+                "  tree {}: {}, {}{index}",
+                t.name,
+                crate::count(t.entries, "entry", "entries"),
+                crate::count(t.branches as u64, "branch", "branches")
             )?;
             if let Some(why) = &t.index_dropped {
                 writeln!(out, "  tree {}: {why}", t.name)?;

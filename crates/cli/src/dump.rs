@@ -152,17 +152,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         columns.push((string, sizes));
     }
     let entries = tree.entries();
-    let range: Range<u64> = match args.entries {
+    let asked: Range<u64> = match args.entries {
         Some((a, b)) => a.unwrap_or(0)..b.unwrap_or(entries),
         None => 0..entries,
     };
-    if range.start > range.end || range.end > entries {
+    if asked.start > asked.end {
         bail!(
-            "--entries {}..{} is outside tree {name}'s {entries} entries",
-            range.start,
-            range.end
+            "--entries {}..{} ends before it starts",
+            asked.start,
+            asked.end
         );
     }
+    // A range past the tree's end is cut at it, as Python's entry_start/entry_stop are.
+    let range = asked.start.min(entries)..asked.end.min(entries);
     let shown: Box<dyn Iterator<Item = u64>> = if args.event.is_empty() {
         Box::new(range)
     } else {
@@ -191,14 +193,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             write!(out, "[")?;
             for (i, e) in shown.enumerate() {
                 let row = row(e)?;
-                let object: serde_json::Map<String, serde_json::Value> = names
+                // The branches in the order asked for (a JSON map would sort them).
+                let fields: Vec<String> = names
                     .iter()
                     .zip(&row)
                     .zip(&columns)
-                    .map(|((n, v), (string, _))| (n.clone(), json(v, *string)))
+                    .map(|((n, v), (string, _))| {
+                        format!(
+                            "{}:{}",
+                            serde_json::Value::from(n.as_str()),
+                            json(v, *string)
+                        )
+                    })
                     .collect();
                 let sep = if i == 0 { "\n" } else { ",\n" };
-                write!(out, "{sep}  {}", serde_json::Value::Object(object))?;
+                write!(out, "{sep}  {{{}}}", fields.join(","))?;
             }
             writeln!(out, "\n]")?;
         }

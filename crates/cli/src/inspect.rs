@@ -438,9 +438,9 @@ fn ntuple_report(layout: &NtupleLayout) -> NtupleReport {
 fn print(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
     writeln!(out, "{} ({} file, {})", r.file, r.format, human(r.size))?;
     for t in &r.trees {
-        let clusters = t
-            .clusters
-            .map_or(String::new(), |c| format!(", {c} clusters"));
+        let clusters = t.clusters.map_or(String::new(), |c| {
+            format!(", {}", crate::count(c, "cluster", "clusters"))
+        });
         let kind = match &t.ntuple {
             Some(n) => format!(" (RNTuple {}, {} pages)", n.version, n.pages),
             None if t.kind == "TTree" => " (TTree)".to_owned(),
@@ -452,8 +452,9 @@ fn print(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
             .map_or(String::new(), |(a, b)| format!(", event index ({a}, {b})"));
         writeln!(
             out,
-            "tree {}{kind}: {} entries{clusters}{index}",
-            t.name, t.entries
+            "tree {}{kind}: {}{clusters}{index}",
+            t.name,
+            crate::count(t.entries, "entry", "entries")
         )?;
         let width = t
             .branches

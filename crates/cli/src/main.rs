@@ -111,6 +111,11 @@ fn message(e: &anyhow::Error) -> String {
 
 /// A progress bar of `template` (indicatif's), drawn five times a second; hidden when the
 /// command prints nothing but its result (`--quiet`, `--json`).
+/// `n` and its noun, `one` or `many`: "1 cluster", "3 clusters".
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 fn progress_bar(hidden: bool, template: &str) -> indicatif::ProgressBar {
     if hidden {
         return indicatif::ProgressBar::hidden();

@@ -105,14 +105,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         for t in &report.trees {
             writeln!(
                 out,
-                "  tree {}: {} entries from {} inputs, {} branches; {} baskets copied, {} \
-                 branch-inputs written again",
+                "  tree {}: {} from {}, {}; {} copied, {} written again",
                 t.name,
-                t.entries,
-                t.inputs,
-                t.branches,
-                t.copied_baskets,
-                t.rewritten.len()
+                crate::count(t.entries, "entry", "entries"),
+                crate::count(t.inputs as u64, "input", "inputs"),
+                crate::count(t.branches as u64, "branch", "branches"),
+                crate::count(t.copied_baskets, "basket", "baskets"),
+                crate::count(t.rewritten.len() as u64, "branch-input", "branch-inputs")
             )?;
             for (branch, input) in &t.defaulted {
                 writeln!(out, "    {branch}: defaults where {input} lacks it")?;

@@ -92,9 +92,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for t in &recovery.trees {
         writeln!(
             out,
-            "  tree {}: {} entries in {} clusters restored ({} baskets); dropped {} entries \
-             ({} baskets) that not every branch holds",
-            t.name, t.entries, t.clusters, t.baskets, t.dropped_entries, t.dropped_baskets
+            "  tree {}: {} in {} restored ({}); dropped {} ({}) that not every branch holds",
+            t.name,
+            crate::count(t.entries, "entry", "entries"),
+            crate::count(t.clusters as u64, "cluster", "clusters"),
+            crate::count(t.baskets, "basket", "baskets"),
+            crate::count(t.dropped_entries, "entry", "entries"),
+            crate::count(t.dropped_baskets, "basket", "baskets")
         )?;
         if let Some(note) = &t.note {
             writeln!(out, "    {note}")?;

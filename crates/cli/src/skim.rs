@@ -77,14 +77,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )?;
         writeln!(
             out,
-            "  tree {}: {} of {} entries ({:.1}%), {} branches; {} baskets copied, {} written \
-             again{}",
+            "  tree {}: {} of {} ({:.1}%), {}; {} copied, {} written again{}",
             report.tree,
             report.entries,
-            report.of,
+            crate::count(report.of, "entry", "entries"),
             100.0 * report.entries as f64 / report.of.max(1) as f64,
-            report.branches,
-            report.copied_baskets,
+            crate::count(report.branches as u64, "branch", "branches"),
+            crate::count(report.copied_baskets as u64, "basket", "baskets"),
             report.rewritten_baskets,
             match report.copied_units {
                 0 => String::new(),

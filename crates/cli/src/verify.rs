@@ -95,9 +95,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if problems == 0 {
         writeln!(
             out,
-            "{}: OK ({what} of {} trees, {branches} branches, {baskets} baskets; {records} records)",
+            "{}: OK ({what} of {}, {}, {}; {})",
             args.file.display(),
-            reader.trees().len()
+            crate::count(reader.trees().len() as u64, "tree", "trees"),
+            crate::count(branches as u64, "branch", "branches"),
+            crate::count(baskets as u64, "basket", "baskets"),
+            crate::count(records as u64, "record", "records")
         )?;
         Ok(ExitCode::SUCCESS)
     } else {

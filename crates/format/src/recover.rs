@@ -444,11 +444,21 @@ fn restore_tree<R: ReadAt, W: Write>(
         baskets: kept,
         dropped_baskets: total_found - kept,
         dropped_entries: furthest - entries,
-        note: (!settled && total_found > 0).then(|| {
-            "the tree's settled schema record is missing (written after its first cluster): \
-             its baskets cannot be read"
-                .to_owned()
-        }),
+        note: if !settled && total_found > 0 {
+            Some(
+                "the tree's settled schema record is missing (written after its first cluster): \
+                 its baskets cannot be read"
+                    .to_owned(),
+            )
+        } else if entries == 0 && furthest > 0 {
+            Some(format!(
+                "no cluster is whole: the records end inside the first cluster (entries \
+                 0..{furthest} of some branches only), and entries are restored a whole cluster \
+                 at a time; files written with smaller clusters (--cluster-size) lose less"
+            ))
+        } else {
+            None
+        },
     };
     let meta = TreeMeta {
         name: schema.name,

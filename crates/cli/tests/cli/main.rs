@@ -287,9 +287,12 @@ fn dump_formats_and_ranges() {
     ])))
     .expect("JSON");
     assert_eq!(json, serde_json::json!([{"v": []}, {"v": [1.0]}]));
+    // A range past the end is cut at it, as Python's is; one that ends before it starts fails.
+    let past = ok(&evtc(&["dump", &path, "--entries", "4000..6000"]));
+    assert_eq!(past.lines().count(), 1, "only the header: {past}");
     fails(
-        &evtc(&["dump", &path, "--entries", "40..60"]),
-        "outside",
+        &evtc(&["dump", &path, "--entries", "5..2"]),
+        "ends before it starts",
         None,
     );
     fails(&evtc(&["dump", &path, "--branches", "nope"]), "nope", None);
