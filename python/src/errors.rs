@@ -37,7 +37,10 @@ fn format_class(error: &evtc_format::Error) -> &'static str {
         E::DuplicateEvent { .. } => "DuplicateEventError",
         E::NoEventIndex { .. } => "SchemaError",
         E::EntryOutOfRange { .. } => "EntryRangeError",
-        E::TypeMismatch { .. } | E::InvalidSchema { .. } | E::InvalidFill { .. } => "SchemaError",
+        E::TypeMismatch { .. }
+        | E::InvalidSchema { .. }
+        | E::InvalidFill { .. }
+        | E::NotUtf8 { .. } => "SchemaError",
         E::UnsupportedVersion { .. } | E::RequiredExtension { .. } => "UnsupportedError",
         E::Compress { .. } | E::Rac { .. } => "Error",
         _ => "CorruptFileError",
@@ -68,6 +71,10 @@ pub(crate) fn convert(error: evtc_convert::Error) -> PyErr {
         E::Root(e) => root(e),
         E::Unsupported(e) => raise(
             "UnsupportedError",
+            format!("{e} (skip_unsupported=True converts the other branches)"),
+        ),
+        e @ E::UnreadableBranch { .. } => raise(
+            "CorruptFileError",
             format!("{e} (skip_unsupported=True converts the other branches)"),
         ),
         E::Options(reason) => raise("OptionsError", reason),

@@ -164,3 +164,50 @@ def _check(tree, name: str, want: list, root: str) -> int:
     for i, (g, w) in enumerate(zip(got, want)):
         assert _same(g, w), f"{root} {tree.name}/{name} entry {i}: {g!r} != {w!r}"
     return 1
+
+
+def test_an_unreadable_branch_fails_or_is_skipped(tmp_path):
+    """A damaged basket: convert fails naming its branch, or with skip_unsupported converts
+    the other branches and lists it."""
+    uproot = pytest.importorskip("uproot")
+    source = FIXTURES / "kinds_505.root"
+    branch = uproot.open(source)["Events"]["F"]
+    end = int(branch.member("fBasketSeek")[0]) + int(branch.member("fBasketBytes")[0])
+    data = bytearray(source.read_bytes())
+    data[end - 32 : end] = bytes(b ^ 0x5A for b in data[end - 32 : end])
+    damaged = tmp_path / "damaged.root"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(evtc.CorruptFileError, match='branch "F".*skip_unsupported'):
+        evtc.convert(damaged, tmp_path / "strict.evtc")
+    summary = evtc.convert(damaged, tmp_path / "rest.evtc", skip_unsupported=True)
+    (skipped,) = [s for s in summary["skipped"] if s["branch"] == "F"]
+    assert "cannot be read" in skipped["reason"]
+    tree = evtc.open(tmp_path / "rest.evtc")["Events"]
+    assert "F" not in tree.keys() and "D" in tree.keys()
+    assert tree.num_entries == 2000
+
+
+def _leaves(x):
+    return [v for i in x for v in _leaves(i)] if isinstance(x, list) else [x]
+
+
+@pytest.mark.parametrize(
+    "root, tree_name, name",
+    [
+        ("embedded.root", "Events", "s"),
+        ("charstar.root", "Leaves", "s"),
+        ("maps.root", "Events", "ss"),
+        ("deep.root", "Events", "v3s"),
+    ],
+)
+def test_root_strings_read_back_as_str(root, tree_name, name, tmp_path):
+    """A ROOT string, a list of strings and lists of lists of strings are text after a
+    conversion, as uproot gives them, not bytes."""
+    out = tmp_path / "out.evtc"
+    evtc.convert(FIXTURES / root, out, skip_unsupported=True)
+    branch = evtc.open(out)[tree_name][name]
+    got = branch.array(library="ak").to_list()
+    want = _references(root)[tree_name][name]
+    assert got == _plain(want)
+    assert all(isinstance(v, str) for v in _leaves(got)), f"{root} {name}: {got[:3]!r}"
+    assert "string" in branch.typename

@@ -189,9 +189,10 @@ fn format_status(e: &evtc_format::Error) -> EvtcStatus {
         E::NoSuchTree { .. } | E::NoSuchBranch { .. } | E::EventNotFound { .. } => {
             EvtcStatus::ErrorNotFound
         }
-        E::TypeMismatch { .. } | E::InvalidSchema { .. } | E::InvalidFill { .. } => {
-            EvtcStatus::ErrorType
-        }
+        E::TypeMismatch { .. }
+        | E::InvalidSchema { .. }
+        | E::InvalidFill { .. }
+        | E::NotUtf8 { .. } => EvtcStatus::ErrorType,
         E::EntryOutOfRange { .. } => EvtcStatus::ErrorRange,
         E::UnsupportedVersion { .. } | E::RequiredExtension { .. } => EvtcStatus::ErrorUnsupported,
         E::Busy { .. } => EvtcStatus::ErrorBusy,

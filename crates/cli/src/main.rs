@@ -199,7 +199,10 @@ fn read_options(max_basket_size: Option<u64>) -> evtc_format::ReadOptions {
 /// What the command line offers for an error: the flag that gets past it.
 fn hint(e: &anyhow::Error) -> Option<&'static str> {
     e.chain().find_map(|cause| {
-        if let Some(evtc_convert::Error::Unsupported(_)) = cause.downcast_ref() {
+        if let Some(
+            evtc_convert::Error::Unsupported(_) | evtc_convert::Error::UnreadableBranch { .. },
+        ) = cause.downcast_ref()
+        {
             return Some("pass --skip-unsupported to convert the other branches");
         }
         if let Some(evtc_convert::Error::RootOutputUnsaid { .. }) = cause.downcast_ref() {

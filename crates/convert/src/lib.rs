@@ -104,6 +104,18 @@ pub enum Error {
         /// Where the partial file was kept, if it was.
         kept: Option<std::path::PathBuf>,
     },
+    /// The data of a ROOT input's branch could not be read (a corrupt basket, impossible
+    /// sizes). With `skip_unsupported`, [`convert`] leaves the branch out instead, listing it
+    /// in the summary's `skipped`, and converts the rest.
+    #[error("tree {tree:?} branch {branch:?}: its data cannot be read: {reason}")]
+    UnreadableBranch {
+        /// The tree.
+        tree: String,
+        /// The branch.
+        branch: String,
+        /// The reader's error.
+        reason: String,
+    },
 }
 
 /// Progress, reported after each chunk.
@@ -200,34 +212,66 @@ pub fn convert(
         ));
     }
     let format = options.output_format(output)?;
-    if format != OutputFormat::Evtc {
-        return export::export(input, output, options, format, progress);
+    // What a conversion finds about its input only while reading it (a ROOT branch whose data
+    // cannot be read, left out with skip_unsupported; ROOT strings that are not UTF-8, kept as
+    // bytes) makes it start again with that known (nothing of the first attempt is kept).
+    let mut learned = Learned::default();
+    loop {
+        let attempt = match format {
+            OutputFormat::Evtc => {
+                convert_to_evtc(input, output, options, &learned, started, progress)
+            }
+            _ => export::export(input, output, options, format, &learned, progress),
+        };
+        match attempt {
+            Err(Error::UnreadableBranch {
+                tree,
+                branch,
+                reason,
+            }) if options.skip_unsupported
+                && !learned
+                    .unreadable
+                    .iter()
+                    .any(|u| u.tree == tree && u.branch == branch) =>
+            {
+                learned.unreadable.push(Skipped {
+                    tree,
+                    branch,
+                    class: String::new(),
+                    reason: format!("its data cannot be read: {reason}"),
+                });
+            }
+            Err(Error::Format(evtc_format::Error::NotUtf8 { tree, branch }))
+                if !learned.not_utf8.contains(&(tree.clone(), branch.clone())) =>
+            {
+                learned.not_utf8.push((tree, branch));
+            }
+            other => return other,
+        }
     }
-    let input_file = Input::open(input, Some(options.max_basket_size))?;
-    let input_bytes = std::fs::metadata(input).map_or(0, |m| m.len());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.max(1))
-        .build()
-        .map_err(|e| Error::Options(format!("cannot start {} threads: {e}", options.threads)))?;
-    let mut summary = ConvertSummary {
-        input_format: input_file.format(),
-        output_format: format.to_string(),
-        input_bytes,
-        output_bytes: 0,
-        value_bytes: 0,
-        seconds: 0.0,
-        trees: Vec::new(),
-        skipped: Vec::new(),
-        notes: Vec::new(),
-    };
-    let trees = input_file.tree_names(&options.trees)?;
-    let mut sources = Vec::new();
-    for name in &trees {
-        let tree = input_file.tree(name)?;
-        skip_unsupported(&tree, name, options, &mut summary.skipped)?;
-        sources.push(tree);
-    }
-    check_globs(&sources, options, &trees)?;
+}
+
+/// What a conversion learned of its input on earlier attempts.
+#[derive(Debug, Default)]
+pub(crate) struct Learned {
+    /// ROOT branches whose data cannot be read.
+    pub(crate) unreadable: Vec<Skipped>,
+    /// ROOT string branches, as (tree, branch), with entries that are not UTF-8.
+    pub(crate) not_utf8: Vec<(String, String)>,
+}
+
+/// [`convert`] into an evtc file, with what earlier attempts `learned`.
+fn convert_to_evtc(
+    input: &Path,
+    output: &Path,
+    options: &Settings,
+    learned: &Learned,
+    started: Instant,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<ConvertSummary> {
+    let format = OutputFormat::Evtc;
+    let (input_file, pool, mut summary) = start(input, options, format)?;
+    let mut sources = source_trees(&input_file, options, learned, &mut summary)?;
     let mut writer = if options.append {
         FileWriter::append(output, options.write_options())?
     } else {
@@ -305,6 +349,60 @@ pub(crate) fn check_globs(
         )));
     }
     Ok(())
+}
+
+/// The first steps of a conversion of `input` into `format`: the input opened, the thread
+/// pool, and the summary to fill.
+pub(crate) fn start(
+    input: &Path,
+    settings: &Settings,
+    format: OutputFormat,
+) -> Result<(Input, rayon::ThreadPool, ConvertSummary)> {
+    let input_file = Input::open(input, Some(settings.max_basket_size))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(settings.threads.max(1))
+        .build()
+        .map_err(|e| Error::Options(format!("cannot start {} threads: {e}", settings.threads)))?;
+    let summary = ConvertSummary {
+        input_format: input_file.format(),
+        output_format: format.to_string(),
+        input_bytes: std::fs::metadata(input).map_or(0, |m| m.len()),
+        output_bytes: 0,
+        value_bytes: 0,
+        seconds: 0.0,
+        trees: Vec::new(),
+        skipped: Vec::new(),
+        notes: Vec::new(),
+    };
+    Ok((input_file, pool, summary))
+}
+
+/// The trees of `input_file` the settings convert, their unsupported branches (and those
+/// `learned` unreadable) left out and listed in `summary`, or refused, strings `learned` not
+/// UTF-8 kept as bytes; the branch globs checked.
+pub(crate) fn source_trees<'a>(
+    input_file: &'a Input,
+    settings: &Settings,
+    learned: &Learned,
+    summary: &mut ConvertSummary,
+) -> Result<Vec<SourceTree<'a>>> {
+    let trees = input_file.tree_names(&settings.trees)?;
+    let mut sources = Vec::new();
+    for name in &trees {
+        let mut tree = input_file.tree(name)?;
+        tree.leave_out(&learned.unreadable);
+        let tree_name = tree.name().to_owned();
+        for (t, branch) in learned.not_utf8.iter().filter(|(t, _)| *t == tree_name) {
+            tree.strings_as_bytes(branch);
+            summary.notes.push(format!(
+                "tree {t:?} branch {branch:?}: strings that are not UTF-8, kept as bytes"
+            ));
+        }
+        skip_unsupported(&tree, name, settings, &mut summary.skipped)?;
+        sources.push(tree);
+    }
+    check_globs(&sources, settings, &trees)?;
+    Ok(sources)
 }
 
 /// Converts one tree of the input into `writer` (a new tree, or, appending, entries after

@@ -70,7 +70,8 @@ fn dtype(kind: ColumnKind) -> DataType {
         ColumnKind::Scalar(_) => DataType::Scalar(t),
         ColumnKind::Fixed(_, n) => DataType::FixedArray(t, n as u32),
         ColumnKind::Jagged(_) | ColumnKind::Nested(..) => DataType::Jagged(t),
-        ColumnKind::String | ColumnKind::Strings(_) => DataType::Bytes,
+        // Text, as ROOT and uproot read it (unless an entry turns out not to be UTF-8).
+        ColumnKind::String | ColumnKind::Strings(_) => DataType::Utf8,
     }
 }
 
@@ -221,6 +222,41 @@ impl Input {
 }
 
 impl<'a> SourceTree<'a> {
+    /// Leaves out the branches of this tree among `unreadable` (a ROOT input's branches whose
+    /// data could not be read), as unsupported branches with their reason; an array counted by
+    /// one of them keeps its own counts.
+    pub(crate) fn leave_out(&mut self, unreadable: &[crate::Skipped]) {
+        let Kind::Root(_, tree) = &mut self.kind else {
+            return;
+        };
+        for u in unreadable.iter().filter(|u| u.tree == self.name) {
+            let Some(i) = tree.columns.iter().position(|c| c.name == u.branch) else {
+                continue;
+            };
+            let column = tree.columns.remove(i);
+            self.columns.remove(i);
+            self.unsupported.push(UnsupportedBranch {
+                name: column.name,
+                class: column.root_type,
+                reason: u.reason.clone(),
+            });
+            for c in &mut self.columns {
+                if c.counter.as_deref() == Some(u.branch.as_str()) {
+                    c.counter = None;
+                }
+            }
+        }
+    }
+
+    /// Stores the ROOT string branch `branch` as bytes, not UTF-8 text.
+    pub(crate) fn strings_as_bytes(&mut self, branch: &str) {
+        for c in self.columns.iter_mut().filter(|c| c.name == branch) {
+            if c.dtype == DataType::Utf8 {
+                c.dtype = DataType::Bytes;
+            }
+        }
+    }
+
     /// The keys of the input tree's event index (a ROOT `TTreeIndex`'s major and minor
     /// expressions, or an evtc tree's index branches), if it has one.
     pub(crate) fn index_keys(&self) -> Result<Option<(String, String)>> {
@@ -324,10 +360,21 @@ impl<'a> SourceTree<'a> {
     pub(crate) fn read(&mut self, range: Range<u64>) -> Result<u64> {
         match &self.kind {
             Kind::Root(..) => {
+                let (columns, tree) = (&self.columns, &self.name);
                 self.slots.par_iter_mut().try_for_each(|slot| {
                     slot.data.clear();
                     let reader = slot.reader.as_mut().expect("ROOT slots have readers");
-                    reader.read(range.clone(), &mut slot.data)
+                    reader
+                        .read(range.clone(), &mut slot.data)
+                        .map_err(|e| match e {
+                            // The system's failure, not the branch's.
+                            e @ evtc_root::Error::Io { .. } => Error::Root(e),
+                            e => Error::UnreadableBranch {
+                                tree: tree.clone(),
+                                branch: columns[slot.column].name.clone(),
+                                reason: e.to_string(),
+                            },
+                        })
                 })?;
             }
             Kind::Evtc(tree) => {

@@ -216,6 +216,14 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// An entry filled into a UTF-8 branch is not valid UTF-8.
+    #[error("tree {tree:?} branch {branch:?}: an entry of a UTF-8 branch is not valid UTF-8")]
+    NotUtf8 {
+        /// Tree name.
+        tree: String,
+        /// Branch name.
+        branch: String,
+    },
     /// A merge or skim that cannot be made as asked (no inputs, the output among them, entries
     /// out of order).
     #[error("{0}")]

@@ -20,10 +20,11 @@ use evtc_format::ClusterSize;
 pub(crate) use output::TTREE_BASKET_BYTES;
 pub use output::{RootBranch, RootOutput, RootOutputSummary};
 
-use crate::source::{Input, SourceTree};
+use crate::source::SourceTree;
 use crate::{ConvertSummary, Error, OutputFormat, Progress, Result, Settings};
 
-/// Converts `input` into a ROOT file at `output` of `format`'s trees.
+/// Converts `input` into a ROOT file at `output` of `format`'s trees, with what earlier
+/// attempts `learned` (the unreadable branches left out).
 ///
 /// # Errors
 /// As for [`convert`](crate::convert) and [`RootOutput::create`]; [`Error::Options`] for
@@ -33,34 +34,12 @@ pub(crate) fn export(
     output: &Path,
     settings: &Settings,
     format: OutputFormat,
+    learned: &crate::Learned,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<ConvertSummary> {
     let started = Instant::now();
-    let input_file = Input::open(input, Some(settings.max_basket_size))?;
-    let input_bytes = std::fs::metadata(input).map_or(0, |m| m.len());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.threads.max(1))
-        .build()
-        .map_err(|e| Error::Options(format!("cannot start {} threads: {e}", settings.threads)))?;
-    let mut summary = ConvertSummary {
-        input_format: input_file.format(),
-        output_format: format.to_string(),
-        input_bytes,
-        output_bytes: 0,
-        value_bytes: 0,
-        seconds: 0.0,
-        trees: Vec::new(),
-        skipped: Vec::new(),
-        notes: Vec::new(),
-    };
-    let trees = input_file.tree_names(&settings.trees)?;
-    let mut sources = Vec::new();
-    for name in &trees {
-        let tree = input_file.tree(name)?;
-        crate::skip_unsupported(&tree, name, settings, &mut summary.skipped)?;
-        sources.push(tree);
-    }
-    crate::check_globs(&sources, settings, &trees)?;
+    let (input_file, pool, mut summary) = crate::start(input, settings, format)?;
+    let mut sources = crate::source_trees(&input_file, settings, learned, &mut summary)?;
     let mut root = RootOutput::create(output, format, settings)?;
     for source in &mut sources {
         if !write_tree(

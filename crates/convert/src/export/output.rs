@@ -21,8 +21,10 @@ use crate::{Error, OutputFormat, Result, Settings, TreeSummary};
 /// Snapshot of the NanoAOD-like sample: 3.3 MB).
 pub(crate) const TTREE_BASKET_BYTES: usize = 4 << 20;
 
-/// A TTree's bytes of values per cluster without a `cluster_size`: 128 MiB, about ROOT's
-/// default AutoFlush (30 MB of compressed baskets) at the compression of NanoAOD.
+/// A TTree's bytes of values per cluster without a `cluster_size`: 128 MiB, of the order of
+/// ROOT's default AutoFlush (30 MB of compressed baskets, counted as baskets are written:
+/// RDataFrame's Snapshot of the NanoAOD-like sample puts 161,328 of its 200,000 entries, about
+/// 85 MB of values, in its first cluster).
 const TTREE_CLUSTER_VALUES: u64 = 128 << 20;
 
 /// A branch of a tree written by [`RootOutput`].

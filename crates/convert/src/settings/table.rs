@@ -376,7 +376,7 @@ pub static SETTINGS: &[Setting] = &[
         shape: Shape::Switch,
         placeholder: "BOOL",
         example: "true",
-        help: "Leave out the ROOT branches the reader does not support instead of failing.",
+        help: "Leave out the ROOT branches the reader does not support, or whose data cannot be read (a damaged basket), instead of failing.",
         jobs: Jobs::CONVERT.with(Jobs::MERGE),
         flag: None,
         bare: None,

@@ -179,9 +179,11 @@ impl TreeWriter<'_> {
                 let end = at + c as usize;
                 if std::str::from_utf8(&state.values[at..end]).is_err() {
                     state.values.truncate(start);
-                    return Err(
-                        self.fill_error(branch, "an entry of a UTF-8 branch is not valid UTF-8")
-                    );
+                    let branch = state.meta.name.clone();
+                    return Err(Error::NotUtf8 {
+                        tree: self.name.clone(),
+                        branch,
+                    });
                 }
                 at = end;
             }
