@@ -1,17 +1,204 @@
-"""Byte sources for files that are not local paths: fsspec URLs and file-like objects.
+"""Byte sources for files that are not local paths: ``root://`` URLs, other fsspec URLs and
+file-like objects.
 
 The native reader asks a source for ``size`` and ``read_at(offset, length) -> bytes``, and of a
-source that has it ``read_ranges(starts, stops) -> [bytes]`` (fsspec's ``cat_ranges``: concurrent
-requests). Such a source gets the file's first 64 KiB and last MiB when it is opened, in one round
-trip; a bulk read first fetches every byte range it will need that it does not hold, coalesced,
-in pieces of 4 MiB fetched side by side (``requests`` counts the requests).
+source that has it ``read_ranges(starts, stops) -> [bytes]`` (several ranges in one round trip:
+XRootD's vector reads, fsspec's concurrent ``cat_ranges``). Such a source gets the file's first
+64 KiB and last 256 KiB when it is opened, in one round trip; a bulk read first fetches every byte
+range it will need that it does not hold, coalesced where they are closer than the source's
+``coalesce_gap`` (256 KiB without one), in pieces of 4 MiB fetched side by side (``requests``
+counts the requests).
 """
 
 from __future__ import annotations
 
+import collections
 import os
 import threading
 from typing import Any
+
+
+def url_source(url: str, storage_options: dict[str, Any] | None) -> Any:
+    """The source of a URL: ``root://`` and ``roots://`` through the XRootD client
+    (:class:`XRootDSource`) when its Python bindings are installed and no ``storage_options``
+    are given; every other URL through fsspec."""
+    if url.startswith(("root://", "roots://")) and not storage_options:
+        try:
+            from XRootD import client  # noqa: F401
+        except ImportError:
+            pass
+        else:
+            return XRootDSource(url)
+    return FsspecSource(url, storage_options)
+
+
+class XRootDSource:
+    """A ``root://`` URL read with the XRootD client (XrdCl's Python bindings, which fsspec-xrootd
+    also uses): one open per URL per process, kept for later opens of the URL (the last
+    :attr:`KEPT` URLs), its size from the open's answer; several ranges in vector reads of up to
+    the protocol's 1,024 chunks of 2,097,136 bytes each, sent side by side."""
+
+    #: The most chunks a vector read holds (``readv_iov_max``, XRootD's protocol limit).
+    MAX_CHUNKS = 1024
+    #: The most bytes a chunk of a vector read holds (``readv_ior_max``, the protocol's limit).
+    MAX_CHUNK_BYTES = 2_097_136
+    #: The most bytes one vector read asks for: a larger read is several, sent at once.
+    MAX_VECTOR_BYTES = 16 << 20
+    #: Open files kept for later opens of the same URL in this process.
+    KEPT = 64
+    #: Ranges are fetched as they are asked for: a vector read costs no round trip per range.
+    coalesce_gap = 4096
+
+    _lock = threading.Lock()
+    _kept: collections.OrderedDict[str, tuple[Any, int]] = collections.OrderedDict()
+    _pid = os.getpid()
+
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.requests = 0
+        # Ranges fetched with the open, (start, bytes), served once from here.
+        self._early: list[tuple[int, bytes]] = []
+        self.file, self.size, kept = self._open(url)
+        if kept:
+            self._refresh()
+
+    def _refresh(self) -> None:
+        """Of a kept file, its size now (the file may have grown: an evtc update appends) and,
+        in the same round trip, the bytes the reader reads at open, kept if the size holds."""
+        from . import _lib
+
+        head, tail = _lib.OPEN_BYTES  # what the reader reads first of a file it opens
+        ranges = [(0, min(head, self.size)), (max(self.size - tail, 0), min(tail, self.size))]
+        answers: dict[str, Any] = {}
+        done = threading.Semaphore(0)
+
+        def keep(what: str):
+            def callback(status: Any, response: Any, hosts: Any) -> None:
+                answers[what] = (status, response)
+                done.release()
+
+            return callback
+
+        self._check(self.file.stat(force=True, callback=keep("stat")), "sending a stat")
+        self._check(self.file.vector_read(ranges, callback=keep("read")), "sending a vector read")
+        done.acquire()
+        done.acquire()
+        status, info = answers["stat"]
+        self._check(status, "stat")
+        self.requests += 1
+        size = int(info.size)
+        status, read = answers["read"]
+        if size != self.size:
+            self.size = size
+            with self._lock:
+                self._kept[self.url] = (self.file, size)
+        elif status.ok and len(read.chunks) == len(ranges):
+            self._early = [(c.offset, bytes(c.buffer)) for c in read.chunks]
+
+    def _served_early(self, starts: list[int], stops: list[int]) -> list[bytes] | None:
+        """The ranges from those fetched with the open, when they hold them all."""
+        out = []
+        for start, stop in zip(starts, stops):
+            for at, data in self._early:
+                if at <= start and stop <= at + len(data):
+                    out.append(data[start - at : stop - at])
+                    break
+            else:
+                return None
+        self._early = []
+        return out
+
+    @classmethod
+    def _open(cls, url: str) -> tuple[Any, int, bool]:
+        from XRootD import client
+        from XRootD.client.flags import OpenFlags
+
+        from .errors import FileError
+
+        with cls._lock:
+            if cls._pid != os.getpid():  # a forked process opens its own
+                cls._kept.clear()
+                cls._pid = os.getpid()
+            if url in cls._kept:
+                cls._kept.move_to_end(url)
+                return (*cls._kept[url], True)
+            file = client.File()
+            status, _ = file.open(url, OpenFlags.READ)
+            if not status.ok:
+                raise FileError(f"{url}: {status.message.strip()}")
+            status, info = file.stat()  # answered by the open, no round trip
+            if not status.ok:
+                raise FileError(f"{url}: {status.message.strip()}")
+            cls._kept[url] = (file, int(info.size))
+            # A file dropped here stays open while a source reads it, and closes with it.
+            while len(cls._kept) > cls.KEPT:
+                cls._kept.popitem(last=False)
+            return file, int(info.size), False
+
+    def _check(self, status: Any, what: str) -> None:
+        if not status.ok:
+            raise OSError(f"{self.url}: {what}: {status.message.strip()}")
+
+    def read_at(self, offset: int, length: int) -> bytes:
+        self.requests += 1
+        status, data = self.file.read(offset, length)
+        self._check(status, f"reading {length} bytes at {offset}")
+        return bytes(data)
+
+    def read_ranges(self, starts: list[int], stops: list[int]) -> list[bytes]:
+        """The byte ranges ``starts[i]..stops[i]``, in vector reads sent side by side."""
+        early = self._served_early(starts, stops) if self._early else None
+        if early is not None:
+            return early
+        chunks: list[tuple[int, int]] = []
+        for start, stop in zip(starts, stops):
+            at = start
+            while at < stop:
+                n = min(stop - at, self.MAX_CHUNK_BYTES)
+                chunks.append((at, n))
+                at += n
+        vectors: list[list[tuple[int, int]]] = []
+        held = self.MAX_VECTOR_BYTES
+        for chunk in chunks:
+            if not vectors or len(vectors[-1]) == self.MAX_CHUNKS or held + chunk[1] > self.MAX_VECTOR_BYTES:
+                vectors.append([])
+                held = 0
+            vectors[-1].append(chunk)
+            held += chunk[1]
+        self.requests += len(vectors)
+        answers: list[Any] = [None] * len(vectors)
+        done = threading.Semaphore(0)
+
+        def answer(i: int):
+            def callback(status: Any, response: Any, hosts: Any) -> None:
+                answers[i] = (status, response)
+                done.release()
+
+            return callback
+
+        for i, vector in enumerate(vectors):
+            status = self.file.vector_read(vector, callback=answer(i))
+            self._check(status, "sending a vector read")
+        for _ in vectors:
+            done.acquire()
+        pieces: list[bytes] = []
+        for (status, response), vector in zip(answers, vectors):
+            self._check(status, f"a vector read of {len(vector)} ranges")
+            got = response.chunks
+            if len(got) != len(vector):
+                raise OSError(f"{self.url}: a vector read of {len(vector)} ranges gave {len(got)}")
+            pieces.extend(bytes(c.buffer) for c in got)
+        out: list[bytes] = []
+        it = iter(pieces)
+        for start, stop in zip(starts, stops):
+            parts, n = [], 0
+            while n < stop - start:
+                piece = next(it)
+                parts.append(piece)
+                n += len(piece)
+            out.append(b"".join(parts) if len(parts) != 1 else parts[0])
+        return out
 
 
 class FsspecSource:

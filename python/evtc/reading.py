@@ -19,7 +19,7 @@ from ._columns import _ak_array, _build, _nested_levels, _np_column, _np_field
 from ._info import BranchInfo
 from ._fields import Field
 from ._fields import record as _fields_record
-from ._source import FileLikeSource, FsspecSource, is_url
+from ._source import FileLikeSource, is_url, url_source
 from .errors import KeyInFileError, SchemaError, UnsupportedError
 
 _LIBRARIES = {"ak": "ak", "awkward": "ak", "np": "np", "numpy": "np", "pd": "pd", "pandas": "pd"}
@@ -104,7 +104,7 @@ def open(  # noqa: A001 - uproot's name
         if is_url(name):
             if mmap:
                 raise not_local
-            source: Any = FsspecSource(name, storage_options)
+            source: Any = url_source(name, storage_options)
             return File(_lib.Reader(source=source, threads=threads, basket_cache=cache), name, source)
         if name.startswith("file://"):
             name = name[len("file://") :]

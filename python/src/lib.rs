@@ -33,6 +33,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[pymodule]
 fn _lib(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::Reader>()?;
+    m.add("OPEN_BYTES", source::OPEN_BYTES)?;
     m.add_class::<write::Writer>()?;
     m.add_class::<root_write::RootWriter>()?;
     m.add_function(wrap_pyfunction!(write::convert, m)?)?;

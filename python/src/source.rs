@@ -11,7 +11,9 @@ use pyo3::types::PyBytes;
 pub(crate) type Source = Arc<dyn ReadAt>;
 
 /// Two byte ranges closer than this are fetched in one request by [`PySource::prefetch`]: a
-/// remote request costs about a round trip, which is worth this many bytes on most links.
+/// remote request costs about a round trip, which is worth this many bytes on most links. A
+/// source whose several ranges cost one round trip (XRootD's vector reads) says its own gap in
+/// `coalesce_gap`.
 const COALESCE_GAP: u64 = 256 * 1024;
 
 /// A prefetch splits longer ranges into pieces of this many bytes, which a source that fetches
@@ -21,12 +23,14 @@ const PIECE_BYTES: u64 = 4 << 20;
 
 /// A source that fetches several ranges at once gets this many bytes of the file's start and of
 /// its end when it is opened, in one round trip: the headers, the trailer, the footer and
-/// (written last) the branches' indexes of an evtc file; the header, keys and streamer infos of a
-/// ROOT file.
-const OPEN_BYTES: (u64, u64) = (64 << 10, 1 << 20);
+/// (written last) the branches' indexes of an evtc file (102 kB for a real NanoAOD file of 947
+/// branches); the header, keys and streamer infos of a ROOT file. (`evtc._lib.OPEN_BYTES` for
+/// the Python sources.)
+pub(crate) const OPEN_BYTES: (u64, u64) = (64 << 10, 256 << 10);
 
-/// A range fetched ahead: its offset, its bytes and the number of the prefetch that fetched it.
-type Prefetched = (u64, Arc<Vec<u8>>, u64);
+/// A range fetched ahead: its offset, its bytes and the numbers of the prefetches that need it
+/// (the one that fetched it, and later ones that found it held).
+type Prefetched = (u64, Arc<Vec<u8>>, Vec<u64>);
 
 /// A Python object with `size` (bytes) and `read_at(offset, length) -> bytes`, as
 /// `evtc/_source.py` makes from fsspec URLs and file-like objects; optionally
@@ -37,6 +41,9 @@ pub(crate) struct PySource {
     len: u64,
     /// Whether the object has `read_ranges`.
     concurrent: bool,
+    /// Ranges closer than this are fetched as one (the object's `coalesce_gap`, else
+    /// [`COALESCE_GAP`]).
+    gap: u64,
     /// The prefetch that fetched the file's start and end at open.
     opened: u64,
     /// Ranges fetched ahead of a bulk read, sorted by offset.
@@ -52,6 +59,10 @@ impl PySource {
             object: object.clone().unbind(),
             len,
             concurrent: object.hasattr("read_ranges")?,
+            gap: match object.getattr("coalesce_gap") {
+                Ok(gap) => gap.extract()?,
+                Err(_) => COALESCE_GAP,
+            },
             opened: 0,
             prefetched: Mutex::new(Vec::new()),
             next_prefetch: std::sync::atomic::AtomicU64::new(1),
@@ -94,15 +105,19 @@ impl PySource {
     /// allows, and keeps them, with those fetched before, until [`PySource::forget`] of the
     /// number returned.
     pub(crate) fn prefetch(&self, mut ranges: Vec<(u64, u64)>) -> std::io::Result<u64> {
+        let id = self
+            .next_prefetch
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // A range past the file's end (a lying index) is left to the read that needs it, which
-        // reports it.
-        ranges.retain(|&(start, len)| len > 0 && start < self.len && !self.holds(start, len));
+        // reports it. A range held already is kept for this prefetch too (an `iterate` step's
+        // fetch ahead finds the baskets that straddle the steps held by the step before).
+        ranges.retain(|&(start, len)| len > 0 && start < self.len && !self.hold(start, len, id));
         ranges.sort_unstable();
         let mut merged: Vec<(u64, u64)> = Vec::new();
         for (start, len) in ranges {
             let end = start.saturating_add(len).min(self.len);
             match merged.last_mut() {
-                Some((_, last_end)) if start <= last_end.saturating_add(COALESCE_GAP) => {
+                Some((_, last_end)) if start <= last_end.saturating_add(self.gap) => {
                     *last_end = (*last_end).max(end);
                 }
                 _ => merged.push((start, end)),
@@ -118,22 +133,32 @@ impl PySource {
             }
             fetched
         };
-        let id = self
-            .next_prefetch
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut prefetched = self.prefetched.lock().expect("not poisoned");
-        prefetched.extend(fetched.into_iter().map(|(start, data)| (start, data, id)));
+        prefetched.extend(
+            fetched
+                .into_iter()
+                .map(|(start, data)| (start, data, vec![id])),
+        );
         prefetched.sort_unstable_by_key(|(start, _, _)| *start);
         Ok(id)
     }
 
-    /// Whether `len` bytes at `offset` were prefetched already.
-    fn holds(&self, offset: u64, len: u64) -> bool {
-        let prefetched = self.prefetched.lock().expect("not poisoned");
+    /// Whether `len` bytes at `offset` were prefetched already; if so, the range holding them
+    /// is kept for prefetch `id` too.
+    fn hold(&self, offset: u64, len: u64, id: u64) -> bool {
+        let mut prefetched = self.prefetched.lock().expect("not poisoned");
         let at = prefetched.partition_point(|(start, _, _)| *start <= offset);
-        prefetched[..at].iter().any(|(start, data, _)| {
+        match prefetched[..at].iter_mut().find(|(start, data, _)| {
             offset.saturating_add(len) <= start + data.as_slice().len() as u64
-        })
+        }) {
+            Some((_, _, by)) => {
+                if !by.contains(&id) {
+                    by.push(id);
+                }
+                true
+            }
+            None => false,
+        }
     }
 
     /// Fetches `ranges` (start, end) at once through `read_ranges`, longer ones cut into pieces
@@ -200,12 +225,16 @@ impl PySource {
         Ok(out)
     }
 
-    /// Drops the ranges prefetch `id` fetched (with the file's start and end fetched at open).
+    /// Drops the ranges that no prefetch but `id` needs (the file's start and end fetched at
+    /// open are needed by the first read only).
     pub(crate) fn forget(&self, id: u64) {
         self.prefetched
             .lock()
             .expect("not poisoned")
-            .retain(|&(_, _, by)| by != id && by != self.opened);
+            .retain_mut(|(_, _, by)| {
+                by.retain(|&b| b != id && b != self.opened);
+                !by.is_empty()
+            });
     }
 }
 
