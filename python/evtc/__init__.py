@@ -7,6 +7,8 @@
 - :func:`open` reads evtc files, and ROOT files through evtc's own ROOT reader, from local paths,
   fsspec URLs or file-like objects: ``tree.arrays``/``iterate``/``branch.array`` into Awkward,
   NumPy or pandas, ``branch[i]`` for single entries, ``tree.arrow(...)`` for Arrow consumers.
+- :func:`open` of a list of files or a glob (``"data/*.evtc"``) opens them as one dataset, as
+  ROOT's ``TChain``: a :class:`Chain` whose trees number their entries across the files.
 - :func:`iterate` and :func:`concatenate` read a tree of several files, as uproot's.
 - :func:`recreate` writes files (``file["Events"] = {...}``, ``file["Events"].extend({...})``),
   evtc's or, with ``to="rntuple"`` or ``to="ttree"``, ROOT's;
@@ -39,6 +41,7 @@ _os.environ.setdefault("MIMALLOC_ARENA_PURGE_MULT", "100")
 from . import _lib  # noqa: E402
 from ._dask import dask, dask_write
 from .advising import advise
+from .chain import Chain, ChainBranch, ChainTree
 from .converting import add_columns, convert, index, merge, settings, skim
 from .errors import (
     CorruptFileError,
@@ -62,6 +65,9 @@ __version__ = _lib.__version__
 
 __all__ = [
     "Branch",
+    "Chain",
+    "ChainBranch",
+    "ChainTree",
     "CorruptFileError",
     "DuplicateEventError",
     "EntryRangeError",

@@ -157,11 +157,11 @@ def dask(
     """
     import dask_awkward as dak
 
-    if isinstance(files, (str, os.PathLike)):
-        files = [files]
-    paths = [os.fspath(f) for f in files]
-    if not paths:
+    from .chain import expand
+
+    if isinstance(files, (list, tuple)) and not files:
         raise ValueError("evtc.dask needs at least one file")
+    paths = [os.fspath(f) for f in expand(files)]  # a glob's matches, sorted
     parts: list[tuple[str, int, int]] = []
     infos: list[BranchInfo] | None = None
     fields: tuple[str, ...] = ()

@@ -10,7 +10,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from ._fields import Field
 from ._fields import record as _fields_record
 from ._source import FileLikeSource, is_url, url_source
 from .errors import KeyInFileError, SchemaError, UnsupportedError
+
+if TYPE_CHECKING:
+    from .chain import Chain
 
 _LIBRARIES = {"ak": "ak", "awkward": "ak", "np": "np", "numpy": "np", "pd": "pd", "pandas": "pd"}
 
@@ -42,12 +45,15 @@ def open(  # noqa: A001 - uproot's name
     mmap: bool = False,
     basket_cache: int | str = "128 MiB",
     friends: list[Any] | None = None,
-) -> File:
-    """Opens an evtc file, or a ROOT file through evtc's own ROOT reader.
+) -> File | Chain:
+    """Opens an evtc file, or a ROOT file through evtc's own ROOT reader; or several files as one
+    dataset (ROOT's ``TChain``).
 
     Args:
-        path: a local path, an fsspec URL (``https://...``, ``s3://...``, ``root://...``), or a
-            binary file-like object with ``seek`` and ``read``.
+        path: a local path, a URL (``root://...``, ``https://...``, ``s3://...``), or a binary
+            file-like object with ``seek`` and ``read``. A list of them, or a glob
+            (``"data/*.evtc"``, its matches sorted), opens every file as one dataset: a
+            :class:`evtc.chain.Chain`, whose trees number their entries across the files.
         threads: threads that decode branches at once (default: every core; 1 reads on the
             calling thread). The GIL is released while decoding.
         storage_options: passed to fsspec for URLs.
@@ -69,13 +75,26 @@ def open(  # noqa: A001 - uproot's name
             tree's own; :meth:`Tree.skim` and ``evtc.dask`` read this file's branches only.
 
     Returns:
-        A :class:`File`; ``file["Events"]`` is a :class:`Tree`.
+        A :class:`File`; ``file["Events"]`` is a :class:`Tree`. For several files a
+        :class:`evtc.chain.Chain`; ``chain["Events"]`` is a :class:`evtc.chain.ChainTree`.
 
     Raises:
         evtc.errors.FileError: the file cannot be opened.
         evtc.errors.CorruptFileError: it is neither an evtc nor a ROOT file, or it is damaged.
     """
     threads = _threads(threads)
+    if _names_files(path):
+        if friends is not None:
+            raise ValueError("friends are given to the files of a chain one by one, not to the chain")
+        from .chain import Chain, expand
+
+        def one(p: Any) -> File:
+            return open(
+                p, threads=threads, storage_options=storage_options, mmap=mmap,
+                basket_cache=basket_cache,
+            )  # fmt: skip
+
+        return Chain.open(expand(path), one)
     if friends is not None:
         if isinstance(friends, (str, os.PathLike)) or not isinstance(friends, Iterable):
             raise TypeError("friends must be a list of paths or (path, tree) pairs")
@@ -123,11 +142,25 @@ def open(  # noqa: A001 - uproot's name
     )
 
 
+def _names_files(path: Any) -> bool:
+    """Whether ``path`` names several files (a list or a glob), not one."""
+    from .chain import is_glob
+
+    if isinstance(path, (list, tuple)):
+        return True
+    if isinstance(path, (str, os.PathLike)):
+        name = os.fspath(path)
+        return isinstance(name, str) and "://" not in name and is_glob(name)
+    return False
+
+
 def _paths(files: Any) -> list[Any]:
-    if isinstance(files, (str, os.PathLike)) or hasattr(files, "read"):
+    from .chain import expand
+
+    if hasattr(files, "read"):
         return [files]
-    if isinstance(files, Iterable):
-        return list(files)
+    if isinstance(files, (str, os.PathLike)) or isinstance(files, Iterable):
+        return expand(files)
     raise TypeError(f"files must be a path, a URL or a list of them, not {type(files).__name__}")
 
 

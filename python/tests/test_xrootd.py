@@ -102,3 +102,14 @@ def test_fsspec_xrootd_is_used_with_storage_options(server, nano_evtc):
 def test_a_missing_root_file_is_a_file_error(server):
     with pytest.raises(evtc.FileError, match="missing.evtc"):
         evtc.open(f"{server.url}missing.evtc")
+
+
+def test_a_chain_of_root_urls(server, nano_evtc):
+    urls = [f"{server.url}{nano_evtc.name}", f"{server.url}grown.evtc"]
+    chain = evtc.open(urls)["Events"]
+    first = evtc.open(nano_evtc)["Events"]
+    assert chain.offsets[1] == first.num_entries
+    assert ak.array_equal(
+        chain.arrays(NAMES, entry_stop=first.num_entries), first.arrays(NAMES)
+    )
+    assert chain["Muon_pt"][first.num_entries + 3].tolist() == first["Muon_pt"][3].tolist()
