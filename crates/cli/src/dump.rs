@@ -7,13 +7,15 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use evtc_format::size;
-use evtc_format::{DataType, FileReader, Value};
+use evtc_format::{ChainedTrees, DataType, FileReader, Value};
 
 /// Arguments of `evtc dump`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The evtc file.
-    file: PathBuf,
+    /// The evtc file; several files (or a glob, `'data/*.evtc'`) are read as one dataset, their
+    /// entries numbered across the files (ROOT's TChain).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// The tree (default: the file's only tree, or its first).
     #[arg(long)]
     tree: Option<String>,
@@ -75,36 +77,38 @@ fn parse_event(s: &str) -> Result<(i128, i128), String> {
     Ok((num(a)?, num(b)?))
 }
 
-/// The entries of `events` in the tree's event index, in the order asked (a key's entries in
-/// entry order); a key no entry has is an error, one several have is said on stderr.
+/// The entries of `events` in each tree's event index, numbered across the chain, in the order
+/// asked (a key's entries in entry order); a key no entry has is an error, one several have is
+/// said on stderr.
 fn event_entries(
-    tree: &evtc_format::TreeReader<'_>,
-    file: &std::path::Path,
+    chain: &ChainedTrees<'_>,
+    files: &[PathBuf],
     events: &[(i128, i128)],
 ) -> anyhow::Result<Vec<u64>> {
-    let Some(index) = tree.event_index()? else {
-        bail!(
-            "tree {:?} of {} has no event index; build one with `evtc index {} --by MAJOR,MINOR`",
-            tree.name(),
-            file.display(),
-            file.display()
-        );
-    };
+    let mut keys = None;
+    for (tree, file) in chain.trees().iter().zip(files) {
+        let Some(index) = tree.event_index()? else {
+            bail!(
+                "tree {:?} of {} has no event index; build one with `evtc index {} --by MAJOR,MINOR`",
+                tree.name(),
+                file.display(),
+                file.display()
+            );
+        };
+        keys.get_or_insert_with(|| (index.major().to_owned(), index.minor().to_owned()));
+    }
+    let (major_name, minor_name) = keys.unwrap_or_default();
     let mut entries = Vec::new();
     for &(major, minor) in events {
-        let found = index.entries_of(major, minor)?;
+        let found = chain.entries_of(major, minor)?;
         match found.len() {
             0 => bail!(
-                "tree {:?} has no entry with ({}, {}) = ({major}, {minor})",
-                tree.name(),
-                index.major(),
-                index.minor()
+                "tree {:?} has no entry with ({major_name}, {minor_name}) = ({major}, {minor})",
+                chain.trees()[0].name(),
             ),
             1 => {}
             n => eprintln!(
-                "evtc: ({}, {}) = ({major}, {minor}) is held by {n} entries; all are shown",
-                index.major(),
-                index.minor()
+                "evtc: ({major_name}, {minor_name}) = ({major}, {minor}) is held by {n} entries; all are shown",
             ),
         }
         entries.extend(found);
@@ -113,16 +117,32 @@ fn event_entries(
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let reader = FileReader::open_with(&args.file, crate::read_options(args.max_basket_size))
-        .with_context(|| format!("reading {}", args.file.display()))?;
+    let files = crate::files::expand(&args.files)?;
+    let readers = files
+        .iter()
+        .map(|file| {
+            FileReader::open_with(file, crate::read_options(args.max_basket_size))
+                .with_context(|| format!("reading {}", file.display()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let name = match &args.tree {
         Some(t) => t.clone(),
-        None => match reader.trees().first() {
+        None => match readers[0].trees().first() {
             Some(t) => t.name.clone(),
-            None => bail!("{} holds no trees", args.file.display()),
+            None => bail!("{} holds no trees", files[0].display()),
         },
     };
-    let tree = reader.tree(&name)?;
+    let trees = readers
+        .iter()
+        .zip(&files)
+        .map(|(reader, file)| {
+            reader
+                .tree(&name)
+                .with_context(|| format!("reading {}", file.display()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let chain = ChainedTrees::new(trees)?;
+    let tree = &chain.trees()[0];
     let all: Vec<String> = tree.branches().iter().map(|b| b.name.clone()).collect();
     let names: Vec<String> = if args.branches.is_empty() {
         // A branch's `name/sizes` chain (docs/format.md 4.3) is shown folded into it.
@@ -151,7 +171,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let string = is_string(dtype) && sizes.is_empty();
         columns.push((string, sizes));
     }
-    let entries = tree.entries();
+    let entries = chain.entries();
     let asked: Range<u64> = match args.entries {
         Some((a, b)) => a.unwrap_or(0)..b.unwrap_or(entries),
         None => 0..entries,
@@ -168,10 +188,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let shown: Box<dyn Iterator<Item = u64>> = if args.event.is_empty() {
         Box::new(range)
     } else {
-        Box::new(event_entries(&tree, &args.file, &args.event)?.into_iter())
+        Box::new(event_entries(&chain, &files, &args.event)?.into_iter())
     };
     let refs: Vec<&str> = fetched.iter().map(String::as_str).collect();
-    let mut rows = tree.rows(&refs)?;
+    let mut rows = chain.rows(&refs)?;
     // Each shown column's value in entry `e`, its sizes chain folded in.
     let mut row = |e: u64| -> anyhow::Result<Vec<Value>> {
         let row = rows.get(e)?;

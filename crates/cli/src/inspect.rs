@@ -17,8 +17,10 @@ use evtc_format::size::human;
 /// Arguments of `evtc inspect`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// An evtc or ROOT file.
-    file: PathBuf,
+    /// An evtc or ROOT file; several files (or a glob, `'data/*.evtc'`) are each reported, then
+    /// their totals per tree.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// List every basket of every branch.
     #[arg(long)]
     baskets: bool,
@@ -192,14 +194,103 @@ pub struct Unsupported {
     pub reason: String,
 }
 
+/// The totals of several files (`evtc inspect` of more than one).
+#[derive(Debug, Serialize)]
+pub struct Totals {
+    /// The files.
+    pub files: usize,
+    /// Their bytes.
+    pub size: u64,
+    /// Each tree name's totals, in the order the files first have them.
+    pub trees: Vec<TreeTotal>,
+}
+
+/// One tree name's totals over the files that have it.
+#[derive(Debug, Serialize)]
+pub struct TreeTotal {
+    /// Tree name.
+    pub name: String,
+    /// The files that have it.
+    pub files: usize,
+    /// Entries in all of them.
+    pub entries: u64,
+    /// Uncompressed bytes of all branches in all of them.
+    pub raw_bytes: u64,
+    /// On-disk bytes of all branches' baskets in all of them.
+    pub stored_bytes: u64,
+}
+
+/// The totals of `reports`.
+fn totals(reports: &[Report]) -> Totals {
+    let mut trees: Vec<TreeTotal> = Vec::new();
+    for t in reports.iter().flat_map(|r| &r.trees) {
+        let at = match trees.iter().position(|x| x.name == t.name) {
+            Some(at) => at,
+            None => {
+                trees.push(TreeTotal {
+                    name: t.name.clone(),
+                    files: 0,
+                    entries: 0,
+                    raw_bytes: 0,
+                    stored_bytes: 0,
+                });
+                trees.len() - 1
+            }
+        };
+        let total = &mut trees[at];
+        total.files += 1;
+        total.entries += t.entries;
+        total.raw_bytes += t.raw_bytes;
+        total.stored_bytes += t.stored_bytes;
+    }
+    Totals {
+        files: reports.len(),
+        size: reports.iter().map(|r| r.size).sum(),
+        trees,
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let report = report(&args.file, args.baskets)?;
+    let files = crate::files::expand(&args.files)?;
+    let reports = files
+        .iter()
+        .map(|f| report(f, args.baskets))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let mut out = std::io::stdout().lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
-    } else {
-        print(&mut out, &report)?;
+    match (args.json, reports.as_slice()) {
+        (true, [one]) => {
+            serde_json::to_writer_pretty(&mut out, one)?;
+            writeln!(out)?;
+        }
+        (true, _) => {
+            let all = serde_json::json!({"files": reports, "total": totals(&reports)});
+            serde_json::to_writer_pretty(&mut out, &all)?;
+            writeln!(out)?;
+        }
+        (false, _) => {
+            for (i, r) in reports.iter().enumerate() {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                print(&mut out, r)?;
+            }
+            if reports.len() > 1 {
+                let t = totals(&reports);
+                writeln!(out, "\ntotal: {} files, {}", t.files, human(t.size))?;
+                for tree in &t.trees {
+                    writeln!(
+                        out,
+                        "  tree {}: {} in {}, {} raw, {} on disk, ratio {:.2}",
+                        tree.name,
+                        crate::count(tree.entries, "entry", "entries"),
+                        crate::count(tree.files as u64, "file", "files"),
+                        human(tree.raw_bytes),
+                        human(tree.stored_bytes),
+                        ratio(tree.raw_bytes, tree.stored_bytes)
+                    )?;
+                }
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -8,6 +8,7 @@ mod advise;
 mod columns;
 mod convert;
 mod dump;
+mod files;
 mod generate;
 mod index;
 mod inspect;

@@ -78,8 +78,9 @@ pub use meta::{
 };
 pub use output::Output;
 pub use reader::{
-    BranchCursor, BranchReader, DEFAULT_BASKET_CACHE_BYTES, FileReader, FriendTrees, Jagged,
-    RawBasket, ReadOptions, RowReader, TreeReader, Value, ValueRef, shared_pool,
+    BranchCursor, BranchReader, ChainedRows, ChainedTrees, DEFAULT_BASKET_CACHE_BYTES, FileReader,
+    FriendTrees, Jagged, RawBasket, ReadOptions, RowReader, TreeReader, Value, ValueRef,
+    shared_pool,
 };
 pub use recover::{
     RecoveredTree, Recovery, Scan, recover, recover_into, scan_records, scan_records_until,

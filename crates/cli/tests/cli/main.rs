@@ -669,6 +669,7 @@ fn real_world_layouts_convert_with_the_values_written() {
 }
 
 mod advice;
+mod chain;
 mod hostile;
 mod index;
 mod merge;

@@ -25,6 +25,7 @@ use crate::schema::DEFAULT_MAX_BASKET_BYTES;
 
 mod bulk;
 mod cache;
+mod chain;
 mod cursor;
 mod decode;
 mod friends;
@@ -37,6 +38,7 @@ pub(crate) use versions::last_complete;
 
 pub use bulk::Jagged;
 use cache::SharedCache;
+pub use chain::{ChainedRows, ChainedTrees};
 use cursor::BasketTable;
 pub use cursor::BranchCursor;
 pub(crate) use decode::{decode_body, split_rac};
