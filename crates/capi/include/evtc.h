@@ -77,7 +77,8 @@ typedef enum EvtcScalar {
   EVTC_SCALAR_F64 = 10,
 } EvtcScalar;
 
-// An open evtc file (from [`evtc_open`] or [`evtc_open_reader`]; freed by [`evtc_close`]).
+// An open evtc file (from [`evtc_open`] or [`evtc_open_reader`]), or several read as one
+// (from [`evtc_open_chain`]); freed by [`evtc_close`].
 //
 // Thread safety: every function that takes a `const EvtcFile*` may be called from several
 // threads at once (reads of different branches, or of the same, in parallel); the handle's
@@ -151,6 +152,20 @@ const char *evtc_version(void);
 // # Safety
 // `path` is a NUL-terminated string; `out` points to writable memory for a pointer.
 enum EvtcStatus evtc_open(const char *path, uint32_t threads, struct EvtcFile **out);
+
+// Opens the `count` evtc files at `paths` as one, as ROOT's `TChain`: its trees are those
+// every file has, their entries numbered across the files in order (entry 0 of the second file
+// follows the first file's last), their branches the first file's (a branch another file lacks
+// is an error naming it when read); cluster ends and branch sizes cover every file. As
+// [`evtc_open`] otherwise.
+//
+// # Safety
+// `paths` points to `count` NUL-terminated strings; `out` points to writable memory for a
+// pointer.
+enum EvtcStatus evtc_open_chain(const char *const *paths,
+                                size_t count,
+                                uint32_t threads,
+                                struct EvtcFile **out);
 
 // Opens an evtc file of `length` bytes read through `read_at` (called with `user`), for
 // storage other than local files. As [`evtc_open`] otherwise.

@@ -199,16 +199,11 @@ class alignas(64) R__CLING_PTRCHECK(off) StringReader final
 /// An RDataFrame data source reading tree `tree` of the evtc file `path`.
 class RDataSource final : public ROOT::RDF::RDataSource {
  public:
-  RDataSource(const std::string& path, const std::string& tree)
-      : file_(path, 1), tree_(file_.tree(tree)) {
-    detail::check(evtc_tree_find(file_.get(), tree_.name().c_str(), &tree_number_), file_.get());
-    clusters_.ends = tree_.cluster_ends();
-    for (std::size_t b = 0; b < tree_.branch_count(); ++b) {
-      BranchInfo info = tree_.branch(b);
-      names_.push_back(info.name);
-      infos_.push_back(info);
-    }
-  }
+  RDataSource(const std::string& path, const std::string& tree) : RDataSource(File(path, 1), tree) {}
+
+  /// A data source over tree `tree` of the files `paths` read as one (a TChain's).
+  RDataSource(const std::vector<std::string>& paths, const std::string& tree)
+      : RDataSource(File(paths, 1), tree) {}
 
   const std::vector<std::string>& GetColumnNames() const final { return names_; }
 
@@ -300,6 +295,16 @@ class RDataSource final : public ROOT::RDF::RDataSource {
     throw std::runtime_error("evtc: column " + info.name + " has an unknown type");
   }
 
+  RDataSource(File file, const std::string& tree) : file_(std::move(file)), tree_(file_.tree(tree)) {
+    detail::check(evtc_tree_find(file_.get(), tree_.name().c_str(), &tree_number_), file_.get());
+    clusters_.ends = tree_.cluster_ends();
+    for (std::size_t b = 0; b < tree_.branch_count(); ++b) {
+      BranchInfo info = tree_.branch(b);
+      names_.push_back(info.name);
+      infos_.push_back(info);
+    }
+  }
+
   File file_;
   Tree tree_;
   std::size_t tree_number_ = 0;
@@ -312,6 +317,12 @@ class RDataSource final : public ROOT::RDF::RDataSource {
 /// An RDataFrame over tree `tree` of the evtc file `path`.
 inline ROOT::RDataFrame MakeDataFrame(const std::string& path, const std::string& tree) {
   return ROOT::RDataFrame(std::make_unique<RDataSource>(path, tree));
+}
+
+/// An RDataFrame over tree `tree` of the evtc files `paths` read as one (a TChain's).
+inline ROOT::RDataFrame MakeDataFrame(const std::vector<std::string>& paths,
+                                      const std::string& tree) {
+  return ROOT::RDataFrame(std::make_unique<RDataSource>(paths, tree));
 }
 
 #ifdef __CLING__

@@ -198,6 +198,8 @@ fn format_status(e: &evtc_format::Error) -> EvtcStatus {
         E::Busy { .. } => EvtcStatus::ErrorBusy,
         E::OutputExists { .. } => EvtcStatus::ErrorExists,
         E::Request(_) | E::BasketTooLarge { .. } => EvtcStatus::ErrorArgument,
+        // An error of one file of several: the status of what went wrong in it.
+        E::InFile { source, .. } => format_status(source),
         _ => EvtcStatus::ErrorCorrupt,
     }
 }

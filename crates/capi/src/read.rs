@@ -1,10 +1,13 @@
 //! Reading: [`EvtcFile`] and the functions over it.
 
 use std::ffi::{CString, c_char, c_void};
+use std::ops::Range;
 use std::ptr;
 use std::sync::Mutex;
 
-use evtc_format::{DataType, FileReader, LocalFile, ReadAt, ReadOptions, Scalar, TreeReader};
+use evtc_format::{
+    BranchMeta, BranchReader, DataType, FileReader, LocalFile, ReadAt, ReadOptions, Scalar,
+};
 
 use crate::{EvtcKind, EvtcScalar, EvtcStatus, Failure, Outcome, c_string, put, run, str_arg};
 
@@ -15,17 +18,48 @@ pub type EvtcReadAt = Option<
     unsafe extern "C" fn(user: *mut c_void, offset: u64, buffer: *mut u8, len: usize) -> i32,
 >;
 
-/// An open evtc file (from [`evtc_open`] or [`evtc_open_reader`]; freed by [`evtc_close`]).
+/// An open evtc file (from [`evtc_open`] or [`evtc_open_reader`]), or several read as one
+/// (from [`evtc_open_chain`]); freed by [`evtc_close`].
 ///
 /// Thread safety: every function that takes a `const EvtcFile*` may be called from several
 /// threads at once (reads of different branches, or of the same, in parallel); the handle's
 /// last error is then the last that any of them set.
 pub struct EvtcFile {
-    reader: FileReader<Source>,
-    /// Tree names, and per tree its branches' names and counters, as C strings.
-    trees: Vec<CString>,
-    branches: Vec<Vec<(CString, Option<CString>)>>,
+    /// The files, in order: one, or a chain's.
+    readers: Vec<FileReader<Source>>,
+    /// The trees every file has, in the first file's order.
+    trees: Vec<ChainTree>,
     error: Mutex<CString>,
+}
+
+/// A tree of every file of the handle, its entries numbered across the files.
+#[derive(Debug)]
+struct ChainTree {
+    name: CString,
+    /// The first entry of each file, then the tree's entries.
+    offsets: Vec<u64>,
+    /// The cluster ends of every file's tree, numbered across the files.
+    cluster_ends: Vec<u64>,
+    /// The first file's branches: names and counters, as C strings.
+    branches: Vec<(CString, Option<CString>)>,
+}
+
+impl ChainTree {
+    fn entries(&self) -> u64 {
+        self.offsets.last().copied().unwrap_or(0)
+    }
+
+    /// The files' parts of entries `range`: (file, entries in it).
+    fn pieces(&self, range: Range<u64>) -> Vec<(usize, Range<u64>)> {
+        let mut out = Vec::new();
+        for (k, w) in self.offsets.windows(2).enumerate() {
+            let (a, b) = (range.start.max(w[0]), range.end.min(w[1]));
+            if a < b {
+                out.push((k, a - w[0]..b - w[0]));
+            }
+        }
+        out
+    }
 }
 
 impl std::fmt::Debug for EvtcFile {
@@ -90,46 +124,105 @@ impl ReadAt for Source {
 }
 
 impl EvtcFile {
-    fn new(reader: FileReader<Source>) -> EvtcFile {
-        let trees = reader.trees().iter().map(|t| c_string(&t.name)).collect();
-        let branches = reader
+    /// `readers` as one: the trees every one has, entries numbered across them.
+    fn new(readers: Vec<FileReader<Source>>) -> EvtcFile {
+        let first = &readers[0];
+        let trees = first
             .trees()
             .iter()
-            .map(|t| {
-                t.branches
+            .filter(|t| {
+                readers[1..]
                     .iter()
-                    .map(|b| (c_string(&b.name), b.counter.as_deref().map(c_string)))
-                    .collect()
+                    .all(|r| r.trees().iter().any(|u| u.name == t.name))
+            })
+            .map(|t| {
+                let mut offsets = vec![0u64];
+                let mut cluster_ends = Vec::new();
+                for r in &readers {
+                    let meta = r
+                        .trees()
+                        .iter()
+                        .find(|u| u.name == t.name)
+                        .expect("filtered");
+                    let first = *offsets.last().expect("not empty");
+                    cluster_ends.extend(meta.cluster_ends.iter().map(|e| first.saturating_add(*e)));
+                    offsets.push(first.saturating_add(meta.entries));
+                }
+                ChainTree {
+                    name: c_string(&t.name),
+                    offsets,
+                    cluster_ends,
+                    branches: t
+                        .branches
+                        .iter()
+                        .map(|b| (c_string(&b.name), b.counter.as_deref().map(c_string)))
+                        .collect(),
+                }
             })
             .collect();
         EvtcFile {
-            reader,
+            readers,
             trees,
-            branches,
             error: Mutex::new(CString::default()),
         }
     }
 
-    fn tree(&self, tree: usize) -> Outcome<TreeReader<'_, Source>> {
-        let meta = self.reader.trees().get(tree).ok_or_else(|| {
+    fn tree(&self, tree: usize) -> Outcome<&ChainTree> {
+        self.trees.get(tree).ok_or_else(|| {
             Failure::argument(format!(
                 "no tree number {tree} (the file has {})",
                 self.trees.len()
             ))
-        })?;
-        Ok(self.reader.tree(&meta.name)?)
+        })
     }
 
-    fn branch(&self, tree: usize, branch: usize) -> Outcome<evtc_format::BranchReader<'_, Source>> {
-        let reader = self.tree(tree)?;
+    /// Branch `branch` of tree `tree`: its name, and the first file's reader of it.
+    fn branch(
+        &self,
+        tree: usize,
+        branch: usize,
+    ) -> Outcome<(&ChainTree, BranchReader<'_, Source>)> {
+        let t = self.tree(tree)?;
+        let name = t.name.to_str().unwrap_or_default();
+        let reader = self.readers[0].tree(name)?;
         let meta = reader.branches().get(branch).ok_or_else(|| {
             Failure::argument(format!(
-                "tree {:?} has no branch number {branch} (it has {})",
-                reader.name(),
+                "tree {name:?} has no branch number {branch} (it has {})",
                 reader.branches().len()
             ))
         })?;
-        Ok(reader.branch(&meta.name)?)
+        Ok((t, reader.branch(&meta.name)?))
+    }
+
+    /// The branch named as `first` is, in file `k` of the handle, of the same type.
+    fn branch_in(
+        &self,
+        k: usize,
+        tree: &ChainTree,
+        first: &BranchMeta,
+    ) -> Outcome<BranchReader<'_, Source>> {
+        let name = tree.name.to_str().unwrap_or_default();
+        let in_file = |e: evtc_format::Error| match self.readers[k].path() {
+            Some(path) => Failure::from(e.in_file(path)),
+            None => Failure::from(e),
+        };
+        let reader = self.readers[k].tree(name).map_err(in_file)?;
+        let branch = reader.branch(&first.name).map_err(in_file)?;
+        if branch.meta().dtype != first.dtype {
+            return Err(Failure::new(
+                EvtcStatus::ErrorType,
+                format!(
+                    "branch {:?} is {} in the chain's first file, {} in file {}",
+                    first.name,
+                    first.dtype,
+                    branch.meta().dtype,
+                    self.readers[k]
+                        .path()
+                        .map_or_else(|| k.to_string(), |p| p.display().to_string())
+                ),
+            ));
+        }
+        Ok(branch)
     }
 }
 
@@ -149,8 +242,8 @@ fn with_file(file: *const EvtcFile, f: impl FnOnce(&EvtcFile) -> Outcome) -> Evt
     )
 }
 
-fn opened(reader: FileReader<Source>, out: *mut *mut EvtcFile) -> Outcome {
-    let handle = Box::into_raw(Box::new(EvtcFile::new(reader)));
+fn opened(readers: Vec<FileReader<Source>>, out: *mut *mut EvtcFile) -> Outcome {
+    let handle = Box::into_raw(Box::new(EvtcFile::new(readers)));
     // SAFETY: `out` was checked not to be null by the caller of this function.
     unsafe { out.write(handle) };
     Ok(())
@@ -181,7 +274,49 @@ pub unsafe extern "C" fn evtc_open(
             let options = ReadOptions::default().threads(threads.max(1) as usize);
             let reader = FileReader::from_source(Source::Local(source), options)
                 .map_err(|e| Failure::from(e.in_file(std::path::Path::new(path))))?;
-            opened(reader, out)
+            opened(vec![reader], out)
+        },
+    )
+}
+
+/// Opens the `count` evtc files at `paths` as one, as ROOT's `TChain`: its trees are those
+/// every file has, their entries numbered across the files in order (entry 0 of the second file
+/// follows the first file's last), their branches the first file's (a branch another file lacks
+/// is an error naming it when read); cluster ends and branch sizes cover every file. As
+/// [`evtc_open`] otherwise.
+///
+/// # Safety
+/// `paths` points to `count` NUL-terminated strings; `out` points to writable memory for a
+/// pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn evtc_open_chain(
+    paths: *const *const c_char,
+    count: usize,
+    threads: u32,
+    out: *mut *mut EvtcFile,
+) -> EvtcStatus {
+    run(
+        |_| {},
+        || {
+            if paths.is_null() || count == 0 {
+                return Err(Failure::argument("a chain needs at least one path"));
+            }
+            if out.is_null() {
+                return Err(Failure::argument("out is a null pointer"));
+            }
+            let mut readers = Vec::with_capacity(count);
+            for i in 0..count {
+                // SAFETY: `paths` holds `count` pointers, as the function's contract says.
+                let path = unsafe { str_arg(*paths.add(i), "a path") }?;
+                let source = LocalFile::open(path)
+                    .map_err(|e| Failure::new(EvtcStatus::ErrorIo, format!("{path}: {e}")))?;
+                let options = ReadOptions::default().threads(threads.max(1) as usize);
+                readers.push(
+                    FileReader::from_source(Source::Local(source), options)
+                        .map_err(|e| Failure::from(e.in_file(std::path::Path::new(path))))?,
+                );
+            }
+            opened(readers, out)
         },
     )
 }
@@ -214,7 +349,7 @@ pub unsafe extern "C" fn evtc_open_reader(
                 len: length,
             });
             let options = ReadOptions::default().threads(threads.max(1) as usize);
-            opened(FileReader::from_source(source, options)?, out)
+            opened(vec![FileReader::from_source(source, options)?], out)
         },
     )
 }
@@ -265,7 +400,7 @@ pub unsafe extern "C" fn evtc_tree_name(file: *const EvtcFile, tree: usize) -> *
     // SAFETY: as the function's contract says.
     unsafe { file.as_ref() }
         .and_then(|f| f.trees.get(tree))
-        .map_or(ptr::null(), |n| n.as_ptr())
+        .map_or(ptr::null(), |t| t.name.as_ptr())
 }
 
 /// Finds the tree named `name`: its number in `*tree`.
@@ -282,10 +417,9 @@ pub unsafe extern "C" fn evtc_tree_find(
         // SAFETY: as the function's contract says.
         let name = unsafe { str_arg(name, "name") }?;
         let found = f
-            .reader
-            .trees()
+            .trees
             .iter()
-            .position(|t| t.name == name)
+            .position(|t| t.name.to_bytes() == name.as_bytes())
             .ok_or_else(|| {
                 Failure::new(
                     EvtcStatus::ErrorNotFound,
@@ -305,8 +439,8 @@ pub unsafe extern "C" fn evtc_tree_find(
 pub unsafe extern "C" fn evtc_tree_entries(file: *const EvtcFile, tree: usize) -> u64 {
     // SAFETY: as the function's contract says.
     unsafe { file.as_ref() }
-        .and_then(|f| f.reader.trees().get(tree))
-        .map_or(0, |t| t.entries)
+        .and_then(|f| f.trees.get(tree))
+        .map_or(0, ChainTree::entries)
 }
 
 /// The number of branches of tree `tree` (0 when there is no such tree).
@@ -317,8 +451,8 @@ pub unsafe extern "C" fn evtc_tree_entries(file: *const EvtcFile, tree: usize) -
 pub unsafe extern "C" fn evtc_branch_count(file: *const EvtcFile, tree: usize) -> usize {
     // SAFETY: as the function's contract says.
     unsafe { file.as_ref() }
-        .and_then(|f| f.branches.get(tree))
-        .map_or(0, Vec::len)
+        .and_then(|f| f.trees.get(tree))
+        .map_or(0, |t| t.branches.len())
 }
 
 /// The cluster ends of tree `tree`: `*count` strictly increasing entry numbers, the last the
@@ -335,7 +469,7 @@ pub unsafe extern "C" fn evtc_cluster_ends(
 ) -> *const u64 {
     // SAFETY: as the function's contract says.
     let ends = unsafe { file.as_ref() }
-        .and_then(|f| f.reader.trees().get(tree))
+        .and_then(|f| f.trees.get(tree))
         .map(|t| t.cluster_ends.as_slice());
     if !count.is_null() {
         // SAFETY: not null, and writable by contract.
@@ -378,10 +512,16 @@ pub unsafe extern "C" fn evtc_branch_info(
     info: *mut EvtcBranchInfo,
 ) -> EvtcStatus {
     with_file(file, |f| {
-        let reader = f.branch(tree, branch)?;
+        let (t, reader) = f.branch(tree, branch)?;
         let meta = reader.meta();
         let (kind, fixed_len) = kind_of(meta.dtype);
-        let (name, counter) = &f.branches[tree][branch];
+        let (name, counter) = &t.branches[branch];
+        let (mut raw_bytes, mut stored_bytes) = (meta.raw_bytes, meta.stored_bytes);
+        for k in 1..f.readers.len() {
+            let other = f.branch_in(k, t, meta)?;
+            raw_bytes += other.meta().raw_bytes;
+            stored_bytes += other.meta().stored_bytes;
+        }
         let value = EvtcBranchInfo {
             name: name.as_ptr(),
             kind,
@@ -389,8 +529,8 @@ pub unsafe extern "C" fn evtc_branch_info(
             fixed_len,
             counter: counter.as_ref().map_or(ptr::null(), |c| c.as_ptr()),
             rac: meta.rac,
-            raw_bytes: meta.raw_bytes,
-            stored_bytes: meta.stored_bytes,
+            raw_bytes,
+            stored_bytes,
         };
         // SAFETY: as the function's contract says.
         unsafe { put(info, value, "info") }
@@ -421,15 +561,15 @@ pub unsafe extern "C" fn evtc_branch_find(
     with_file(file, |f| {
         // SAFETY: as the function's contract says.
         let name = unsafe { str_arg(name, "name") }?;
-        let reader = f.tree(tree)?;
-        let found = reader
-            .branches()
+        let t = f.tree(tree)?;
+        let found = t
+            .branches
             .iter()
-            .position(|b| b.name == name)
+            .position(|(b, _)| b.to_bytes() == name.as_bytes())
             .ok_or_else(|| {
                 Failure::new(
                     EvtcStatus::ErrorNotFound,
-                    format!("tree {:?} has no branch {name:?}", reader.name()),
+                    format!("tree {:?} has no branch {name:?}", t.name),
                 )
             })?;
         // SAFETY: as the function's contract says.
@@ -452,22 +592,25 @@ pub unsafe extern "C" fn evtc_read_size(
     values: *mut u64,
 ) -> EvtcStatus {
     with_file(file, |f| {
-        let reader = f.branch(tree, branch)?;
-        check_range(&reader, start, stop)?;
-        let n = reader.value_count(start..stop)?;
+        let (t, reader) = f.branch(tree, branch)?;
+        check_range(t, reader.meta(), start, stop)?;
+        let mut n = 0u64;
+        for (k, range) in t.pieces(start..stop) {
+            n += f.branch_in(k, t, reader.meta())?.value_count(range)?;
+        }
         // SAFETY: as the function's contract says.
         unsafe { put(values, n, "values") }
     })
 }
 
-fn check_range(reader: &evtc_format::BranchReader<'_, Source>, start: u64, stop: u64) -> Outcome {
-    let entries = reader.tree().entries();
+fn check_range(tree: &ChainTree, meta: &BranchMeta, start: u64, stop: u64) -> Outcome {
+    let entries = tree.entries();
     if start > stop || stop > entries {
         return Err(Failure::new(
             EvtcStatus::ErrorRange,
             format!(
                 "entries {start}..{stop} of branch {:?}: the tree has {entries}",
-                reader.meta().name
+                meta.name
             ),
         ));
     }
@@ -500,10 +643,10 @@ pub unsafe extern "C" fn evtc_read(
     written: *mut u64,
 ) -> EvtcStatus {
     with_file(file, |f| {
-        let reader = f.branch(tree, branch)?;
+        let (t, reader) = f.branch(tree, branch)?;
         let scalar = EvtcScalar::from_id(scalar)?;
-        check_type(&reader, scalar)?;
-        check_range(&reader, start, stop)?;
+        check_type(reader.meta(), scalar)?;
+        check_range(t, reader.meta(), start, stop)?;
         if written.is_null() {
             return Err(Failure::argument("written is a null pointer"));
         }
@@ -513,18 +656,31 @@ pub unsafe extern "C" fn evtc_read(
                 "offsets is a null pointer, for a variable-length branch",
             ));
         }
+        let pieces = t.pieces(start..stop);
         macro_rules! go {
             ($t:ty) => {{
                 if variable {
-                    let jagged = reader.read_jagged_range::<$t>(start..stop)?;
+                    let mut all = Vec::<$t>::new();
+                    let mut ends = vec![0u64];
+                    for (k, range) in pieces {
+                        let jagged = f
+                            .branch_in(k, t, reader.meta())?
+                            .read_jagged_range::<$t>(range)?;
+                        let base = all.len() as u64;
+                        ends.extend(jagged.offsets[1..].iter().map(|&o| base + o as u64));
+                        all.extend_from_slice(&jagged.values);
+                    }
                     // SAFETY: the caller's buffers, as the function's contract says.
-                    unsafe { deliver(&jagged.values, values, capacity, written) }?;
+                    unsafe { deliver(&all, values, capacity, written) }?;
                     // SAFETY: `offsets` holds `stop - start + 1` values by contract.
-                    unsafe { copy_out(&jagged.offsets, offsets.cast()) };
+                    unsafe { copy_out(&ends, offsets.cast()) };
                 } else {
-                    let read = reader.read_range::<$t>(start..stop)?;
+                    let mut all = Vec::<$t>::new();
+                    for (k, range) in pieces {
+                        all.extend(f.branch_in(k, t, reader.meta())?.read_range::<$t>(range)?);
+                    }
                     // SAFETY: as above.
-                    unsafe { deliver(&read, values, capacity, written) }?;
+                    unsafe { deliver(&all, values, capacity, written) }?;
                 }
                 Ok(())
             }};
@@ -551,13 +707,16 @@ pub unsafe extern "C" fn evtc_read_entry(
     written: *mut u64,
 ) -> EvtcStatus {
     with_file(file, |f| {
-        let reader = f.branch(tree, branch)?;
+        let (t, first) = f.branch(tree, branch)?;
         let scalar = EvtcScalar::from_id(scalar)?;
-        check_type(&reader, scalar)?;
-        check_range(&reader, entry, entry.saturating_add(1))?;
+        check_type(first.meta(), scalar)?;
+        check_range(t, first.meta(), entry, entry.saturating_add(1))?;
         if written.is_null() {
             return Err(Failure::argument("written is a null pointer"));
         }
+        let (k, local) = t.pieces(entry..entry + 1)[0].clone();
+        let reader = f.branch_in(k, t, first.meta())?;
+        let entry = local.start;
         let variable = reader.meta().dtype.is_variable();
         macro_rules! go {
             ($t:ty) => {{
@@ -574,14 +733,14 @@ pub unsafe extern "C" fn evtc_read_entry(
     })
 }
 
-fn check_type(reader: &evtc_format::BranchReader<'_, Source>, scalar: EvtcScalar) -> Outcome {
-    let actual = reader.meta().dtype.scalar();
+fn check_type(meta: &BranchMeta, scalar: EvtcScalar) -> Outcome {
+    let actual = meta.dtype.scalar();
     if actual != scalar.to_format() {
         return Err(Failure::new(
             EvtcStatus::ErrorType,
             format!(
                 "branch {:?} holds {actual}, not {}",
-                reader.meta().name,
+                meta.name,
                 scalar.to_format()
             ),
         ));

@@ -1,6 +1,7 @@
 """The same analysis through RDataFrame over an evtc file (evtc_rdf.hxx) and over the ROOT file
 it was converted from: a MET histogram and a dimuon mass from Muon_pt/eta/phi/mass with
-opposite charges, with 1 thread and with implicit multi-threading. Exits 1 naming what
+opposite charges, with 1 thread and with implicit multi-threading; then over the file twice as
+a chain (evtc_open_chain) against ROOT's TChain of the ROOT file twice. Exits 1 naming what
 differs. Usage: python rdf.py LIBRARY INCLUDE_DIR FILE.evtc FILE.root"""
 
 import sys
@@ -53,6 +54,22 @@ for threads in (1, 2):
     except Exception as error:  # noqa: BLE001 - ROOT's C++ exceptions arrive as several types
         if "MET_pt is float" not in str(error):
             failures.append(f"the type error does not name the column and its type: {error}")
+# The file twice as one chain (a TChain of it twice): every count doubles, as ROOT's own chain.
+paths = ROOT.std.vector["std::string"]()
+for _ in range(2):
+    paths.push_back(evtc_file)
+chain = ROOT.TChain("Events")
+chain.Add(root_file)
+chain.Add(root_file)
+(e_hists, e_count), (r_hists, r_count) = (
+    analysis(ROOT.evtc.MakeDataFrame(paths, "Events")),
+    analysis(ROOT.RDataFrame(chain)),
+)
+for e, r in zip(e_hists, r_hists):
+    if contents(e) != contents(r):
+        failures.append(f"a chain: histogram {e.GetName()} differs from the TChain's")
+if e_count.GetValue() != r_count.GetValue():
+    failures.append(f"a chain: {e_count.GetValue()} events with nJet > 3, the TChain {r_count.GetValue()}")
 if failures:
     sys.exit("\n".join(failures))
 print("ok")

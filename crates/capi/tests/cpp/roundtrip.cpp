@@ -50,6 +50,20 @@ static void check_file(const std::string& path) {
   }
 }
 
+/// The files written by C++ and by Rust read as one: entries numbered across both.
+static void check_chain(const std::string& dir) {
+  evtc::File chain(std::vector<std::string>{dir + "/cpp.evtc", dir + "/rust.evtc"}, 2);
+  evtc::Tree events = chain.tree("Events");
+  CHECK(events.entries() == 2 * N);
+  CHECK(events.cluster_ends().back() == 2 * N);
+  auto run = events.read<std::uint32_t>("run");
+  CHECK(run.size() == 2 * N && run[N + 4321] == 4 && run[4321] == 4);
+  auto pt = events.read_jagged<float>("Muon_pt", N - 2, N + 2);
+  CHECK(pt.size() == 4);
+  CHECK(pt.entry(3) == (std::vector<float>{1 * 0.5f}));
+  CHECK(events.entry<double>("p", N + 17) == (std::vector<double>{17.0, -17.0, 0.25}));
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::cerr << "usage: " << argv[0] << " DIR\n";
@@ -88,6 +102,7 @@ int main(int argc, char** argv) {
   }
   check_file(dir + "/cpp.evtc");
   check_file(dir + "/rust.evtc");
+  check_chain(dir);
   try {
     evtc::File missing(dir + "/missing.evtc");
     CHECK(false);

@@ -419,6 +419,11 @@ impl<R: ReadAt> FileReader<R> {
         self.committed_len
     }
 
+    /// The path of the file read, when its source has one (a local file's).
+    pub fn path(&self) -> Option<&Path> {
+        self.source.path()
+    }
+
     /// The trees.
     pub fn trees(&self) -> &[TreeMeta] {
         &self.meta.trees
