@@ -1,12 +1,11 @@
 //! Reading: [`EvtcFile`] and the functions over it.
 
 use std::ffi::{CString, c_char, c_void};
-use std::ops::Range;
 use std::ptr;
 use std::sync::Mutex;
 
 use evtc_format::{
-    BranchMeta, BranchReader, DataType, FileReader, LocalFile, ReadAt, ReadOptions, Scalar,
+    BranchMeta, ChainedTrees, DataType, FileReader, LocalFile, ReadAt, ReadOptions, Scalar,
 };
 
 use crate::{EvtcKind, EvtcScalar, EvtcStatus, Failure, Outcome, c_string, put, run, str_arg};
@@ -47,18 +46,6 @@ struct ChainTree {
 impl ChainTree {
     fn entries(&self) -> u64 {
         self.offsets.last().copied().unwrap_or(0)
-    }
-
-    /// The files' parts of entries `range`: (file, entries in it).
-    fn pieces(&self, range: Range<u64>) -> Vec<(usize, Range<u64>)> {
-        let mut out = Vec::new();
-        for (k, w) in self.offsets.windows(2).enumerate() {
-            let (a, b) = (range.start.max(w[0]), range.end.min(w[1]));
-            if a < b {
-                out.push((k, a - w[0]..b - w[0]));
-            }
-        }
-        out
     }
 }
 
@@ -176,53 +163,33 @@ impl EvtcFile {
         })
     }
 
-    /// Branch `branch` of tree `tree`: its name, and the first file's reader of it.
+    /// Tree `tree` of every file, as one; and the tree's cached names.
+    fn chain(&self, tree: usize) -> Outcome<(&ChainTree, ChainedTrees<'_, Source>)> {
+        let t = self.tree(tree)?;
+        let name = t.name.to_str().unwrap_or_default();
+        let trees = self
+            .readers
+            .iter()
+            .map(|r| r.tree(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((t, ChainedTrees::new(trees)?))
+    }
+
+    /// Branch `branch` of tree `tree`: the tree, and the first file's metadata of the branch.
     fn branch(
         &self,
         tree: usize,
         branch: usize,
-    ) -> Outcome<(&ChainTree, BranchReader<'_, Source>)> {
-        let t = self.tree(tree)?;
-        let name = t.name.to_str().unwrap_or_default();
-        let reader = self.readers[0].tree(name)?;
-        let meta = reader.branches().get(branch).ok_or_else(|| {
+    ) -> Outcome<(&ChainTree, ChainedTrees<'_, Source>, &BranchMeta)> {
+        let (t, chain) = self.chain(tree)?;
+        let meta = chain.branches().get(branch).ok_or_else(|| {
             Failure::argument(format!(
-                "tree {name:?} has no branch number {branch} (it has {})",
-                reader.branches().len()
+                "tree {:?} has no branch number {branch} (it has {})",
+                t.name,
+                chain.branches().len()
             ))
         })?;
-        Ok((t, reader.branch(&meta.name)?))
-    }
-
-    /// The branch named as `first` is, in file `k` of the handle, of the same type.
-    fn branch_in(
-        &self,
-        k: usize,
-        tree: &ChainTree,
-        first: &BranchMeta,
-    ) -> Outcome<BranchReader<'_, Source>> {
-        let name = tree.name.to_str().unwrap_or_default();
-        let in_file = |e: evtc_format::Error| match self.readers[k].path() {
-            Some(path) => Failure::from(e.in_file(path)),
-            None => Failure::from(e),
-        };
-        let reader = self.readers[k].tree(name).map_err(in_file)?;
-        let branch = reader.branch(&first.name).map_err(in_file)?;
-        if branch.meta().dtype != first.dtype {
-            return Err(Failure::new(
-                EvtcStatus::ErrorType,
-                format!(
-                    "branch {:?} is {} in the chain's first file, {} in file {}",
-                    first.name,
-                    first.dtype,
-                    branch.meta().dtype,
-                    self.readers[k]
-                        .path()
-                        .map_or_else(|| k.to_string(), |p| p.display().to_string())
-                ),
-            ));
-        }
-        Ok(branch)
+        Ok((t, chain, meta))
     }
 }
 
@@ -512,13 +479,12 @@ pub unsafe extern "C" fn evtc_branch_info(
     info: *mut EvtcBranchInfo,
 ) -> EvtcStatus {
     with_file(file, |f| {
-        let (t, reader) = f.branch(tree, branch)?;
-        let meta = reader.meta();
+        let (t, chain, meta) = f.branch(tree, branch)?;
         let (kind, fixed_len) = kind_of(meta.dtype);
         let (name, counter) = &t.branches[branch];
-        let (mut raw_bytes, mut stored_bytes) = (meta.raw_bytes, meta.stored_bytes);
-        for k in 1..f.readers.len() {
-            let other = f.branch_in(k, t, meta)?;
+        let (mut raw_bytes, mut stored_bytes) = (0, 0);
+        for k in 0..chain.trees().len() {
+            let other = chain.branch_in(k, &meta.name)?;
             raw_bytes += other.meta().raw_bytes;
             stored_bytes += other.meta().stored_bytes;
         }
@@ -592,12 +558,9 @@ pub unsafe extern "C" fn evtc_read_size(
     values: *mut u64,
 ) -> EvtcStatus {
     with_file(file, |f| {
-        let (t, reader) = f.branch(tree, branch)?;
-        check_range(t, reader.meta(), start, stop)?;
-        let mut n = 0u64;
-        for (k, range) in t.pieces(start..stop) {
-            n += f.branch_in(k, t, reader.meta())?.value_count(range)?;
-        }
+        let (t, chain, meta) = f.branch(tree, branch)?;
+        check_range(t, meta, start, stop)?;
+        let n = chain.value_count(&meta.name, start..stop)?;
         // SAFETY: as the function's contract says.
         unsafe { put(values, n, "values") }
     })
@@ -643,44 +606,31 @@ pub unsafe extern "C" fn evtc_read(
     written: *mut u64,
 ) -> EvtcStatus {
     with_file(file, |f| {
-        let (t, reader) = f.branch(tree, branch)?;
+        let (t, chain, meta) = f.branch(tree, branch)?;
         let scalar = EvtcScalar::from_id(scalar)?;
-        check_type(reader.meta(), scalar)?;
-        check_range(t, reader.meta(), start, stop)?;
+        check_type(meta, scalar)?;
+        check_range(t, meta, start, stop)?;
         if written.is_null() {
             return Err(Failure::argument("written is a null pointer"));
         }
-        let variable = reader.meta().dtype.is_variable();
+        let variable = meta.dtype.is_variable();
         if variable && offsets.is_null() {
             return Err(Failure::argument(
                 "offsets is a null pointer, for a variable-length branch",
             ));
         }
-        let pieces = t.pieces(start..stop);
         macro_rules! go {
             ($t:ty) => {{
                 if variable {
-                    let mut all = Vec::<$t>::new();
-                    let mut ends = vec![0u64];
-                    for (k, range) in pieces {
-                        let jagged = f
-                            .branch_in(k, t, reader.meta())?
-                            .read_jagged_range::<$t>(range)?;
-                        let base = all.len() as u64;
-                        ends.extend(jagged.offsets[1..].iter().map(|&o| base + o as u64));
-                        all.extend_from_slice(&jagged.values);
-                    }
+                    let jagged = chain.read_jagged_range::<$t>(&meta.name, start..stop)?;
                     // SAFETY: the caller's buffers, as the function's contract says.
-                    unsafe { deliver(&all, values, capacity, written) }?;
+                    unsafe { deliver(&jagged.values, values, capacity, written) }?;
                     // SAFETY: `offsets` holds `stop - start + 1` values by contract.
-                    unsafe { copy_out(&ends, offsets.cast()) };
+                    unsafe { copy_out(&jagged.offsets, offsets.cast()) };
                 } else {
-                    let mut all = Vec::<$t>::new();
-                    for (k, range) in pieces {
-                        all.extend(f.branch_in(k, t, reader.meta())?.read_range::<$t>(range)?);
-                    }
+                    let read = chain.read_range::<$t>(&meta.name, start..stop)?;
                     // SAFETY: as above.
-                    unsafe { deliver(&all, values, capacity, written) }?;
+                    unsafe { deliver(&read, values, capacity, written) }?;
                 }
                 Ok(())
             }};
@@ -707,17 +657,18 @@ pub unsafe extern "C" fn evtc_read_entry(
     written: *mut u64,
 ) -> EvtcStatus {
     with_file(file, |f| {
-        let (t, first) = f.branch(tree, branch)?;
+        let (t, chain, meta) = f.branch(tree, branch)?;
         let scalar = EvtcScalar::from_id(scalar)?;
-        check_type(first.meta(), scalar)?;
-        check_range(t, first.meta(), entry, entry.saturating_add(1))?;
+        check_type(meta, scalar)?;
+        check_range(t, meta, entry, entry.saturating_add(1))?;
         if written.is_null() {
             return Err(Failure::argument("written is a null pointer"));
         }
-        let (k, local) = t.pieces(entry..entry + 1)[0].clone();
-        let reader = f.branch_in(k, t, first.meta())?;
-        let entry = local.start;
-        let variable = reader.meta().dtype.is_variable();
+        let (k, entry) = chain
+            .locate(entry)
+            .ok_or_else(|| Failure::argument("the entry is past the tree's end"))?;
+        let reader = chain.branch_in(k, &meta.name)?;
+        let variable = meta.dtype.is_variable();
         macro_rules! go {
             ($t:ty) => {{
                 let read: Vec<$t> = if variable {

@@ -1,12 +1,14 @@
 //! Chained trees: trees of several files read as one, their entries numbered across the files
 //! (ROOT's `TChain`).
 
-use super::TreeReader;
-use super::rows::RowReader;
-use super::rows::Value;
+use std::ops::Range;
+
+use super::rows::{RowReader, Value};
+use super::{BranchReader, Jagged, TreeReader};
 use crate::error::{Error, Result};
 use crate::io::{LocalFile, ReadAt};
 use crate::meta::BranchMeta;
+use crate::types::Scalar;
 
 /// Trees of several files read as one: entry `e` of the second tree is entry `n + e` of the
 /// chain, `n` the first tree's entries. The branch names are the first tree's; a branch another
@@ -29,6 +31,7 @@ use crate::meta::BranchMeta;
 /// assert_eq!(chain.entries(), 4);
 /// assert_eq!(chain.locate(2), Some((1, 0)));
 /// assert_eq!(chain.rows(&["n"])?.get(3)?, [Value::U32(vec![4])]);
+/// assert_eq!(chain.read_range::<u32>("n", 1..4)?, [2, 3, 4]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -87,6 +90,132 @@ impl<'a, R: ReadAt> ChainedTrees<'a, R> {
         // The last tree whose first entry is at or before `entry` (empty trees are skipped).
         let k = self.offsets.partition_point(|&first| first <= entry) - 1;
         Some((k, entry - self.offsets[k]))
+    }
+
+    /// The trees' parts of chain entries `range`: (tree, its entries).
+    pub fn pieces(&self, range: Range<u64>) -> Vec<(usize, Range<u64>)> {
+        self.offsets
+            .windows(2)
+            .enumerate()
+            .filter_map(|(k, w)| {
+                let (a, b) = (range.start.max(w[0]), range.end.min(w[1]));
+                (a < b).then(|| (k, a - w[0]..b - w[0]))
+            })
+            .collect()
+    }
+
+    /// Branch `name` of tree `k`, of the type the first tree's has.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchBranch`] or [`Error::TypeMismatch`], naming the tree's file.
+    pub fn branch_in(&self, k: usize, name: &str) -> Result<BranchReader<'a, R>> {
+        let first = self.trees[0].branch(name)?;
+        let tree = &self.trees[k];
+        let branch = tree.branch(name).map_err(|e| in_file(tree, e))?;
+        if branch.meta().dtype != first.meta().dtype {
+            return Err(in_file(
+                tree,
+                Error::TypeMismatch {
+                    tree: tree.name().to_owned(),
+                    branch: name.to_owned(),
+                    requested: format!(
+                        "{} (its type in the chain's first file)",
+                        first.meta().dtype
+                    ),
+                    actual: branch.meta().dtype,
+                },
+            ));
+        }
+        Ok(branch)
+    }
+
+    /// Checks that `range` is within the chain.
+    fn check(&self, range: &Range<u64>) -> Result<()> {
+        if range.start > range.end || range.end > self.entries() {
+            return Err(Error::EntryOutOfRange {
+                tree: self.trees[0].name().to_owned(),
+                start: range.start,
+                end: range.end,
+                entries: self.entries(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The values of chain entries `range` of fixed-size branch `name`, back to back.
+    ///
+    /// # Errors
+    /// As [`BranchReader::read_range`], and [`ChainedTrees::branch_in`]'s.
+    pub fn read_range<T: Scalar>(&self, name: &str, range: Range<u64>) -> Result<Vec<T>> {
+        self.check(&range)?;
+        let pieces = self.pieces(range);
+        if let [(k, part)] = pieces.as_slice() {
+            // Within one tree: its read as it is, not copied.
+            let tree = &self.trees[*k];
+            return self
+                .branch_in(*k, name)?
+                .read_range::<T>(part.clone())
+                .map_err(|e| in_file(tree, e));
+        }
+        let mut out = Vec::new();
+        for (k, part) in pieces {
+            let tree = &self.trees[k];
+            out.extend(
+                self.branch_in(k, name)?
+                    .read_range::<T>(part)
+                    .map_err(|e| in_file(tree, e))?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// Chain entries `range` of variable-length branch `name`: values and offsets.
+    ///
+    /// # Errors
+    /// As [`BranchReader::read_jagged_range`], and [`ChainedTrees::branch_in`]'s.
+    pub fn read_jagged_range<T: Scalar>(&self, name: &str, range: Range<u64>) -> Result<Jagged<T>> {
+        self.check(&range)?;
+        let pieces = self.pieces(range);
+        if let [(k, part)] = pieces.as_slice() {
+            let tree = &self.trees[*k];
+            return self
+                .branch_in(*k, name)?
+                .read_jagged_range::<T>(part.clone())
+                .map_err(|e| in_file(tree, e));
+        }
+        let mut values = Vec::new();
+        let mut offsets = vec![0u64];
+        for (k, part) in pieces {
+            let tree = &self.trees[k];
+            let jagged = self
+                .branch_in(k, name)?
+                .read_jagged_range::<T>(part)
+                .map_err(|e| in_file(tree, e))?;
+            let base = values.len() as u64;
+            offsets.extend(jagged.offsets[1..].iter().map(|&o| base + o));
+            values.extend_from_slice(&jagged.values);
+        }
+        Ok(Jagged {
+            offsets: offsets.into(),
+            values,
+        })
+    }
+
+    /// The values chain entries `range` of branch `name` hold.
+    ///
+    /// # Errors
+    /// As [`BranchReader::value_count`], and [`ChainedTrees::branch_in`]'s.
+    pub fn value_count(&self, name: &str, range: Range<u64>) -> Result<u64> {
+        self.check(&range)?;
+        let mut n = 0;
+        for (k, part) in self.pieces(range) {
+            let tree = &self.trees[k];
+            n += self
+                .branch_in(k, name)?
+                .value_count(part)
+                .map_err(|e| in_file(tree, e))?;
+        }
+        Ok(n)
     }
 
     /// Row reads of the named branches across the trees (each tree's opened when an entry of it
