@@ -30,7 +30,7 @@ use crate::types::Scalar;
 /// let chain = ChainedTrees::new(vec![a.tree("Events")?, b.tree("Events")?])?;
 /// assert_eq!(chain.entries(), 4);
 /// assert_eq!(chain.locate(2), Some((1, 0)));
-/// assert_eq!(chain.rows(&["n"])?.get(3)?, [Value::U32(vec![4])]);
+/// assert_eq!(chain.rows(&["n"])?.get(3)?, [Value::U32(4)]);
 /// assert_eq!(chain.read_range::<u32>("n", 1..4)?, [2, 3, 4]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
