@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Iterator
 from typing import Any
 
+from . import _lib
 from ._columns import _ak_array, _empty_column
 from ._info import BranchInfo
-from .reading import open
+from ._source import is_url
+from .reading import _entries_per_step, open
 
 
 def _partitions(cluster_ends: list[int], step: int) -> list[tuple[int, int]]:
@@ -162,42 +165,83 @@ def dask(
     if isinstance(files, (list, tuple)) and not files:
         raise ValueError("evtc.dask needs at least one file")
     paths = [os.fspath(f) for f in expand(files)]  # a glob's matches, sorted
-    parts: list[tuple[str, int, int]] = []
-    infos: list[BranchInfo] | None = None
+    first = open(paths[0], threads=1, storage_options=storage_options)
+    t = first[tree]
+    names = t._select(expressions, filter_name)
     fields: tuple[str, ...] = ()
-    for path in paths:
-        t = open(path, threads=1, storage_options=storage_options)[tree]
-        names = t._select(expressions, filter_name)
-        if t._fields:
-            # An RNTuple: its top-level fields nested (a column named alone brings its field),
-            # their columns what a projection keeps.
-            top = [n if n in t._fields else n.split(".", 1)[0] for n in names]
-            fields = tuple(dict.fromkeys(n for n in top if n in t._fields))
-            names = [t._info._names[c] for n in fields for c in t._fields[n].columns()]
-        if infos is None:
-            infos = [t._info[n] for n in names]
-        else:
-            for info in infos:
-                mine = t._info.get(info.name)
-                if mine is None or (mine.kind, mine.dtype, mine.length) != (
-                    info.kind,
-                    info.dtype,
-                    info.length,
-                ):
-                    from .errors import SchemaError
+    if t._fields:
+        # An RNTuple: its top-level fields nested (a column named alone brings its field),
+        # their columns what a projection keeps.
+        top = [n if n in t._fields else n.split(".", 1)[0] for n in names]
+        fields = tuple(dict.fromkeys(n for n in top if n in t._fields))
+        names = [t._info._names[c] for n in fields for c in t._fields[n].columns()]
+    infos: list[BranchInfo] = [t._info[n] for n in names]
+    selected = [i.name for i in infos]
 
-                    raise SchemaError(
-                        f"{path}: branch {info.name!r} is missing or has another type than in {paths[0]}"
-                    )
-        step = t._step_entries([i.name for i in infos], step_size)
-        parts.extend((path, a, b) for a, b in _partitions(t.cluster_ends, step))
+    def planned(path: str, t: Any) -> list[tuple[str, int, int]]:
+        """The partitions of a file read the slow way: its tree's branches checked one by one."""
+        for info in infos:
+            mine = t._info.get(info.name)
+            if mine is None or (mine.kind, mine.dtype, mine.length) != (info.kind, info.dtype, info.length):
+                from .errors import SchemaError
+
+                raise SchemaError(
+                    f"{path}: branch {info.name!r} is missing or has another type than in {paths[0]}"
+                )
+        step = t._step_entries(selected, step_size)
+        return [(path, a, b) for a, b in _partitions(t.cluster_ends, step)]
+
+    # The other files whose branches (names and types) are the first file's are planned
+    # natively, many at once: local evtc files in one call on every core, URLs opened side by
+    # side. The rest (ROOT files, other schemas, errors) the slow way.
+    plan = first._reader.plan(tree, [])
+    schema = plan[0] if plan is not None else None
+    rest = paths[1:]
+    known: list[Any] = [None] * len(rest)
+    if schema is not None:
+        local = [k for k, p in enumerate(rest) if not is_url(p)]
+        found = _lib.plan_files([rest[k] for k in local], tree, selected, schema, os.cpu_count() or 1)
+        for k, got in zip(local, found):
+            known[k] = got
+        remote = [k for k, p in enumerate(rest) if is_url(p)]
+        for k, f in zip(remote, _open_files([rest[k] for k in remote], storage_options)):
+            got = f._reader.plan(tree, selected)
+            if got is not None and got[0] == schema:
+                known[k] = got[1:]
+    parts = planned(paths[0], t)
+    for path, got in zip(rest, known):
+        if got is None:
+            parts.extend(planned(path, open(path, threads=1, storage_options=storage_options)[tree]))
+            continue
+        entries, cluster_ends, raw = got
+        step = _entries_per_step(step_size, raw, entries)
+        parts.extend((path, a, b) for a, b in _partitions(cluster_ends, step))
     if not parts:
         raise ValueError("the files have no entries")
     divisions = [0]
     for _, a, b in parts:
         divisions.append(divisions[-1] + (b - a))
-    reader = _reader_class()(tree, infos or [], storage_options, threads, fields, paths[0])
+    reader = _reader_class()(tree, infos, storage_options, threads, fields, paths[0])
     return dak.from_map(reader, parts, label="evtc", divisions=tuple(divisions))
+
+
+def _open_files(paths: list[str], storage_options: Any) -> Iterator[Any]:
+    """Each file, in order, opened side by side (16 at a time; the native open releases the
+    GIL), so that planning many files is not one open after another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .chain import OPEN_AT_ONCE
+
+    def one(path: str) -> Any:
+        return open(path, threads=1, storage_options=storage_options)
+
+    if len(paths) == 1:
+        yield one(paths[0])
+        return
+    with ThreadPoolExecutor(min(OPEN_AT_ONCE, len(paths))) as pool:
+        # In windows, so that the open files of a long list are not all held at once.
+        for at in range(0, len(paths), 4 * OPEN_AT_ONCE):
+            yield from pool.map(one, paths[at : at + 4 * OPEN_AT_ONCE])
 
 
 def dask_write(

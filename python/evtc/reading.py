@@ -807,18 +807,10 @@ class Tree:
                         pass
 
     def _step_entries(self, names: list[str], step_size: int | str) -> int:
-        if isinstance(step_size, bool):
-            raise TypeError("step_size must be an int or a memory size such as '100 MB'")
-        if isinstance(step_size, (int, np.integer)):
-            if step_size < 1:
-                raise ValueError(f"step_size must be at least 1 entry, not {step_size}")
-            return int(step_size)
-        if not isinstance(step_size, str):
-            raise TypeError("step_size must be an int or a memory size such as '100 MB'")
-        limit = _memory_size(step_size)
-        raw = sum(self._branch_info(n).raw_bytes for n in names)
-        per_entry = raw / self.num_entries if self.num_entries else 0
-        return max(1, int(limit / per_entry)) if per_entry > 0 else max(1, self.num_entries)
+        raw = (
+            sum(self._branch_info(n).raw_bytes for n in names) if isinstance(step_size, str) else 0
+        )
+        return _entries_per_step(step_size, raw, self.num_entries)
 
     # --- Arrow --------------------------------------------------------------------------------
 
@@ -960,6 +952,22 @@ _UNITS = {
     "b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
     "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
 }  # fmt: skip
+
+
+def _entries_per_step(step_size: Any, raw_bytes: int, entries: int) -> int:
+    """Entries per step: ``step_size`` entries, or as many as hold ``step_size`` (a memory size
+    such as ``"100 MB"``) of ``raw_bytes`` uncompressed bytes spread over ``entries``."""
+    if isinstance(step_size, bool):
+        raise TypeError("step_size must be an int or a memory size such as '100 MB'")
+    if isinstance(step_size, (int, np.integer)):
+        if step_size < 1:
+            raise ValueError(f"step_size must be at least 1 entry, not {step_size}")
+        return int(step_size)
+    if not isinstance(step_size, str):
+        raise TypeError("step_size must be an int or a memory size such as '100 MB'")
+    limit = _memory_size(step_size)
+    per_entry = raw_bytes / entries if entries else 0
+    return max(1, int(limit / per_entry)) if per_entry > 0 else max(1, entries)
 
 
 def _memory_size(text: str, what: str = "step_size") -> int:

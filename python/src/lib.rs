@@ -42,6 +42,7 @@ fn _lib(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::index, m)?)?;
     m.add_function(wrap_pyfunction!(write::add_columns, m)?)?;
     m.add_function(wrap_pyfunction!(write::settings_table, m)?)?;
+    m.add_function(wrap_pyfunction!(read::plan_files, m)?)?;
     m.add_function(wrap_pyfunction!(lists::split_views, m)?)?;
     m.add_function(wrap_pyfunction!(lists::split_strings, m)?)?;
     m.add_function(wrap_pyfunction!(advise::advise, m)?)?;

@@ -792,6 +792,43 @@ impl Reader {
     /// (`scalar`, `fixed`, `jagged`, `jagged2`, `bytes`, `string`, `string2`), `dtype`, `length`,
     /// `counter`, `typename`, `shape` (a multi-dimensional fixed array's dimensions, else empty),
     /// `codec`, `rac`, `raw_bytes`, `stored_bytes`.
+    /// What `evtc.dask` plans a file by, in one call, for an evtc tree: every branch's name and
+    /// type name (`f32[]`, `u32`, `f64[3]`) in file order (compared with the first file's), the
+    /// entries, the cluster ends, and the uncompressed bytes of the branches `names` (unknown
+    /// names count 0); `None` for ROOT trees.
+    #[allow(clippy::type_complexity)]
+    fn plan<'py>(
+        &self,
+        py: Python<'py>,
+        tree: &str,
+        names: Vec<String>,
+    ) -> PyResult<Option<(Bound<'py, PyList>, u64, Vec<u64>, u64)>> {
+        match &self.backend {
+            Backend::Evtc(_) => {
+                let tree = self.evtc_tree(tree)?;
+                let branches = tree.branches();
+                let schema = PyList::new(
+                    py,
+                    branches.iter().map(|b| (b.name.as_str(), b.type_name())),
+                )?;
+                let wanted: std::collections::HashSet<&str> =
+                    names.iter().map(String::as_str).collect();
+                let raw = branches
+                    .iter()
+                    .filter(|b| wanted.contains(b.name.as_str()))
+                    .map(|b| b.raw_bytes)
+                    .sum();
+                Ok(Some((
+                    schema,
+                    tree.entries(),
+                    tree.meta().cluster_ends.clone(),
+                    raw,
+                )))
+            }
+            _ => Ok(None),
+        }
+    }
+
     fn branch_info<'py>(
         &self,
         py: Python<'py>,
@@ -994,4 +1031,49 @@ impl Reader {
         })?;
         column.into_py(py)
     }
+}
+
+/// What `evtc.dask` plans local evtc files by, many at once on `threads` threads with the GIL
+/// released: for each path, `(entries, cluster_ends, raw_bytes)` of tree `tree` (the raw bytes
+/// those of the branches `names`) when the file is an evtc file whose tree's branches (names
+/// and type names) are `schema`; `None` otherwise (another schema, a ROOT file, no such tree,
+/// an error), which the caller reads the slow way, meeting any error there.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(crate) fn plan_files(
+    py: Python<'_>,
+    paths: Vec<String>,
+    tree: String,
+    names: Vec<String>,
+    schema: Vec<(String, String)>,
+    threads: usize,
+) -> PyResult<Vec<Option<(u64, Vec<u64>, u64)>>> {
+    use rayon::prelude::*;
+
+    let wanted: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+    let one = |path: &String| -> Option<(u64, Vec<u64>, u64)> {
+        let file = FileReader::open_with(path, ReadOptions::default().threads(1)).ok()?;
+        let t = file.tree(&tree).ok()?;
+        let branches = t.branches();
+        let same = branches.len() == schema.len()
+            && branches
+                .iter()
+                .zip(&schema)
+                .all(|(b, (name, type_name))| b.name == *name && b.type_name() == *type_name);
+        if !same {
+            return None;
+        }
+        let raw = branches
+            .iter()
+            .filter(|b| wanted.contains(b.name.as_str()))
+            .map(|b| b.raw_bytes)
+            .sum();
+        Some((t.entries(), t.meta().cluster_ends.clone(), raw))
+    };
+    Ok(
+        py.detach(|| match evtc_format::shared_pool(threads.max(1)) {
+            Some(pool) if threads > 1 => pool.install(|| paths.par_iter().map(one).collect()),
+            _ => paths.iter().map(one).collect(),
+        }),
+    )
 }

@@ -90,9 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::check_output(output)?;
         args.force.check(output)?;
     }
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = args.threads.unwrap_or_else(evtc_format::cores);
     let mut options = AdviseOptions {
         sample_bytes: args.sample,
         rac: !args.no_rac,

@@ -79,7 +79,7 @@ pub use meta::{
 pub use output::Output;
 pub use reader::{
     BranchCursor, BranchReader, ChainedRows, ChainedTrees, DEFAULT_BASKET_CACHE_BYTES, FileReader,
-    FriendTrees, Jagged, RawBasket, ReadOptions, RowReader, TreeReader, Value, ValueRef,
+    FriendTrees, Jagged, RawBasket, ReadOptions, RowReader, TreeReader, Value, ValueRef, cores,
     shared_pool,
 };
 pub use recover::{

@@ -374,7 +374,7 @@ impl Default for WriteOptions {
             basket_size: None,
             cluster: DEFAULT_CLUSTER_SIZE,
             flush_at_cluster: false,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: crate::reader::cores(),
             max_cluster_bytes: 1 << 30,
             rac: RacMode::Off,
             rac_unit_bytes: None,

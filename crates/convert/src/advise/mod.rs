@@ -88,7 +88,7 @@ impl Default for AdviseOptions {
             float_tolerance: Vec::new(),
             trees: Vec::new(),
             branches: Vec::new(),
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: evtc_format::cores(),
             max_basket_bytes: None,
         }
     }

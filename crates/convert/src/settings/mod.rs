@@ -145,7 +145,7 @@ impl Default for Settings {
             basket_size: None,
             flush_at_cluster: false,
             sync: true,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: evtc_format::cores(),
             overwrite: false,
             max_basket_size: evtc_format::DEFAULT_MAX_BASKET_BYTES,
             trees: Vec::new(),
