@@ -10,6 +10,11 @@
 Each branch is read when the analysis first touches it (coffea asks the source for the columns
 its records use); the schema's forms come from zero-entry reads, which read no basket.
 
+``events(path, mode="virtual")`` gives them as coffea's virtual mode does
+(``NanoEventsFactory.from_root(..., mode="virtual")``): every buffer an Awkward virtual array,
+read when an operation first needs it, so that an analysis that touches a few columns of a
+collection reads only those.
+
 ``events(paths, mode="dask")`` gives them as a ``dask_awkward.Array`` over one or many files, as
 ``NanoEventsFactory.from_root(..., mode="dask")`` does over ROOT files: one partition per group
 of whole clusters, the schema applied by coffea's own form mapping, and only the branches the
@@ -79,7 +84,9 @@ def events(
 
     Args:
         mode: ``"eager"`` (one file, or its entries ``entry_start:entry_stop``: the branches an
-            analysis uses are read when it first uses them) or ``"dask"`` (``path`` may be a
+            analysis uses are read when it first uses them), ``"virtual"`` (the same, each
+            buffer an Awkward virtual array read when first needed, as coffea's virtual mode)
+            or ``"dask"`` (``path`` may be a
             list of files: a ``dask_awkward.Array`` of partitions of about ``step_size``
             entries or uncompressed bytes, whole clusters each, reading only the branches the
             computation uses).
@@ -98,11 +105,13 @@ def events(
         return _dask_events(
             path, tree, schemaclass or NanoAODSchema, metadata, step_size, open_options
         )
-    if mode != "eager":
-        raise ValueError(f"mode must be 'eager' or 'dask', not {mode!r}")
+    if mode not in ("eager", "virtual"):
+        raise ValueError(f"mode must be 'eager', 'virtual' or 'dask', not {mode!r}")
     if isinstance(path, list):
-        raise ValueError("mode='eager' reads one file: give one path, or use mode='dask'")
+        raise ValueError(f"mode={mode!r} reads one file: give one path, or use mode='dask'")
     source = _ColumnSource(open_file(path, **open_options)[tree], os.fspath(path))
+    if mode == "virtual":
+        return _virtual_events(source, entry_start, entry_stop, schemaclass or NanoAODSchema, metadata)
     factory = NanoEventsFactory.from_preloaded(
         source,
         entry_start=entry_start,
@@ -111,6 +120,37 @@ def events(
         metadata=metadata,
     )
     return factory.events()
+
+
+def _virtual_events(
+    source: _ColumnSource,
+    entry_start: int | None,
+    entry_stop: int | None,
+    schemaclass: Any,
+    metadata: dict[str, Any] | None,
+) -> Any:
+    """coffea's virtual mode over ``source``: ``from_preloaded``'s steps with a mapping that
+    hands out buffers as virtual arrays (coffea 2026 offers virtual mode for ROOT files only,
+    so this uses its mapping classes and ``_from_mapping``, as ``from_preloaded`` does)."""
+    from coffea.nanoevents import NanoEventsFactory
+    from coffea.nanoevents.mapping.base import BaseSourceMapping
+    from coffea.nanoevents.mapping.preloaded import PreloadedOpener, PreloadedSourceMapping
+
+    class VirtualMapping(PreloadedSourceMapping):
+        def __init__(self, opener: Any, start: int, stop: int) -> None:
+            BaseSourceMapping.__init__(self, opener, start, stop, virtual=True)
+
+    rows = source.metadata["num_rows"]
+    start = 0 if entry_start is None or entry_start < 0 else entry_start
+    stop = rows if entry_stop is None or entry_stop > rows else entry_stop
+    uuid, where = source.metadata["uuid"], source.metadata["object_path"]
+    key = (str(uuid), where, f"{start}-{stop}")
+    mapping = VirtualMapping(PreloadedOpener({uuid: source}), start, stop)
+    mapping.preload_column_source(key[0], key[1], source)
+    form = mapping._extract_base_form(source)
+    return NanoEventsFactory._from_mapping(
+        mapping, key, form, schemaclass, metadata, mode="virtual"
+    ).events()
 
 
 class _CoffeaTree:

@@ -97,8 +97,39 @@ def test_modes_and_their_arguments_are_checked(nano_evtc):
     from evtc.coffea import events
 
     with pytest.raises(ValueError, match="mode"):
-        events(nano_evtc, mode="virtual")
+        events(nano_evtc, mode="lazy")
+    with pytest.raises(ValueError, match="one path"):
+        events([nano_evtc, nano_evtc], mode="virtual")
     with pytest.raises(ValueError, match="entry_start"):
         events(nano_evtc, mode="dask", entry_start=10)
     with pytest.raises(ValueError, match="one path"):
         events([nano_evtc, nano_evtc])
+
+
+def test_virtual_mode_equals_coffeas_and_reads_what_is_touched(nano_evtc, nano_root):
+    from coffea.nanoevents import NanoAODSchema, NanoEventsFactory
+
+    from evtc import _testing
+    from evtc.coffea import events
+
+    ours = _events(lambda: events(nano_evtc, mode="virtual"))
+    # The forms came from zero-entry reads; from here on, a read is a column touched.
+    _testing.reset_branch_reads()
+    theirs = _events(
+        lambda: NanoEventsFactory.from_root(
+            {str(nano_root): "Events"}, mode="virtual", schemaclass=NanoAODSchema
+        ).events()
+    )
+    assert len(ours) == len(theirs) == 20_000
+    pt = ours.Muon.pt
+    assert ak.array_equal(ak.materialize(pt), ak.materialize(theirs.Muon.pt), check_parameters=False)
+    reads = _testing.branch_reads()
+    assert set(reads) <= {"Muon_pt", "nMuon"} and "Muon_pt" in reads, reads
+    for collection, field in [("Jet", "eta"), ("MET", "pt")]:
+        assert ak.array_equal(
+            ak.materialize(ours[collection][field]),
+            ak.materialize(theirs[collection][field]),
+            check_parameters=False,
+        ), (collection, field)
+    part = _events(lambda: events(nano_evtc, mode="virtual", entry_start=100, entry_stop=350))
+    assert len(part) == 250
