@@ -209,11 +209,15 @@ fn hint(e: &anyhow::Error) -> Option<&'static str> {
         if let Some(evtc_convert::Error::RootOutputUnsaid { .. }) = cause.downcast_ref() {
             return Some("pass --to rntuple or --to ttree, or --to evtc");
         }
-        // A format error, alone or as a conversion's (which displays it as its own).
-        let format = cause.downcast_ref().or(match cause.downcast_ref() {
+        // A format error, alone or as a conversion's (which displays it as its own), or in
+        // one of several files (a chain's).
+        let mut format = cause.downcast_ref().or(match cause.downcast_ref() {
             Some(evtc_convert::Error::Format(e)) => Some(e),
             _ => None,
         });
+        while let Some(evtc_format::Error::InFile { source, .. }) = format {
+            format = Some(&**source);
+        }
         if let Some(evtc_format::Error::OutputExists { .. }) = format {
             return Some("pass --force (-f) to replace it");
         }
