@@ -192,13 +192,11 @@ class ChainTree:
         """Reads branches of the chain's entries (see :meth:`evtc.reading.Tree.arrays`):
         ``entry_start``/``entry_stop`` and ``entries`` are numbered across the files;
         ``events`` are found in each file's event index."""
-        from .reading import _entry_range, _library
+        from .reading import _entry_range, _library, _one_way
 
         lib = _library(library)
         names = self._select(expressions, filter_name)
-        chosen = [x is not None for x in (entries, events)] + [entry_start is not None or entry_stop is not None]
-        if sum(chosen) > 1:
-            raise ValueError("give one of an entry range, entries and events")
+        _one_way(entry_start, entry_stop, entries, events)
         if events is not None:
             entries = [self.entry_of(a, b) for a, b in self.trees[0]._keys(events)]
         if entries is not None:
@@ -210,17 +208,9 @@ class ChainTree:
         )
 
     def _entries(self, entries: Any) -> np.ndarray:
-        from .errors import EntryRangeError
+        from .reading import _checked_entries
 
-        chosen = np.asarray(entries)
-        if chosen.size == 0 and chosen.ndim == 1:
-            return np.zeros(0, dtype=np.int64)
-        if chosen.dtype.kind not in "iu" or chosen.ndim != 1:
-            raise TypeError(f"entries must be a one-dimensional integer array, not {chosen.dtype} of {chosen.ndim} dimensions")
-        if chosen.min() < 0 or chosen.max() >= self.num_entries:
-            bad = chosen[(chosen < 0) | (chosen >= self.num_entries)][0]
-            raise EntryRangeError(f'chain "{self.name}": entry {bad} is outside 0..{self.num_entries}')
-        return chosen.astype(np.int64)
+        return _checked_entries(entries, self.num_entries, f'chain "{self.name}"').astype(np.int64)
 
     def _take(self, lib: str, names: list[str], entries: np.ndarray) -> Any:
         """Entries ``entries`` (numbered across the files), in that order."""

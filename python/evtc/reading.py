@@ -587,9 +587,7 @@ class Tree:
         """
         lib = _library(library)
         names = self._select(expressions, filter_name)
-        chosen = [x is not None for x in (entries, events)] + [entry_start is not None or entry_stop is not None]
-        if sum(chosen) > 1:
-            raise ValueError("give one of an entry range, entries and events")
+        _one_way(entry_start, entry_stop, entries, events)
         if events is not None:
             entries = self.file._reader.entry_of(self.name, self._keys(events))
         if entries is not None:
@@ -599,19 +597,7 @@ class Tree:
 
     def _entries(self, entries: Any) -> np.ndarray:
         """``entries`` as a contiguous uint64 array, checked to be entries of the tree."""
-        from . import errors
-
-        chosen = np.asarray(entries)
-        if chosen.dtype.kind not in "iu" or chosen.ndim != 1:
-            if chosen.size == 0 and chosen.ndim == 1:
-                return np.zeros(0, dtype=np.uint64)
-            raise TypeError(f"entries must be a one-dimensional integer array, not {chosen.dtype} of {chosen.ndim} dimensions")
-        if chosen.size and (chosen.min() < 0 or chosen.max() >= self.num_entries):
-            bad = chosen[(chosen < 0) | (chosen >= self.num_entries)][0]
-            raise errors.EntryRangeError(
-                f'tree "{self.name}": entry {bad} is outside 0..{self.num_entries}'
-            )
-        return np.ascontiguousarray(chosen, dtype=np.uint64)
+        return _checked_entries(entries, self.num_entries, f'tree "{self.name}"')
 
     def batches(
         self,
@@ -952,6 +938,29 @@ _UNITS = {
     "b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
     "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
 }  # fmt: skip
+
+
+def _one_way(entry_start: Any, entry_stop: Any, entries: Any, events: Any) -> None:
+    """Refuses a read asked for by more than one of an entry range, entries and events."""
+    chosen = [entries is not None, events is not None, entry_start is not None or entry_stop is not None]
+    if sum(chosen) > 1:
+        raise ValueError("give one of an entry range, entries and events")
+
+
+def _checked_entries(entries: Any, num_entries: int, what: str) -> np.ndarray:
+    """``entries`` as a contiguous uint64 array, checked to be entries ``0..num_entries`` of
+    ``what`` (a tree, a chain)."""
+    from . import errors
+
+    chosen = np.asarray(entries)
+    if chosen.dtype.kind not in "iu" or chosen.ndim != 1:
+        if chosen.size == 0 and chosen.ndim == 1:
+            return np.zeros(0, dtype=np.uint64)
+        raise TypeError(f"entries must be a one-dimensional integer array, not {chosen.dtype} of {chosen.ndim} dimensions")
+    if chosen.size and (chosen.min() < 0 or chosen.max() >= num_entries):
+        bad = chosen[(chosen < 0) | (chosen >= num_entries)][0]
+        raise errors.EntryRangeError(f"{what}: entry {bad} is outside 0..{num_entries}")
+    return np.ascontiguousarray(chosen, dtype=np.uint64)
 
 
 def _entries_per_step(step_size: Any, raw_bytes: int, entries: int) -> int:
