@@ -18,7 +18,8 @@ from . import _lib
 from ._columns import _ak_array, _empty_column
 from ._info import BranchInfo
 from ._source import is_url
-from .reading import _entries_per_step, open
+from ._args import _entries_per_step
+from .reading import open
 
 
 def _partitions(cluster_ends: list[int], step: int) -> list[tuple[int, int]]:

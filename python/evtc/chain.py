@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ._args import _checked_entries, _entry_range, _library, _one_way
 from .errors import DuplicateEventError, KeyInFileError, SchemaError
 
 #: The most files opened at once (their footers read side by side, which matters for URLs).
@@ -192,8 +193,6 @@ class ChainTree:
         """Reads branches of the chain's entries (see :meth:`evtc.reading.Tree.arrays`):
         ``entry_start``/``entry_stop`` and ``entries`` are numbered across the files;
         ``events`` are found in each file's event index."""
-        from .reading import _entry_range, _library, _one_way
-
         lib = _library(library)
         names = self._select(expressions, filter_name)
         _one_way(entry_start, entry_stop, entries, events)
@@ -208,8 +207,6 @@ class ChainTree:
         )
 
     def _entries(self, entries: Any) -> np.ndarray:
-        from .reading import _checked_entries
-
         return _checked_entries(entries, self.num_entries, f'chain "{self.name}"').astype(np.int64)
 
     def _take(self, lib: str, names: list[str], entries: np.ndarray) -> Any:
@@ -243,8 +240,6 @@ class ChainTree:
         """Steps over the chain's entries, file after file (a step does not cross files, as in
         ``uproot.iterate``); with ``report=True`` each step is ``(arrays, (entry_start,
         entry_stop))`` numbered across the files."""
-        from .reading import _entry_range
-
         names = self._select(expressions, filter_name)
         start, stop = _entry_range(self.num_entries, entry_start, entry_stop)
         for k, a, b in self._pieces(start, stop):

@@ -48,6 +48,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod cores;
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -66,6 +67,7 @@ mod transfer;
 mod types;
 mod writer;
 
+pub use cores::cores;
 pub use error::{Error, Location, Result};
 pub use index::{EXT_EVENT_INDEX, EventIndexReader, IndexSummary, add_event_index};
 pub use io::{LocalFile, ReadAt};
@@ -79,7 +81,7 @@ pub use meta::{
 pub use output::Output;
 pub use reader::{
     BranchCursor, BranchReader, ChainedRows, ChainedTrees, DEFAULT_BASKET_CACHE_BYTES, FileReader,
-    FriendTrees, Jagged, RawBasket, ReadOptions, RowReader, TreeReader, Value, ValueRef, cores,
+    FriendTrees, Jagged, RawBasket, ReadOptions, RowReader, TreeReader, Value, ValueRef,
     shared_pool,
 };
 pub use recover::{

@@ -374,7 +374,7 @@ impl Default for WriteOptions {
             basket_size: None,
             cluster: DEFAULT_CLUSTER_SIZE,
             flush_at_cluster: false,
-            threads: crate::reader::cores(),
+            threads: crate::cores::cores(),
             max_cluster_bytes: 1 << 30,
             rac: RacMode::Off,
             rac_unit_bytes: None,

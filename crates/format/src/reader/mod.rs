@@ -71,14 +71,6 @@ fn max_expansion(algorithm: u8) -> u64 {
     }
 }
 
-/// The cores this process may use (`std::thread::available_parallelism`, at least 1), asked
-/// once: the standard library reads the cgroup files under `/proc` at each call, which was a
-/// third of the time of opening a small file.
-pub fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
 /// The pool of `threads` threads that every reader of the process asking for that many shares
 /// (evtc files' readers, and other readers given it, such as the Python package's of ROOT
 /// files): files opened for one read each (as Python code often opens them) then reuse warm
@@ -120,7 +112,7 @@ impl Default for ReadOptions {
     fn default() -> ReadOptions {
         ReadOptions {
             verify_checksums: true,
-            threads: cores(),
+            threads: crate::cores::cores(),
             max_basket_bytes: DEFAULT_MAX_BASKET_BYTES,
             memory_map: false,
             basket_cache_bytes: DEFAULT_BASKET_CACHE_BYTES,
