@@ -478,6 +478,7 @@ impl Reader {
                         file.column_reader(column)
                             .read_values(range.clone(), &mut values)
                             .map_err(errors::root)?;
+                        values.fit();
                         return Ok(Column {
                             values,
                             levels: Vec::new(),

@@ -95,6 +95,13 @@ impl Values {
         with_values!(self, v => v.clear())
     }
 
+    /// Gives back the spare room of values read by appending (a vector grown by doubling holds
+    /// up to twice its length): when more than an eighth of it is spare, the values move to an
+    /// allocation of their exact size.
+    pub fn fit(&mut self) {
+        with_values!(self, v => fit(v))
+    }
+
     /// Appends `other`'s values `range`; `false` (and nothing appended) when `other` holds
     /// another type or `range` is out of its bounds.
     pub fn extend_from(&mut self, other: &Values, range: std::ops::Range<usize>) -> bool {
@@ -217,6 +224,14 @@ impl ColumnData {
                 Vec::new()
             },
             levels: vec![vec![0]; kind.levels()],
+        }
+    }
+
+    /// Gives back the spare room of the values and boundaries ([`Values::fit`]).
+    pub fn fit(&mut self) {
+        self.values.fit();
+        for level in std::iter::once(&mut self.offsets).chain(&mut self.levels) {
+            fit(level);
         }
     }
 
@@ -374,5 +389,15 @@ impl ColumnData {
                 .map(|w| (w[1] - w[0]) as u32)
                 .collect()
         })
+    }
+}
+
+/// `v` in an allocation of its exact size when more than an eighth of its room is spare. (An
+/// allocator may keep a shrunk block where it is, so the values are copied to a new one.)
+fn fit<T: Copy>(v: &mut Vec<T>) {
+    if v.capacity() - v.len() > v.len() / 8 {
+        let mut exact = Vec::with_capacity(v.len());
+        exact.extend_from_slice(v);
+        *v = exact;
     }
 }

@@ -40,13 +40,14 @@ impl<R: ReadAt> RootFile<R> {
         }
     }
 
-    /// Reads the entries `range` of `column` into new vectors.
+    /// Reads the entries `range` of `column` into new vectors of their exact size.
     ///
     /// # Errors
     /// [`Error::OutOfRange`], and corrupt or truncated baskets or pages.
     pub fn read_column(&self, column: &Column, range: Range<u64>) -> Result<ColumnData> {
         let mut out = ColumnData::new(column.kind);
         self.column_reader(column).read(range, &mut out)?;
+        out.fit();
         Ok(out)
     }
 }
