@@ -7,6 +7,34 @@ use crate::error::Result;
 use crate::objects::{Parser, Tagged};
 use crate::typename::compact;
 
+/// Adds `info` to the infos of its class, unless the class has an info of the same version and
+/// layout already: a file may list a class version twice (ATLAS files hold `ElementLinkBase`
+/// twice at version 1, written by builds whose checksums differ), and one layout is one layout.
+fn add(infos: &mut HashMap<String, Vec<StreamerInfo>>, info: StreamerInfo) {
+    let known = infos.entry(compact(&info.class)).or_default();
+    if !known.iter().any(|k| same_layout(k, &info)) {
+        known.push(info);
+    }
+}
+
+/// Whether two infos describe one layout: the same version and the same members in order (name,
+/// streamer type, C++ type up to white space, array shape, range, count member, base version;
+/// the comments aside).
+fn same_layout(a: &StreamerInfo, b: &StreamerInfo) -> bool {
+    a.version == b.version
+        && a.elements.len() == b.elements.len()
+        && a.elements.iter().zip(&b.elements).all(|(x, y)| {
+            x.name == y.name
+                && x.kind == y.kind
+                && compact(&x.type_name) == compact(&y.type_name)
+                && x.array_length == y.array_length
+                && x.dims == y.dims
+                && x.range == y.range
+                && x.count_name == y.count_name
+                && x.base_version == y.base_version
+        })
+}
+
 /// `TStreamerElement::kHasRange`, a `TObject` bit.
 const HAS_RANGE: u32 = 1 << 6;
 
@@ -19,8 +47,7 @@ impl Streamers {
         for _ in 0..n {
             if let Tagged::Object { class, end } = p.tagged()? {
                 if class == "TStreamerInfo" {
-                    let info = streamer_info(&mut p)?;
-                    infos.entry(compact(&info.class)).or_default().push(info);
+                    add(&mut infos, streamer_info(&mut p)?);
                 } else if end.is_none() {
                     return Err(p.c.error(format!(
                         "cannot skip an object of class {class} without a byte count"
@@ -161,4 +188,75 @@ fn element(p: &mut Parser<'_>, grandchild: bool) -> Result<(StreamerElement, i16
         base_version: None,
     };
     Ok((element, own_version))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(version: i32, members: &[(&str, &str)]) -> StreamerInfo {
+        StreamerInfo {
+            class: "ElementLinkBase".into(),
+            version,
+            elements: members
+                .iter()
+                .map(|(name, type_name)| StreamerElement {
+                    name: (*name).into(),
+                    type_name: (*type_name).into(),
+                    kind: 13,
+                    title: format!("the {name}"),
+                    ..StreamerElement::default()
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_layout_listed_twice_is_one_and_others_stay_apart() {
+        let mut infos = HashMap::new();
+        add(
+            &mut infos,
+            info(
+                1,
+                &[
+                    ("m_persKey", "unsigned int"),
+                    ("m_persIndex", "unsigned int"),
+                ],
+            ),
+        );
+        // The same version and members, another comment: the same layout.
+        let mut again = info(
+            1,
+            &[
+                ("m_persKey", "unsigned int"),
+                ("m_persIndex", "unsigned int"),
+            ],
+        );
+        again.elements[0].title = "another comment".into();
+        add(&mut infos, again);
+        let streamers = Streamers {
+            infos: infos.clone(),
+            error: None,
+        };
+        assert!(streamers.single_info("ElementLinkBase").is_ok());
+        // The same version with other members, and another version: kept apart, and a class
+        // inside another object is then refused, naming the versions.
+        add(&mut infos, info(1, &[("m_persKey", "unsigned int")]));
+        add(
+            &mut infos,
+            info(
+                2,
+                &[
+                    ("m_persKey", "unsigned int"),
+                    ("m_persIndex", "unsigned int"),
+                ],
+            ),
+        );
+        let streamers = Streamers { infos, error: None };
+        let why = streamers.single_info("ElementLinkBase").unwrap_err();
+        assert!(
+            why.contains("3 streamer infos") && why.contains("versions 1, 1, 2"),
+            "{why}"
+        );
+    }
 }
