@@ -70,30 +70,20 @@ class XRootDSource:
 
         head, tail = _lib.OPEN_BYTES  # what the reader reads first of a file it opens
         ranges = [(0, min(head, self.size)), (max(self.size - tail, 0), min(tail, self.size))]
-        answers: dict[str, Any] = {}
-        done = threading.Semaphore(0)
-
-        def keep(what: str):
-            def callback(status: Any, response: Any, hosts: Any) -> None:
-                answers[what] = (status, response)
-                done.release()
-
-            return callback
-
-        self._check(self.file.stat(force=True, callback=keep("stat")), "sending a stat")
-        self._check(self.file.vector_read(ranges, callback=keep("read")), "sending a vector read")
-        done.acquire()
-        done.acquire()
-        status, info = answers["stat"]
-        self._check(status, "stat")
+        (stat_status, info), (read_status, read) = self._together(
+            [
+                ("a stat", lambda callback: self.file.stat(force=True, callback=callback)),
+                ("a vector read", lambda callback: self.file.vector_read(ranges, callback=callback)),
+            ]
+        )
+        self._check(stat_status, "stat")
         self.requests += 1
         size = int(info.size)
-        status, read = answers["read"]
         if size != self.size:
             self.size = size
             with self._lock:
                 self._kept[self.url] = (self.file, size)
-        elif status.ok and len(read.chunks) == len(ranges):
+        elif read_status.ok and len(read.chunks) == len(ranges):
             self._early = [(c.offset, bytes(c.buffer)) for c in read.chunks]
 
     def _served_early(self, starts: list[int], stops: list[int]) -> list[bytes] | None:
@@ -136,6 +126,29 @@ class XRootDSource:
                 cls._kept.popitem(last=False)
             return file, int(info.size), False
 
+    def _together(self, calls: list[tuple[str, Any]]) -> list[tuple[Any, Any]]:
+        """Sends every call (``(what, send)``, ``send(callback)`` starting an asynchronous
+        request) at once and waits for all: their (status, response) in order."""
+        answers: list[Any] = [None] * len(calls)
+        done = threading.Semaphore(0)
+
+        def answer(i: int) -> Any:
+            def callback(status: Any, response: Any, hosts: Any) -> None:
+                answers[i] = (status, response)
+                done.release()
+
+            return callback
+
+        sent = 0
+        try:
+            for i, (what, send) in enumerate(calls):
+                self._check(send(answer(i)), f"sending {what}")
+                sent += 1
+        finally:
+            for _ in range(sent):  # every request sent is answered before its buffers go
+                done.acquire()
+        return answers
+
     def _check(self, status: Any, what: str) -> None:
         if not status.ok:
             raise OSError(f"{self.url}: {what}: {status.message.strip()}")
@@ -167,21 +180,12 @@ class XRootDSource:
             vectors[-1].append(chunk)
             held += chunk[1]
         self.requests += len(vectors)
-        answers: list[Any] = [None] * len(vectors)
-        done = threading.Semaphore(0)
-
-        def answer(i: int):
-            def callback(status: Any, response: Any, hosts: Any) -> None:
-                answers[i] = (status, response)
-                done.release()
-
-            return callback
-
-        for i, vector in enumerate(vectors):
-            status = self.file.vector_read(vector, callback=answer(i))
-            self._check(status, "sending a vector read")
-        for _ in vectors:
-            done.acquire()
+        answers = self._together(
+            [
+                ("a vector read", lambda callback, v=vector: self.file.vector_read(v, callback=callback))
+                for vector in vectors
+            ]
+        )
         pieces: list[bytes] = []
         for (status, response), vector in zip(answers, vectors):
             self._check(status, f"a vector read of {len(vector)} ranges")

@@ -209,6 +209,15 @@ fn with_file(file: *const EvtcFile, f: impl FnOnce(&EvtcFile) -> Outcome) -> Evt
     )
 }
 
+/// The local evtc file at `path`, decoded by `threads` threads; an error names it.
+fn open_local(path: &str, threads: u32) -> Outcome<FileReader<Source>> {
+    let source = LocalFile::open(path)
+        .map_err(|e| Failure::new(EvtcStatus::ErrorIo, format!("{path}: {e}")))?;
+    let options = ReadOptions::default().threads(threads.max(1) as usize);
+    FileReader::from_source(Source::Local(source), options)
+        .map_err(|e| Failure::from(e.in_file(std::path::Path::new(path))))
+}
+
 fn opened(readers: Vec<FileReader<Source>>, out: *mut *mut EvtcFile) -> Outcome {
     let handle = Box::into_raw(Box::new(EvtcFile::new(readers)));
     // SAFETY: `out` was checked not to be null by the caller of this function.
@@ -236,12 +245,7 @@ pub unsafe extern "C" fn evtc_open(
             if out.is_null() {
                 return Err(Failure::argument("out is a null pointer"));
             }
-            let source = LocalFile::open(path)
-                .map_err(|e| Failure::new(EvtcStatus::ErrorIo, format!("{path}: {e}")))?;
-            let options = ReadOptions::default().threads(threads.max(1) as usize);
-            let reader = FileReader::from_source(Source::Local(source), options)
-                .map_err(|e| Failure::from(e.in_file(std::path::Path::new(path))))?;
-            opened(vec![reader], out)
+            opened(vec![open_local(path, threads)?], out)
         },
     )
 }
@@ -275,13 +279,7 @@ pub unsafe extern "C" fn evtc_open_chain(
             for i in 0..count {
                 // SAFETY: `paths` holds `count` pointers, as the function's contract says.
                 let path = unsafe { str_arg(*paths.add(i), "a path") }?;
-                let source = LocalFile::open(path)
-                    .map_err(|e| Failure::new(EvtcStatus::ErrorIo, format!("{path}: {e}")))?;
-                let options = ReadOptions::default().threads(threads.max(1) as usize);
-                readers.push(
-                    FileReader::from_source(Source::Local(source), options)
-                        .map_err(|e| Failure::from(e.in_file(std::path::Path::new(path))))?,
-                );
+                readers.push(open_local(path, threads)?);
             }
             opened(readers, out)
         },
