@@ -113,18 +113,21 @@ class XRootDSource:
             if url in cls._kept:
                 cls._kept.move_to_end(url)
                 return (*cls._kept[url], True)
-            file = client.File()
-            status, _ = file.open(url, OpenFlags.READ)
-            if not status.ok:
-                raise FileError(f"{url}: {status.message.strip()}")
-            status, info = file.stat()  # answered by the open, no round trip
-            if not status.ok:
-                raise FileError(f"{url}: {status.message.strip()}")
+        # Opened outside the lock: files opened side by side (a chain's) open at once.
+        file = client.File()
+        status, _ = file.open(url, OpenFlags.READ)
+        if not status.ok:
+            raise FileError(f"{url}: {status.message.strip()}")
+        status, info = file.stat()  # answered by the open, no round trip
+        if not status.ok:
+            raise FileError(f"{url}: {status.message.strip()}")
+        with cls._lock:
+            # Another thread may have opened it meanwhile: either open serves.
             cls._kept[url] = (file, int(info.size))
             # A file dropped here stays open while a source reads it, and closes with it.
             while len(cls._kept) > cls.KEPT:
                 cls._kept.popitem(last=False)
-            return file, int(info.size), False
+        return file, int(info.size), False
 
     def _together(self, calls: list[tuple[str, Any]]) -> list[tuple[Any, Any]]:
         """Sends every call (``(what, send)``, ``send(callback)`` starting an asynchronous
