@@ -223,7 +223,11 @@ fn a_killed_append_leaves_the_last_version_and_nothing_else() {
         let now = entries(&file);
         if status.success() {
             expected += 60_000;
+        } else if now == expected + 60_000 {
+            // Killed after the append was committed (its trailer written), before it exited.
+            expected = now;
         }
+        // The file is the version before the append or the one after it, never between.
         assert_eq!(now, expected, "after a kill at {delay:?}");
         let verify = ok(&evtc(&["verify", &f]));
         assert!(verify.contains(": OK"), "{verify}");
