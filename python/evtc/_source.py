@@ -83,7 +83,7 @@ class XRootDSource:
             self.size = size
             with self._lock:
                 self._kept[self.url] = (self.file, size)
-        elif read_status.ok and len(read.chunks) == len(ranges):
+        elif read_status.ok and [len(c.buffer) for c in read.chunks] == [n for _, n in ranges]:
             self._early = [(c.offset, bytes(c.buffer)) for c in read.chunks]
 
     def _served_early(self, starts: list[int], stops: list[int]) -> list[bytes] | None:
@@ -168,11 +168,13 @@ class XRootDSource:
         if early is not None:
             return early
         chunks: list[tuple[int, int]] = []
-        for start, stop in zip(starts, stops):
+        owner: list[int] = []  # the range each chunk belongs to
+        for i, (start, stop) in enumerate(zip(starts, stops)):
             at = start
             while at < stop:
                 n = min(stop - at, self.MAX_CHUNK_BYTES)
                 chunks.append((at, n))
+                owner.append(i)
                 at += n
         vectors: list[list[tuple[int, int]]] = []
         held = self.MAX_VECTOR_BYTES
@@ -189,23 +191,22 @@ class XRootDSource:
                 for vector in vectors
             ]
         )
-        pieces: list[bytes] = []
+        parts: list[list[bytes]] = [[] for _ in starts]
+        at = 0
         for (status, response), vector in zip(answers, vectors):
             self._check(status, f"a vector read of {len(vector)} ranges")
             got = response.chunks
             if len(got) != len(vector):
                 raise OSError(f"{self.url}: a vector read of {len(vector)} ranges gave {len(got)}")
-            pieces.extend(bytes(c.buffer) for c in got)
-        out: list[bytes] = []
-        it = iter(pieces)
-        for start, stop in zip(starts, stops):
-            parts, n = [], 0
-            while n < stop - start:
-                piece = next(it)
-                parts.append(piece)
-                n += len(piece)
-            out.append(b"".join(parts) if len(parts) != 1 else parts[0])
-        return out
+            for (offset, length), chunk in zip(vector, got):
+                data = bytes(chunk.buffer)
+                if len(data) != length:
+                    raise OSError(
+                        f"{self.url}: {len(data)} bytes at offset {offset}, {length} asked for"
+                    )
+                parts[owner[at]].append(data)
+                at += 1
+        return [b"".join(p) if len(p) != 1 else p[0] for p in parts]
 
 
 class FsspecSource:
