@@ -147,26 +147,12 @@ impl<'a, R: ReadAt> ChainedTrees<'a, R> {
     /// # Errors
     /// As [`BranchReader::read_range`], and [`ChainedTrees::branch_in`]'s.
     pub fn read_range<T: Scalar>(&self, name: &str, range: Range<u64>) -> Result<Vec<T>> {
-        self.check(&range)?;
-        let pieces = self.pieces(range);
-        if let [(k, part)] = pieces.as_slice() {
-            // Within one tree: its read as it is, not copied.
-            let tree = &self.trees[*k];
-            return self
-                .branch_in(*k, name)?
-                .read_range::<T>(part.clone())
-                .map_err(|e| in_file(tree, e));
-        }
-        let mut out = Vec::new();
-        for (k, part) in pieces {
-            let tree = &self.trees[k];
-            out.extend(
-                self.branch_in(k, name)?
-                    .read_range::<T>(part)
-                    .map_err(|e| in_file(tree, e))?,
-            );
-        }
-        Ok(out)
+        let mut parts = self.per_piece(name, range, |b, part| b.read_range::<T>(part))?;
+        // Within one tree: its read as it is, not copied.
+        Ok(match parts.len() {
+            1 => parts.pop().expect("one part"),
+            _ => parts.concat(),
+        })
     }
 
     /// Chain entries `range` of variable-length branch `name`: values and offsets.
@@ -174,23 +160,13 @@ impl<'a, R: ReadAt> ChainedTrees<'a, R> {
     /// # Errors
     /// As [`BranchReader::read_jagged_range`], and [`ChainedTrees::branch_in`]'s.
     pub fn read_jagged_range<T: Scalar>(&self, name: &str, range: Range<u64>) -> Result<Jagged<T>> {
-        self.check(&range)?;
-        let pieces = self.pieces(range);
-        if let [(k, part)] = pieces.as_slice() {
-            let tree = &self.trees[*k];
-            return self
-                .branch_in(*k, name)?
-                .read_jagged_range::<T>(part.clone())
-                .map_err(|e| in_file(tree, e));
+        let mut parts = self.per_piece(name, range, |b, part| b.read_jagged_range::<T>(part))?;
+        if parts.len() == 1 {
+            return Ok(parts.pop().expect("one part"));
         }
         let mut values = Vec::new();
         let mut offsets = vec![0u64];
-        for (k, part) in pieces {
-            let tree = &self.trees[k];
-            let jagged = self
-                .branch_in(k, name)?
-                .read_jagged_range::<T>(part)
-                .map_err(|e| in_file(tree, e))?;
+        for jagged in parts {
             let base = values.len() as u64;
             offsets.extend(jagged.offsets[1..].iter().map(|&o| base + o));
             values.extend_from_slice(&jagged.values);
@@ -206,16 +182,28 @@ impl<'a, R: ReadAt> ChainedTrees<'a, R> {
     /// # Errors
     /// As [`BranchReader::value_count`], and [`ChainedTrees::branch_in`]'s.
     pub fn value_count(&self, name: &str, range: Range<u64>) -> Result<u64> {
+        Ok(self
+            .per_piece(name, range, |b, part| b.value_count(part))?
+            .into_iter()
+            .sum())
+    }
+
+    /// `read` of branch `name` over each tree's part of chain entries `range` (an error naming
+    /// the tree's file).
+    fn per_piece<X>(
+        &self,
+        name: &str,
+        range: Range<u64>,
+        read: impl Fn(&BranchReader<'a, R>, Range<u64>) -> Result<X>,
+    ) -> Result<Vec<X>> {
         self.check(&range)?;
-        let mut n = 0;
-        for (k, part) in self.pieces(range) {
-            let tree = &self.trees[k];
-            n += self
-                .branch_in(k, name)?
-                .value_count(part)
-                .map_err(|e| in_file(tree, e))?;
-        }
-        Ok(n)
+        self.pieces(range)
+            .into_iter()
+            .map(|(k, part)| {
+                let branch = self.branch_in(k, name)?;
+                read(&branch, part).map_err(|e| in_file(&self.trees[k], e))
+            })
+            .collect()
     }
 
     /// Row reads of the named branches across the trees (each tree's opened when an entry of it
