@@ -26,14 +26,8 @@ struct Inner {
 }
 
 impl RootWriter {
-    /// The writer's state; another thread writing at the same time is an error, not a wait.
     fn lock(&self) -> PyResult<MutexGuard<'_, Inner>> {
-        self.inner.try_lock().map_err(|_| {
-            errors::raise(
-                "Error",
-                "the file is being written by another thread".into(),
-            )
-        })
+        crate::write::writer_state(&self.inner)
     }
 }
 

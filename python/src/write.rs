@@ -103,16 +103,20 @@ struct Inner {
 }
 
 impl Writer {
-    /// The writer's state; another thread writing at the same time is an error, not a wait
-    /// (waiting while holding the GIL could deadlock with a thread that released it).
     fn lock(&self) -> PyResult<MutexGuard<'_, Inner>> {
-        self.inner.try_lock().map_err(|_| {
-            errors::raise(
-                "Error",
-                "the file is being written by another thread".into(),
-            )
-        })
+        writer_state(&self.inner)
     }
+}
+
+/// A writer's state; another thread writing at the same time is an error, not a wait (waiting
+/// while holding the GIL could deadlock with a thread that released it).
+pub(crate) fn writer_state<T>(inner: &std::sync::Mutex<T>) -> PyResult<MutexGuard<'_, T>> {
+    inner.try_lock().map_err(|_| {
+        errors::raise(
+            "Error",
+            "the file is being written by another thread".into(),
+        )
+    })
 }
 
 impl Inner {
