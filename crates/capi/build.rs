@@ -1,8 +1,12 @@
 //! Puts, beside the built library in `target/<profile>/`, what a C or C++ build needs: the
-//! headers (`include/evtc.h`, `include/evtc.hpp`), a pkg-config file (`pkgconfig/evtc.pc`) and
-//! a CMake package (`cmake/evtc/evtcConfig.cmake`, target `evtc::evtc`), all pointing there.
+//! headers (`include/evtc.h`, `include/evtc.hpp`, the RDataFrame source's), a pkg-config file
+//! (`pkgconfig/evtc.pc`) and a CMake package (`cmake/evtc/evtcConfig.cmake`, target
+//! `evtc::evtc`), all pointing there.
 
 use std::path::{Path, PathBuf};
+
+/// The headers of include/ that go beside the library.
+const HEADERS: [&str; 4] = ["evtc.h", "evtc.hpp", "evtc_rdf.hxx", "evtc_rdf_lib.hxx"];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
@@ -11,7 +15,7 @@ fn main() {
     let Some(dir) = out.ancestors().nth(3).map(Path::to_path_buf) else {
         return;
     };
-    for header in ["evtc.h", "evtc.hpp", "evtc_rdf.hxx"] {
+    for header in HEADERS {
         println!("cargo:rerun-if-changed=include/{header}");
     }
     let include = dir.join("include");
@@ -20,7 +24,7 @@ fn main() {
     for d in [&include, &pkgconfig, &cmake] {
         std::fs::create_dir_all(d).expect("create the install directories");
     }
-    for header in ["evtc.h", "evtc.hpp", "evtc_rdf.hxx"] {
+    for header in HEADERS {
         std::fs::copy(manifest.join("include").join(header), include.join(header))
             .expect("copy the headers");
     }

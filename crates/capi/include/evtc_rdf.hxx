@@ -314,6 +314,15 @@ class RDataSource final : public ROOT::RDF::RDataSource {
   bool ranges_given_ = false;
 };
 
+#ifdef EVTC_RDF_LIBRARY
+// Compiled into libevtc_rdf (rdf/evtc_rdf.cxx): declared here, defined there.
+
+/// An RDataFrame over tree `tree` of the evtc file `path`.
+ROOT::RDataFrame MakeDataFrame(const std::string& path, const std::string& tree);
+
+/// An RDataFrame over tree `tree` of the evtc files `paths` read as one (a TChain's).
+ROOT::RDataFrame MakeDataFrame(const std::vector<std::string>& paths, const std::string& tree);
+#else
 /// An RDataFrame over tree `tree` of the evtc file `path`.
 inline ROOT::RDataFrame MakeDataFrame(const std::string& path, const std::string& tree) {
   return ROOT::RDataFrame(std::make_unique<RDataSource>(path, tree));
@@ -336,6 +345,7 @@ ROOT::RDataFrame compile_with_header(const std::string& path, const std::string&
 }
 }  // namespace rdf_detail
 #endif
+#endif  // EVTC_RDF_LIBRARY
 
 }  // namespace evtc
 
