@@ -5,6 +5,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use evtc_codecs::{Algorithm, Codec};
+use evtc_convert::FileKind;
 use evtc_format::{
     Boundaries, BranchCursor, BranchMeta, BranchReader, DataType, FileReader, LocalFile,
     ReadOptions, ScalarType, TreeReader, shared_pool,
@@ -626,10 +627,11 @@ impl Reader {
         let (source, remote) = open_source(path, source, mmap)?;
         let threads = threads.max(1);
         py.detach(|| {
-            let mut magic = [0u8; 4];
-            let is_root = source.len() >= 4
+            // Anything but a ROOT file goes to the evtc reader, whose error names what is wrong.
+            let mut magic = [0u8; FileKind::MAGIC_LEN];
+            let is_root = source.len() >= FileKind::MAGIC_LEN as u64
                 && source.read_exact_at(0, &mut magic).is_ok()
-                && &magic == b"root";
+                && FileKind::detect(&magic) == Some(FileKind::Root);
             let backend = if is_root {
                 let file =
                     Box::new(RootFile::from_source(RootSource(source)).map_err(errors::root)?);

@@ -4,6 +4,7 @@ use std::ffi::{CString, c_char, c_void};
 use std::ptr;
 use std::sync::Mutex;
 
+use evtc_convert::FileKind;
 use evtc_format::{
     BranchMeta, ChainedTrees, DataType, FileReader, LocalFile, ReadAt, ReadOptions, Scalar,
 };
@@ -213,6 +214,15 @@ fn with_file(file: *const EvtcFile, f: impl FnOnce(&EvtcFile) -> Outcome) -> Evt
 fn open_local(path: &str, threads: u32) -> Outcome<FileReader<Source>> {
     let source = LocalFile::open(path)
         .map_err(|e| Failure::new(EvtcStatus::ErrorIo, format!("{path}: {e}")))?;
+    if let Ok(FileKind::Root) = FileKind::of_path(std::path::Path::new(path)) {
+        return Err(Failure::new(
+            EvtcStatus::ErrorUnsupported,
+            format!(
+                "{path} is a ROOT file: the C API reads evtc files (`evtc convert` makes one of it; \
+                 ROOT's own TTree or RNTupleReader reads it)"
+            ),
+        ));
+    }
     let options = ReadOptions::default().threads(threads.max(1) as usize);
     FileReader::from_source(Source::Local(source), options)
         .map_err(|e| Failure::from(e.in_file(std::path::Path::new(path))))

@@ -178,3 +178,19 @@ fn a_chain_reads_as_one_file() {
         Some(EvtcStatus::ErrorIo)
     );
 }
+
+/// A ROOT file given to the C API is refused as such (the library's one test of what a file
+/// is), naming the file and what reads it.
+#[test]
+fn a_root_file_is_refused_naming_it() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/nano_sample.root");
+    assert_eq!(open(&[&root]).err(), Some(EvtcStatus::ErrorUnsupported));
+    // SAFETY: the thread's last error, a NUL-terminated string the library keeps.
+    let message = unsafe { CStr::from_ptr(evtc_c::evtc_last_error()) }
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        message.contains("nano_sample.root is a ROOT file") && message.contains("evtc convert"),
+        "{message}"
+    );
+}

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use evtc_convert::FileKind;
 use evtc_format::size;
 use evtc_format::{ChainedTrees, DataType, FileReader, Value};
 
@@ -121,6 +122,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let readers = files
         .iter()
         .map(|file| {
+            if FileKind::of_path(file)? == FileKind::Root {
+                bail!(
+                    "{} is a ROOT file: evtc dump shows evtc files (`evtc inspect` lists its \
+                     trees, `evtc convert` makes an evtc file of it)",
+                    file.display()
+                );
+            }
             FileReader::open_with(file, crate::read_options(args.max_basket_size))
                 .with_context(|| format!("reading {}", file.display()))
         })

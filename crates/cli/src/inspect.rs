@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use evtc_codecs::{Algorithm, Codec, Precondition};
+use evtc_convert::FileKind;
 use evtc_format::FileReader;
 use evtc_root::{NtupleLayout, RootFile, TreeKind};
 use serde::Serialize;
@@ -308,17 +309,8 @@ pub fn report(path: &Path, baskets: bool) -> anyhow::Result<Report> {
     let size = std::fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
-    if size < 4 {
-        anyhow::bail!(
-            "{} has {size} bytes: too short to be an evtc or ROOT file",
-            path.display()
-        );
-    }
-    let mut magic = [0u8; 4];
-    std::io::Read::read_exact(&mut std::fs::File::open(path)?, &mut magic)
-        .with_context(|| format!("reading {}", path.display()))?;
     let file = path.display().to_string();
-    if &magic == b"root" {
+    if FileKind::of_path(path)? == FileKind::Root {
         return root_report(path, file, size, baskets);
     }
     evtc_report(path, file, size, baskets)

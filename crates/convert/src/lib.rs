@@ -52,7 +52,8 @@ pub use settings::{
     Jobs, OutputFormat, Renamed, SETTINGS, Setting, SettingError, Settings, Shape, setting,
 };
 pub use skim::{Entries, SkimOptions, SkimReport, read_entry_list, skim};
-use source::{Input, SourceTree};
+use source::SourceTree;
+pub use source::{FileKind, Input};
 
 /// A `Result` whose error defaults to this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -8,7 +8,7 @@ use std::time::Instant;
 use evtc_format::{BranchMeta, MergeProgress, Schemas};
 use serde::Serialize;
 
-use crate::source::{FileKind, file_kind};
+use crate::source::FileKind;
 use crate::{Error, Result, Settings, convert};
 
 /// How to merge: which branches, copying or writing again, and the settings of ROOT inputs'
@@ -135,7 +135,7 @@ pub fn merge(
     let started = Instant::now();
     let roots: Vec<bool> = inputs
         .iter()
-        .map(|p| Ok(file_kind(p)? == FileKind::Root))
+        .map(|p| Ok(FileKind::of_path(p)? == FileKind::Root))
         .collect::<Result<_>>()?;
     let total = roots.iter().filter(|&&r| r).count();
     // ROOT inputs, converted into a scratch directory beside the output (the same file

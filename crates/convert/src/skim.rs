@@ -8,7 +8,7 @@ use evtc_format::{BranchMeta, DataType, FileReader, ScalarType, TreeReader, Tree
 use serde::Serialize;
 
 use crate::select::{Column, Selection};
-use crate::source::{FileKind, file_kind};
+use crate::source::FileKind;
 use crate::{Error, Glob, Result, Settings};
 
 /// Which entries a skim keeps.
@@ -124,7 +124,7 @@ pub fn skim(
     progress: &mut dyn FnMut(evtc_format::SkimProgress<'_>),
 ) -> Result<SkimReport> {
     let started = Instant::now();
-    if file_kind(input)? == FileKind::Root {
+    if FileKind::of_path(input)? == FileKind::Root {
         return Err(Error::Options(format!(
             "{} is a ROOT file: skim reads evtc files (`evtc convert` it first; its --branches \
              and --tree keep branches and trees)",

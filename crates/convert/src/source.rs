@@ -14,8 +14,13 @@ use crate::{Error, Result};
 /// Uncompressed bytes of values read per chunk.
 const CHUNK_BYTES: u64 = 32 << 20;
 
-pub(crate) enum Input {
+/// An open input file of either kind: what `convert`, `merge`, `skim` and the advisor read, and
+/// what `evtc inspect` and the Python binding decide between with [`FileKind`].
+#[derive(Debug)]
+pub enum Input {
+    /// A ROOT file (its TTrees and RNTuples).
     Root(RootFile),
+    /// An evtc file.
     Evtc(Box<FileReader>),
 }
 
@@ -85,37 +90,58 @@ fn root_kind(dtype: DataType) -> ColumnKind {
     }
 }
 
-/// What kind of file an input is.
+/// What kind of file an input is: the one place evtc tells ROOT files from evtc files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FileKind {
+pub enum FileKind {
+    /// A ROOT file (`root` magic): TTrees and RNTuples.
     Root,
+    /// An evtc file (`EVTC` magic).
     Evtc,
 }
 
-/// The kind of the file at `path`, by its first bytes.
-pub(crate) fn file_kind(path: &Path) -> Result<FileKind> {
-    let fail = |reason: String| Error::Input {
-        path: path.display().to_string(),
-        reason,
-    };
-    let mut magic = [0u8; 4];
-    let mut file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
-    std::io::Read::read_exact(&mut file, &mut magic)
-        .map_err(|_| fail("too short to be a ROOT or evtc file".into()))?;
-    match &magic {
-        b"root" => Ok(FileKind::Root),
-        b"EVTC" => Ok(FileKind::Evtc),
-        _ => Err(fail(format!(
-            "neither a ROOT nor an evtc file (starts with {magic:?})"
-        ))),
+impl FileKind {
+    /// Bytes at the start of a file that [`FileKind::detect`] looks at.
+    pub const MAGIC_LEN: usize = 4;
+
+    /// The kind of a file that starts with `start` (at least [`FileKind::MAGIC_LEN`] bytes),
+    /// `None` for neither kind.
+    pub fn detect(start: &[u8]) -> Option<FileKind> {
+        match start.get(..Self::MAGIC_LEN)? {
+            b"root" => Some(FileKind::Root),
+            b"EVTC" => Some(FileKind::Evtc),
+            _ => None,
+        }
+    }
+
+    /// The kind of the file at `path`, by its first bytes.
+    ///
+    /// # Errors
+    /// [`Error::Input`] naming the file: it cannot be read, is too short, or is neither kind.
+    pub fn of_path(path: &Path) -> Result<FileKind> {
+        let fail = |reason: String| Error::Input {
+            path: path.display().to_string(),
+            reason,
+        };
+        let mut magic = [0u8; FileKind::MAGIC_LEN];
+        let mut file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+        std::io::Read::read_exact(&mut file, &mut magic)
+            .map_err(|_| fail("too short to be a ROOT or evtc file".into()))?;
+        FileKind::detect(&magic).ok_or_else(|| {
+            fail(format!(
+                "neither a ROOT nor an evtc file (starts with {magic:?})"
+            ))
+        })
     }
 }
 
 impl Input {
-    /// Opens `path`, ROOT or evtc, with `max_basket_bytes` as the readers' basket limit (their
-    /// default when `None`).
-    pub(crate) fn open(path: &Path, max_basket_bytes: Option<u64>) -> Result<Input> {
-        match file_kind(path)? {
+    /// Opens `path`, ROOT or evtc ([`FileKind::of_path`]), with `max_basket_bytes` as the
+    /// readers' basket limit (their default when `None`).
+    ///
+    /// # Errors
+    /// [`Error::Input`] for a file of neither kind; the reader's error for a damaged one.
+    pub fn open(path: &Path, max_basket_bytes: Option<u64>) -> Result<Input> {
+        match FileKind::of_path(path)? {
             FileKind::Root => {
                 let mut file = RootFile::open(path)?;
                 if let Some(limit) = max_basket_bytes {

@@ -50,13 +50,12 @@ mod typename;
 mod types;
 mod write;
 
-pub use column::{
-    BasketInfo, Column, FieldKind, FieldNode, OffsetsKey, Tree, TreeKind, UnsupportedBranch,
-};
+pub use column::{BasketInfo, Column, FieldKind, FieldNode, Tree, TreeKind, UnsupportedBranch};
 pub use data::{ColumnData, Values};
 pub use error::{Error, Result};
 pub use file::{DEFAULT_MAX_BASKET_BYTES, Key, RootFile, TreeEntry};
 pub use read::ColumnReader;
+pub use rntuple::field::OffsetsKey;
 pub use rntuple::{ClusterLayout, ColumnLayout, NtupleLayout};
 pub use source::ReadAt;
 pub use types::{ColumnKind, RootTypeName, ScalarType};

@@ -510,6 +510,16 @@ fn bad_input_fails_cleanly_without_output() {
         Some(&out),
     );
     fails(
+        &evtc(&["dump", &sample]),
+        "is a ROOT file: evtc dump shows evtc files",
+        None,
+    );
+    fails(
+        &evtc(&["inspect", &junk.display().to_string()]),
+        "neither a ROOT nor an evtc file",
+        None,
+    );
+    fails(
         &evtc(&["inspect", &junk.display().to_string()]),
         "junk.bin",
         None,

@@ -51,3 +51,17 @@ pub(crate) struct FieldColumn {
     pub(crate) levels: Vec<Level>,
     pub(crate) leaf: Leaf,
 }
+
+impl FieldColumn {
+    /// What the column's list offsets are read from: equal for columns below one collection.
+    pub(crate) fn offsets_key(&self) -> OffsetsKey {
+        OffsetsKey(self.levels.clone())
+    }
+}
+
+/// What makes two columns' list offsets equal ([`Column::offsets_key`]): the list levels above
+/// their values, down to the index columns they read.
+///
+/// [`Column::offsets_key`]: crate::Column::offsets_key
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OffsetsKey(Vec<Level>);

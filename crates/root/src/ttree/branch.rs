@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use crate::column::{BasketRef, EmbeddedBasket};
+use super::column::{BasketRef, EmbeddedBasket};
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::members::{Members, Step};
@@ -672,7 +672,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::{binary_search, root_lookup, tiling};
-    use crate::column::{BasketRef, EmbeddedBasket};
+    use crate::ttree::column::{BasketRef, EmbeddedBasket};
 
     /// Baskets in the record (their entry counts known) with these first entries and counts.
     fn embedded(table: &[(u64, u64)]) -> Vec<BasketRef> {

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use super::branch::{Element, RawBranch, RawLeaf};
-use crate::column::{BasketRef, BranchColumn, Column, Layout, ListHeader, Source};
+use super::column::{BasketRef, BranchColumn, Layout, ListHeader};
+use crate::column::{Column, Source};
 use crate::reduced::FloatRange;
 use crate::reduced::{ReducedFloat, Stored};
 use crate::streamer::{Custom, StreamerElement, Streamers};
@@ -655,7 +656,7 @@ pub(crate) struct UnsplitObject {
     stride: usize,
     /// What each entry starts with before the object.
     prefix: Option<Arc<[u8]>>,
-    /// See [`BranchColumn::custom_header`](crate::column::BranchColumn::custom_header).
+    /// See [`BranchColumn::custom_header`](crate::ttree::column::BranchColumn::custom_header).
     custom_header: Option<Arc<[u8]>>,
 }
 

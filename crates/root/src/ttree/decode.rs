@@ -3,7 +3,8 @@
 
 use std::ops::Range;
 
-use crate::column::{BranchColumn, Column, Layout, ListHeader, RowPart};
+use super::column::{BranchColumn, Layout, ListHeader, RowPart};
+use crate::column::Column;
 use crate::cursor::Cursor;
 use crate::data::{ColumnData, Values};
 use crate::error::{Error, Result};

@@ -4,8 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::column::BasketRef;
-use crate::column::{Column, Layout, RowPart, Source, Tree, TreeKind, UnsupportedBranch};
+use crate::column::{Column, Source, Tree, TreeKind, UnsupportedBranch};
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
 use crate::members::Step;
@@ -16,6 +15,7 @@ use crate::streamer::Streamers;
 use crate::types::{ColumnKind, ScalarType};
 use branch::RawBranch;
 use branch::RawLeaf;
+use column::{BasketRef, Layout, RowPart};
 use columns::{
     ColumnTemplate, VectorMember, element_column, interpreted, leaf_column, leaf_dims,
     leaf_type_name, member, member_columns, object_vector, unsplit_object,
@@ -24,6 +24,7 @@ use interp::Plan;
 use read::BasketReader;
 
 pub(crate) mod branch;
+pub(crate) mod column;
 mod columns;
 mod decode;
 pub(crate) mod interp;

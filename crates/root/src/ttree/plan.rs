@@ -10,7 +10,7 @@
 //! that each entry has exactly that size, so a stream that differs (a variable-size part, a
 //! `TObject` with a reference) is refused, never misread.
 //!
-//! [`Layout::Fixed`]: crate::column::Layout::Fixed
+//! [`Layout::Fixed`]: crate::ttree::column::Layout::Fixed
 
 use crate::reduced::{ReducedFloat, Stored};
 use crate::streamer::{Custom, StreamerInfo, Streamers, basic};

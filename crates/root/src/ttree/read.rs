@@ -4,8 +4,9 @@
 use std::ops::Range;
 
 use super::branch::BasketFields;
+use super::column::{BranchColumn, Layout, ListHeader};
 use super::decode::{Loaded, integers, tstring};
-use crate::column::{BranchColumn, Column, Layout, ListHeader};
+use crate::column::Column;
 use crate::compression::decompress;
 use crate::cursor::Cursor;
 use crate::data::ColumnData;
@@ -28,7 +29,7 @@ pub(crate) struct BasketReader<'f, R: ReadAt = std::fs::File> {
     start: usize,
     offsets: Vec<u32>,
     /// Entries in the loaded basket (more than its reference reads when it is read from the
-    /// middle: [`BasketRef::skip`](crate::column::BasketRef)).
+    /// middle: [`BasketRef::skip`](crate::ttree::column::BasketRef)).
     held: usize,
     cached: Option<usize>,
 }
@@ -294,7 +295,7 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
     }
 
     /// For an object of a class with a custom streamer
-    /// ([`BranchColumn::custom_header`](crate::column::BranchColumn::custom_header)): if every
+    /// ([`BranchColumn::custom_header`](crate::ttree::column::BranchColumn::custom_header)): if every
     /// entry of the loaded basket is that header and the members, moves the members together
     /// (the basket then reads as one without headers). Returns the data's new length.
     fn strip_custom_headers(&mut self, entries: usize, border: usize) -> usize {
