@@ -123,10 +123,8 @@ impl BlockHeader {
 /// # Ok::<(), evtc_codecs::Error>(())
 /// ```
 pub fn plane_cuts(codec: Codec, precondition: Precondition, data: &[u8]) -> Vec<usize> {
-    let min_plane = match codec.algorithm() {
-        Algorithm::Zstd => 4096,
-        Algorithm::Lzma => 64,
-        _ => return Vec::new(),
+    let Some(min_plane) = codec.algorithm().properties().min_plane_bytes else {
+        return Vec::new();
     };
     let (first, plane, w) = match precondition {
         Precondition::Shuffle(w)

@@ -37,49 +37,30 @@ impl Algorithm {
         Algorithm::Zstd,
     ];
 
+    /// What evtc knows of the algorithm, as data: its row of the codec table.
+    pub const fn properties(self) -> &'static Properties {
+        &PROPERTIES[self as usize]
+    }
+
     /// The lowercase name used in codec specs (`zstd`, `lz4hc`, ...).
     pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::None => "none",
-            Algorithm::Zlib => "zlib",
-            Algorithm::Lzma => "lzma",
-            Algorithm::Lz4 => "lz4",
-            Algorithm::Lz4Hc => "lz4hc",
-            Algorithm::Zstd => "zstd",
-        }
+        self.properties().name
     }
 
     /// The cargo feature of `evtc-codecs` that brings the algorithm's backend (`lz4` for lz4hc;
     /// `none` and `lz4` are always built).
     pub fn feature(self) -> &'static str {
-        match self {
-            Algorithm::None => "none",
-            Algorithm::Zlib => "zlib",
-            Algorithm::Lzma => "lzma",
-            Algorithm::Lz4 | Algorithm::Lz4Hc => "lz4",
-            Algorithm::Zstd => "zstd",
-        }
+        self.properties().feature
     }
 
     /// Whether this build can compress with the algorithm (any build decodes LZ4 of either level).
     pub fn is_built(self) -> bool {
-        match self {
-            Algorithm::None | Algorithm::Lz4 => true,
-            Algorithm::Zlib => cfg!(feature = "zlib"),
-            Algorithm::Lzma => cfg!(feature = "lzma"),
-            Algorithm::Lz4Hc => cfg!(feature = "lz4"),
-            Algorithm::Zstd => cfg!(feature = "zstd"),
-        }
+        self.properties().built
     }
 
     /// The accepted level range, inclusive, or `None` for algorithms without levels.
     pub fn level_range(self) -> Option<(i32, i32)> {
-        match self {
-            Algorithm::None | Algorithm::Lz4 => None,
-            Algorithm::Zlib | Algorithm::Lzma => Some((1, 9)),
-            Algorithm::Lz4Hc => Some((1, 12)),
-            Algorithm::Zstd => Some((ZSTD_MIN_LEVEL, 22)),
-        }
+        self.properties().levels
     }
 
     /// The algorithm with the given envelope id.
@@ -93,6 +74,140 @@ impl Algorithm {
             .ok_or(Error::UnknownAlgorithmId(id))
     }
 }
+
+/// How the units of a random-access branch share context under an algorithm (evtc-rac).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitDictionary {
+    /// Units are compressed alone.
+    None,
+    /// A dictionary trained from the branch's entries (zstd's `ZDICT`).
+    Trained,
+    /// A prefix of sample entries the decoder starts from, at most `window` bytes where the
+    /// format bounds it (LZ4's 64 KiB window; LZMA2's preset dictionary is unbounded).
+    Prefix {
+        /// The most prefix bytes a unit can refer to.
+        window: Option<usize>,
+    },
+}
+
+/// What evtc knows of one compression algorithm: the data behind [`Algorithm`]'s methods and the
+/// choices that other crates make by algorithm. Adding an algorithm means a backend module, an
+/// [`Algorithm`] variant and a row of this table (docs/codecs.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Properties {
+    /// The lowercase name used in codec specs.
+    pub name: &'static str,
+    /// The cargo feature of `evtc-codecs` that brings the backend.
+    pub feature: &'static str,
+    /// Whether this build compresses with it.
+    pub built: bool,
+    /// The accepted levels, inclusive; `None` without levels.
+    pub levels: Option<(i32, i32)>,
+    /// The level a bare name means (`zstd` is `zstd:5`).
+    pub default_level: i32,
+    /// The two-byte magic and method byte of ROOT's compressed block header (`ZS`, 1), `None`
+    /// for stored data.
+    pub root_block: Option<([u8; 2], u8)>,
+    /// Uncompressed bytes per basket when none is set: LZMA's model learns from everything
+    /// before it in the block, so larger baskets make smaller files (docs/benchmarks.md).
+    pub basket_bytes: usize,
+    /// Least uncompressed bytes per random-access unit when none is set: LZMA's decoder starts
+    /// each unit afresh at a cost of microseconds, which small units pay over and over.
+    pub rac_unit_bytes: usize,
+    /// How random-access units share context.
+    pub unit_dictionary: UnitDictionary,
+    /// The most a block's uncompressed size can exceed its compressed size (a decoder's bound
+    /// on what it allocates): LZ4 at most 255 bytes per extra length byte, deflate 258 bytes per
+    /// match at 2 bits, zstd 128 KiB per 4-byte RLE block, LZMA2 2 MiB per 11-byte chunk.
+    pub max_expansion: u64,
+    /// Least bytes of a shuffled plane that is compressed as a block of its own (planes start
+    /// the model afresh); `None` where planes are not cut.
+    pub min_plane_bytes: Option<usize>,
+}
+
+/// The codec table, in [`Algorithm`] id order.
+const PROPERTIES: [Properties; 6] = [
+    Properties {
+        name: "none",
+        feature: "none",
+        built: true,
+        levels: None,
+        default_level: 0,
+        root_block: None,
+        basket_bytes: 256 << 10,
+        rac_unit_bytes: 2 << 10,
+        unit_dictionary: UnitDictionary::None,
+        max_expansion: 1,
+        min_plane_bytes: None,
+    },
+    Properties {
+        name: "zlib",
+        feature: "zlib",
+        built: cfg!(feature = "zlib"),
+        levels: Some((1, 9)),
+        default_level: 6,
+        root_block: Some((*b"ZL", 8)),
+        basket_bytes: 256 << 10,
+        rac_unit_bytes: 2 << 10,
+        unit_dictionary: UnitDictionary::None,
+        max_expansion: 1032,
+        min_plane_bytes: None,
+    },
+    Properties {
+        name: "lzma",
+        feature: "lzma",
+        built: cfg!(feature = "lzma"),
+        levels: Some((1, 9)),
+        default_level: 7,
+        root_block: Some((*b"XZ", 0)),
+        basket_bytes: 1 << 20,
+        rac_unit_bytes: 8 << 10,
+        unit_dictionary: UnitDictionary::Prefix { window: None },
+        max_expansion: 1 << 18,
+        min_plane_bytes: Some(64),
+    },
+    Properties {
+        name: "lz4",
+        feature: "lz4",
+        built: true,
+        levels: None,
+        default_level: 0,
+        root_block: Some((*b"L4", 1)),
+        basket_bytes: 256 << 10,
+        rac_unit_bytes: 2 << 10,
+        unit_dictionary: UnitDictionary::Prefix {
+            window: Some(64 << 10),
+        },
+        max_expansion: 256,
+        min_plane_bytes: None,
+    },
+    Properties {
+        name: "lz4hc",
+        feature: "lz4",
+        built: cfg!(feature = "lz4"),
+        levels: Some((1, 12)),
+        default_level: 9,
+        root_block: Some((*b"L4", 1)),
+        basket_bytes: 256 << 10,
+        rac_unit_bytes: 2 << 10,
+        unit_dictionary: UnitDictionary::None,
+        max_expansion: 256,
+        min_plane_bytes: None,
+    },
+    Properties {
+        name: "zstd",
+        feature: "zstd",
+        built: cfg!(feature = "zstd"),
+        levels: Some((ZSTD_MIN_LEVEL, 22)),
+        default_level: 5,
+        root_block: Some((*b"ZS", 1)),
+        basket_bytes: 256 << 10,
+        rac_unit_bytes: 2 << 10,
+        unit_dictionary: UnitDictionary::Trained,
+        max_expansion: 32768,
+        min_plane_bytes: Some(4096),
+    },
+];
 
 /// The most negative zstd level evtc accepts (zstd's "fast" levels trade ratio for speed).
 pub const ZSTD_MIN_LEVEL: i32 = -7;
@@ -334,13 +449,7 @@ impl FromStr for Codec {
             Some(text) => text.parse::<i32>().map_err(|_| Error::BadLevel {
                 spec: spec.to_owned(),
             })?,
-            None => match algorithm {
-                Algorithm::None | Algorithm::Lz4 => 0,
-                Algorithm::Zlib => 6,
-                Algorithm::Lzma => 7,
-                Algorithm::Lz4Hc => 9,
-                Algorithm::Zstd => 5,
-            },
+            None => algorithm.properties().default_level,
         };
         Codec::new(algorithm, level)
     }

@@ -51,6 +51,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod backend;
 mod block;
 mod checksum;
 mod codec;
@@ -58,10 +59,6 @@ mod context;
 mod dict;
 mod error;
 pub mod le;
-#[cfg(feature = "lz4")]
-mod lz4c;
-#[cfg(feature = "lzma")]
-mod lzma;
 mod precision;
 pub mod precondition;
 mod scalar;
@@ -71,7 +68,7 @@ mod unit;
 
 pub use block::{BlockDecoder, BlockEncoder, BlockHeader, plane_cuts};
 pub use checksum::{Crc32, crc32};
-pub use codec::{Algorithm, Codec, ZSTD_MIN_LEVEL};
+pub use codec::{Algorithm, Codec, Properties, UnitDictionary, ZSTD_MIN_LEVEL};
 pub use context::{Compressor, Decompressor, compress, decompress, with_decompressor};
 pub use dict::{DecoderDictionary, EncoderDictionary, PrefixDictionary, train_dictionary};
 pub use error::{Error, Result};

@@ -3,12 +3,12 @@
 #[cfg(feature = "zstd")]
 use zstd::zstd_safe::{self, CCtx, CParameter};
 
+#[cfg(feature = "lzma")]
+use crate::backend::lzma;
 use crate::codec::{Algorithm, Codec};
 use crate::context::{Compressor, Decompressor};
 use crate::dict::{DecoderDictionary, EncoderDictionary, PrefixDictionary};
 use crate::error::{Error, Result};
-#[cfg(feature = "lzma")]
-use crate::lzma;
 
 /// Compresses units with as little framing as each codec allows, optionally against a shared
 /// dictionary. Create one per batch of units; it borrows the dictionary.

@@ -124,46 +124,30 @@ impl From<Precondition> for PreconditionChoice {
     }
 }
 
-impl PreconditionChoice {
-    /// Every choice with its spelling, `auto` first.
-    const NAMES: [(PreconditionChoice, &'static str); 13] = [
-        (PreconditionChoice::Auto, "auto"),
-        (PreconditionChoice::None, "none"),
-        (PreconditionChoice::Shuffle, "shuffle"),
-        (PreconditionChoice::BitShuffle, "bitshuffle"),
-        (PreconditionChoice::Delta, "delta"),
-        (PreconditionChoice::DeltaShuffle, "delta-shuffle"),
-        (PreconditionChoice::For, "for"),
-        (PreconditionChoice::DeltaFor, "delta-for"),
-        (PreconditionChoice::DeltaVarint, "delta-varint"),
-        (PreconditionChoice::ZigzagShuffle, "zigzag-shuffle"),
-        (PreconditionChoice::Sparse, "sparse"),
-        (PreconditionChoice::Runs, "runs"),
-        (PreconditionChoice::BitPlanes, "bitplanes"),
-    ];
-}
-
 impl std::fmt::Display for PreconditionChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (_, name) = PreconditionChoice::NAMES
-            .iter()
-            .find(|(choice, _)| choice == self)
-            .expect("every choice has a name");
-        f.write_str(name)
+        match self.at(Width::W1) {
+            None => f.write_str("auto"),
+            Some(p) => f.write_str(p.name()),
+        }
     }
 }
 
 impl std::str::FromStr for PreconditionChoice {
     type Err = String;
 
-    /// `auto`, `none`, or a preconditioner's name without its width (`delta`, `bitshuffle`).
+    /// `auto`, or a preconditioner's name without its width (`none`, `delta`, `bitshuffle`: the
+    /// names of [`Precondition::names`]).
     fn from_str(s: &str) -> std::result::Result<PreconditionChoice, String> {
-        PreconditionChoice::NAMES
-            .iter()
-            .find(|(_, name)| *name == s)
-            .map(|(choice, _)| *choice)
+        if s == "auto" {
+            return Ok(PreconditionChoice::Auto);
+        }
+        Precondition::from_name(s, Width::W1)
+            .map(PreconditionChoice::from)
             .ok_or_else(|| {
-                let names: Vec<&str> = PreconditionChoice::NAMES.iter().map(|(_, n)| *n).collect();
+                let names: Vec<&str> = std::iter::once("auto")
+                    .chain(Precondition::names())
+                    .collect();
                 format!(
                     "unknown preconditioner {s:?}: expected one of {}",
                     names.join(", ")

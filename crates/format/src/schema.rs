@@ -357,8 +357,9 @@ pub struct WriteOptions {
     pub(crate) max_basket_bytes: u64,
 }
 
-/// The default minimum bytes of a RAC unit under LZMA ([`WriteOptions::rac_unit_bytes_for`]).
-pub const LZMA_RAC_UNIT_BYTES: usize = 8 << 10;
+/// The default minimum bytes of a RAC unit under LZMA ([`WriteOptions::rac_unit_bytes_for`]):
+/// the codec table's.
+pub const LZMA_RAC_UNIT_BYTES: usize = evtc_codecs::Algorithm::Lzma.properties().rac_unit_bytes;
 
 /// The largest uncompressed basket (values and per-entry counts) readers accept and writers write
 /// by default: 256 MiB, a thousand times evtc's default basket size. [`ReadOptions`] and
@@ -413,14 +414,10 @@ impl WriteOptions {
     pub fn basket_size_for(&self, codec: Codec) -> usize {
         match (self.basket_size, codec.algorithm()) {
             (Some(bytes), _) => bytes,
-            (None, algorithm) => {
-                let bytes: usize = if algorithm == evtc_codecs::Algorithm::Lzma {
-                    1 << 20
-                } else {
-                    256 << 10
-                };
-                bytes.min(usize::try_from(self.max_basket_bytes).unwrap_or(usize::MAX))
-            }
+            (None, algorithm) => algorithm
+                .properties()
+                .basket_bytes
+                .min(usize::try_from(self.max_basket_bytes).unwrap_or(usize::MAX)),
         }
     }
 
@@ -466,8 +463,7 @@ impl WriteOptions {
     pub fn rac_unit_bytes_for(&self, codec: Codec) -> usize {
         match (self.rac_unit_bytes, codec.algorithm()) {
             (Some(bytes), _) => bytes,
-            (None, evtc_codecs::Algorithm::Lzma) => LZMA_RAC_UNIT_BYTES,
-            (None, _) => evtc_rac::DEFAULT_MIN_UNIT_BYTES,
+            (None, algorithm) => algorithm.properties().rac_unit_bytes,
         }
     }
 

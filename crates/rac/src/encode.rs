@@ -1,7 +1,7 @@
 //! Encoding a basket's entries into units and their seek table.
 
 use evtc_codecs::{
-    Algorithm, Crc32, EncoderDictionary, Kernel, Precondition, UnitCompressor, plane_cuts,
+    Crc32, EncoderDictionary, Kernel, Precondition, UnitCompressor, UnitDictionary, plane_cuts,
 };
 
 use crate::sizes::{pack_sizes, put_varint};
@@ -92,10 +92,10 @@ impl RacEncoder {
             Some(EncodeDictionary::Prefix(p)) => (None, *p),
             None => (None, &[][..]),
         };
-        let uses_dictionary = match options.codec.algorithm() {
-            Algorithm::Zstd => zstd_dict.is_some(),
-            Algorithm::Lz4 | Algorithm::Lzma => !prefix.is_empty(),
-            _ => false,
+        let uses_dictionary = match options.codec.algorithm().properties().unit_dictionary {
+            UnitDictionary::Trained => zstd_dict.is_some(),
+            UnitDictionary::Prefix { .. } => !prefix.is_empty(),
+            UnitDictionary::None => false,
         };
         let mut compressor = UnitCompressor::new(options.codec, zstd_dict, prefix)?;
         let mut units = Vec::new();

@@ -134,7 +134,7 @@ pub enum Error {
 /// The default `min_unit_bytes`: units of at least 2 KiB uncompressed (docs/benchmarks.md: the
 /// granularity sweep of `cargo bench --bench rac` and the random reads of `cargo bench --bench
 /// peers`).
-pub const DEFAULT_MIN_UNIT_BYTES: usize = 2048;
+pub const DEFAULT_MIN_UNIT_BYTES: usize = evtc_codecs::Algorithm::Zstd.properties().rac_unit_bytes;
 
 /// Flag bit: units are compressed against the branch's dictionary.
 pub const FLAG_DICTIONARY: u8 = 1;

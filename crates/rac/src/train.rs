@@ -1,6 +1,6 @@
 //! Branch dictionaries and the trial that decides whether a branch's units take one.
 
-use evtc_codecs::{Algorithm, EncoderDictionary, Kernel};
+use evtc_codecs::{Algorithm, EncoderDictionary, Kernel, UnitDictionary};
 
 use crate::{EncodeDictionary, RacEncoder, RacOptions, Result};
 
@@ -36,13 +36,18 @@ pub fn train_dictionary(
         first = last + 1;
         start = ends[last];
     }
-    match options.codec.algorithm() {
-        Algorithm::Zstd => evtc_codecs::train_dictionary(&samples, &sizes, max_size).ok(),
+    match options.codec.algorithm().properties().unit_dictionary {
+        UnitDictionary::Trained => evtc_codecs::train_dictionary(&samples, &sizes, max_size).ok(),
         // An empty prefix is no dictionary: units compressed against it would not say they use one.
         _ if samples.is_empty() || max_size == 0 => None,
-        Algorithm::Lz4 => Some(samples[..samples.len().min(max_size).min(64 << 10)].to_vec()),
-        Algorithm::Lzma => Some(samples[..samples.len().min(max_size)].to_vec()),
-        _ => None,
+        UnitDictionary::Prefix { window } => {
+            let len = samples
+                .len()
+                .min(max_size)
+                .min(window.unwrap_or(usize::MAX));
+            Some(samples[..len].to_vec())
+        }
+        UnitDictionary::None => None,
     }
 }
 

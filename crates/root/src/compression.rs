@@ -62,35 +62,39 @@ pub(crate) fn decompress(
                 format!("a block of {u_size} bytes overflows the declared {total} bytes"),
             ));
         }
-        let (algorithm, data) = match &header[..2] {
-            b"ZL" => (Algorithm::Zlib, body),
-            b"XZ" => (Algorithm::Lzma, body),
-            b"ZS" => (Algorithm::Zstd, body),
-            b"L4" => {
-                let (sum, data) = body
-                    .split_at_checked(8)
-                    .ok_or_else(|| fail(at, "an LZ4 block shorter than its checksum".to_owned()))?;
-                let expected = u64::from_be_bytes(sum.try_into().unwrap_or_default());
-                let actual = xxhash_rust::xxh64::xxh64(data, 0);
-                if expected != actual {
-                    return Err(fail(
-                        at,
-                        format!(
-                            "LZ4 checksum mismatch: stored {expected:#018x}, computed {actual:#018x}"
-                        ),
-                    ));
-                }
-                (Algorithm::Lz4, data)
-            }
-            magic => {
+        // The codec table's first algorithm with the block's magic (LZ4's fast mode for `L4`).
+        let magic = &header[..2];
+        let Some(algorithm) = Algorithm::ALL.into_iter().find(|a| {
+            a.properties()
+                .root_block
+                .is_some_and(|(m, _)| m[..] == *magic)
+        }) else {
+            return Err(fail(
+                at,
+                format!(
+                    "unknown compression algorithm {:?} (known: ZL, XZ, L4, ZS)",
+                    String::from_utf8_lossy(magic)
+                ),
+            ));
+        };
+        let data = if algorithm == Algorithm::Lz4 {
+            // ROOT's LZ4 blocks start with the XXH64 of their data.
+            let (sum, data) = body
+                .split_at_checked(8)
+                .ok_or_else(|| fail(at, "an LZ4 block shorter than its checksum".to_owned()))?;
+            let expected = u64::from_be_bytes(sum.try_into().unwrap_or_default());
+            let actual = xxhash_rust::xxh64::xxh64(data, 0);
+            if expected != actual {
                 return Err(fail(
                     at,
                     format!(
-                        "unknown compression algorithm {:?} (known: ZL, XZ, L4, ZS)",
-                        String::from_utf8_lossy(magic)
+                        "LZ4 checksum mismatch: stored {expected:#018x}, computed {actual:#018x}"
                     ),
                 ));
             }
+            data
+        } else {
+            body
         };
         dec.decompress_append(algorithm, data, u_size, out)
             .map_err(|e| fail(at, e.to_string()))?;
@@ -132,17 +136,12 @@ pub(crate) fn compress(
     out: &mut Vec<u8>,
 ) -> std::result::Result<usize, evtc_codecs::Error> {
     let start = out.len();
-    if codec.algorithm() != Algorithm::None && !input.is_empty() {
+    if let Some((magic, method)) = codec.algorithm().properties().root_block
+        && !input.is_empty()
+    {
         for block in input.chunks(MAX_BLOCK) {
             let at = out.len();
-            let (magic, method): (&[u8; 2], u8) = match codec.algorithm() {
-                Algorithm::Zlib => (b"ZL", 8),
-                Algorithm::Lzma => (b"XZ", 0),
-                Algorithm::Lz4 | Algorithm::Lz4Hc => (b"L4", 1),
-                Algorithm::Zstd => (b"ZS", 1),
-                Algorithm::None => unreachable!("checked above"),
-            };
-            out.extend_from_slice(magic);
+            out.extend_from_slice(&magic);
             out.push(method);
             out.extend_from_slice(&[0; 6]);
             let lz4 = matches!(codec.algorithm(), Algorithm::Lz4 | Algorithm::Lz4Hc);

@@ -353,21 +353,55 @@ impl Precondition {
     }
 }
 
+/// Makes the preconditioner of one kind at a width.
+type Make = fn(Width) -> Precondition;
+
+/// Every preconditioner's name, with the preconditioner of that name at a width: the one table
+/// the spellings of `Precondition` (and of evtc-convert's choices) come from.
+const NAMES: [(&str, Make); 12] = [
+    ("none", |_| Precondition::None),
+    ("shuffle", Precondition::Shuffle),
+    ("bitshuffle", Precondition::BitShuffle),
+    ("delta", Precondition::Delta),
+    ("delta-shuffle", Precondition::DeltaShuffle),
+    ("for", Precondition::For),
+    ("delta-for", Precondition::DeltaFor),
+    ("delta-varint", Precondition::DeltaVarint),
+    ("zigzag-shuffle", Precondition::ZigzagShuffle),
+    ("sparse", Precondition::Sparse),
+    ("runs", Precondition::Runs),
+    ("bitplanes", Precondition::BitPlanes),
+];
+
+impl Precondition {
+    /// Every preconditioner's name, in id order (`none`, `shuffle`, ...).
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        NAMES.iter().map(|(name, _)| *name)
+    }
+
+    /// The preconditioner's name, without its width (`bitshuffle`).
+    pub fn name(self) -> &'static str {
+        let same = |p: Precondition| std::mem::discriminant(&p) == std::mem::discriminant(&self);
+        NAMES
+            .iter()
+            .find(|(_, make)| same(make(Width::W1)))
+            .map_or("none", |(name, _)| name)
+    }
+
+    /// The preconditioner called `name` (without width) at `width`, if there is one.
+    pub fn from_name(name: &str, width: Width) -> Option<Precondition> {
+        NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, make)| make(width))
+    }
+}
+
 impl fmt::Display for Precondition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Precondition::None => f.write_str("none"),
-            Precondition::Shuffle(w) => write!(f, "shuffle:{}", w.bytes()),
-            Precondition::BitShuffle(w) => write!(f, "bitshuffle:{}", w.bytes()),
-            Precondition::Delta(w) => write!(f, "delta:{}", w.bytes()),
-            Precondition::DeltaShuffle(w) => write!(f, "delta-shuffle:{}", w.bytes()),
-            Precondition::For(w) => write!(f, "for:{}", w.bytes()),
-            Precondition::DeltaFor(w) => write!(f, "delta-for:{}", w.bytes()),
-            Precondition::DeltaVarint(w) => write!(f, "delta-varint:{}", w.bytes()),
-            Precondition::ZigzagShuffle(w) => write!(f, "zigzag-shuffle:{}", w.bytes()),
-            Precondition::Sparse(w) => write!(f, "sparse:{}", w.bytes()),
-            Precondition::Runs(w) => write!(f, "runs:{}", w.bytes()),
-            Precondition::BitPlanes(w) => write!(f, "bitplanes:{}", w.bytes()),
+            p => write!(f, "{}:{}", p.name(), p.width().bytes()),
         }
     }
 }
@@ -375,9 +409,8 @@ impl fmt::Display for Precondition {
 impl FromStr for Precondition {
     type Err = Error;
 
-    /// Parses `none`, `shuffle:W`, `bitshuffle:W`, `delta:W`, `delta-shuffle:W`, `for:W`,
-    /// `delta-for:W`, `delta-varint:W`, `zigzag-shuffle:W`, `sparse:W`, `runs:W` or `bitplanes:W`
-    /// with `W` in 1, 2, 4, 8.
+    /// Parses `none`, or a preconditioner's name and width (`shuffle:4`, `bitshuffle:8`, ...:
+    /// [`Precondition::names`]) with the width in 1, 2, 4, 8.
     fn from_str(spec: &str) -> Result<Precondition> {
         let bad = || Error::UnknownPrecondition(spec.to_owned());
         if spec == "none" {
@@ -385,19 +418,9 @@ impl FromStr for Precondition {
         }
         let (name, width) = spec.split_once(':').ok_or_else(bad)?;
         let width = Width::new(width.parse().map_err(|_| bad())?)?;
-        match name {
-            "shuffle" => Ok(Precondition::Shuffle(width)),
-            "bitshuffle" => Ok(Precondition::BitShuffle(width)),
-            "delta" => Ok(Precondition::Delta(width)),
-            "delta-shuffle" => Ok(Precondition::DeltaShuffle(width)),
-            "for" => Ok(Precondition::For(width)),
-            "delta-for" => Ok(Precondition::DeltaFor(width)),
-            "delta-varint" => Ok(Precondition::DeltaVarint(width)),
-            "zigzag-shuffle" => Ok(Precondition::ZigzagShuffle(width)),
-            "sparse" => Ok(Precondition::Sparse(width)),
-            "runs" => Ok(Precondition::Runs(width)),
-            "bitplanes" => Ok(Precondition::BitPlanes(width)),
-            _ => Err(bad()),
+        match Precondition::from_name(name, width) {
+            Some(Precondition::None) | None => Err(bad()),
+            Some(p) => Ok(p),
         }
     }
 }

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use evtc_codecs::{
     Algorithm, Codec, DecoderDictionary, Precondition, PrefixDictionary, Setting, Trial,
+    UnitDictionary,
 };
 use evtc_format::{COUNT_PRECONDITION, ScalarType};
 use evtc_rac::{DecodeDictionary, RacDecoder, RacOptions, SeekTable};
@@ -106,10 +107,7 @@ pub(super) fn rac(
         min_unit_bytes: unit_bytes,
         entry_sizes: sample.dtype.is_variable(),
     };
-    let train = matches!(
-        setting.codec.algorithm(),
-        Algorithm::Zstd | Algorithm::Lz4 | Algorithm::Lzma
-    );
+    let train = setting.codec.algorithm().properties().unit_dictionary != UnitDictionary::None;
     let started = Instant::now();
     let trial = evtc_rac::trial_units(&options, train, false, data, &ends[..cut])
         .map_err(|e| codec_error(&sample.name, e))?;

@@ -62,13 +62,10 @@ const KNOWN_REQUIRED: [&str; 3] = [
 /// (under 2^18x; xz itself reaches 6,850x on zeros). Stored blocks, shuffles and seek tables
 /// expand less; 1 MiB of slack covers headers and per-entry counts of tiny records.
 fn max_expansion(algorithm: u8) -> u64 {
-    match Algorithm::from_id(algorithm) {
-        Ok(Algorithm::None) => 1,
-        Ok(Algorithm::Lz4 | Algorithm::Lz4Hc) => 256,
-        Ok(Algorithm::Zlib) => 1032,
-        Ok(Algorithm::Zstd) => 32768,
-        Ok(Algorithm::Lzma) | Err(_) => 1 << 18,
-    }
+    Algorithm::from_id(algorithm)
+        .unwrap_or(Algorithm::Lzma)
+        .properties()
+        .max_expansion
 }
 
 /// The pool of `threads` threads that every reader of the process asking for that many shares

@@ -4,7 +4,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use evtc_codecs::{Algorithm, DecoderDictionary, PrefixDictionary};
+use evtc_codecs::{Algorithm, DecoderDictionary, PrefixDictionary, UnitDictionary};
 
 use super::{Body, FileReader, ReaderDictionary, max_expansion};
 use crate::error::{Error, Location, Result};
@@ -430,7 +430,9 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
             meta.dictionary_len,
             RecordKind::Dictionary,
         )?;
-        let dictionary = if Algorithm::from_id(meta.codec).ok() == Some(Algorithm::Zstd) {
+        let trained = Algorithm::from_id(meta.codec)
+            .is_ok_and(|a| a.properties().unit_dictionary == UnitDictionary::Trained);
+        let dictionary = if trained {
             ReaderDictionary::Zstd(DecoderDictionary::new(&bytes).map_err(|e| Error::Codec {
                 location: location.clone(),
                 source: Box::new(e),

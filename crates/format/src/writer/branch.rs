@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use evtc_codecs::{
-    Algorithm, Codec, EncoderDictionary, Precondition, Quantization, Setting, Trial, Width,
-    round_mantissa_f32, round_mantissa_f64,
+    Algorithm, Codec, EncoderDictionary, Precondition, Quantization, Setting, Trial,
+    UnitDictionary, Width, round_mantissa_f32, round_mantissa_f64,
 };
 use evtc_rac::RacOptions;
 
@@ -228,8 +228,10 @@ pub(super) fn sample_units(
     let trial = evtc_rac::trial_units(options, train, charge_dictionary, sample, ends)?;
     let dictionary = match trial.dictionary {
         Some(bytes) => {
-            let zstd = match options.codec.algorithm() {
-                Algorithm::Zstd => Some(EncoderDictionary::new(&bytes, options.codec.level())?),
+            let zstd = match options.codec.algorithm().properties().unit_dictionary {
+                UnitDictionary::Trained => {
+                    Some(EncoderDictionary::new(&bytes, options.codec.level())?)
+                }
                 _ => None,
             };
             Some(WriterDictionary { bytes, zstd })
@@ -653,8 +655,8 @@ impl BranchState {
         };
         let dictionary = match (&preset.dictionary, meta.dictionary_len) {
             (Some(bytes), len) if len > 0 => {
-                let zstd = match algorithm {
-                    Algorithm::Zstd => Some(
+                let zstd = match algorithm.properties().unit_dictionary {
+                    UnitDictionary::Trained => Some(
                         EncoderDictionary::new(bytes, codec.level())
                             .map_err(|e| bad("its dictionary", &e))?,
                     ),

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use evtc_codecs::{Algorithm, Precondition};
+use evtc_codecs::{Algorithm, Precondition, UnitDictionary};
 use evtc_rac::RacOptions;
 use rayon::prelude::*;
 
@@ -109,11 +109,8 @@ impl TreeWriter<'_> {
             .max(1)
             .min(ends.len());
         let sample = &sealed.values[..ends.get(cut - 1).copied().unwrap_or(0)];
-        let train = train
-            && matches!(
-                state.codec.algorithm(),
-                Algorithm::Zstd | Algorithm::Lz4 | Algorithm::Lzma
-            );
+        let train =
+            train && state.codec.algorithm().properties().unit_dictionary != UnitDictionary::None;
         let options = rac_options(&encoding);
         // A first basket under half the basket size was cut by a cluster boundary or the end of
         // the tree: the branch may have no other basket to spread a dictionary's cost over.
