@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use evtc_codecs::precondition::bitplanes;
 use evtc_codecs::{
-    Algorithm, DecoderDictionary, Kernel, Precondition, PrefixDictionary, with_decompressor,
+    DecoderDictionary, Kernel, Precondition, PrefixDictionary, UnitDictionary, with_decompressor,
 };
 
 use crate::sizes::{get_varint, sizes_len};
@@ -134,13 +134,14 @@ impl RacDecoder {
             return Ok(true);
         }
         let algorithm = table.codec.algorithm();
+        let shared = algorithm.properties().unit_dictionary;
         let (zstd_dict, prefix) = match (table.flags & FLAG_DICTIONARY != 0, dictionary) {
             (false, _) => (None, None),
-            (true, Some(DecodeDictionary::Zstd(d))) if algorithm == Algorithm::Zstd => {
+            (true, Some(DecodeDictionary::Zstd(d))) if shared == UnitDictionary::Trained => {
                 (Some(*d), None)
             }
             (true, Some(DecodeDictionary::Prefix(p)))
-                if matches!(algorithm, Algorithm::Lz4 | Algorithm::Lzma) =>
+                if matches!(shared, UnitDictionary::Prefix { .. }) =>
             {
                 (None, Some(*p))
             }
