@@ -33,6 +33,7 @@ pub use evtc_format as format;
 pub use evtc_rac as rac;
 pub use evtc_root as root;
 
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 

@@ -50,6 +50,7 @@
 
 mod cores;
 mod error;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod index;

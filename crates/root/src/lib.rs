@@ -66,6 +66,7 @@ pub use write::{
 
 /// Opens `data` as a ROOT file and reads every column of every tree, ignoring errors: the fuzz
 /// target's body, also used by the corruption tests. Returns how many columns read cleanly.
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub fn read_everything(data: Vec<u8>) -> usize {
     let Ok(file) = RootFile::from_source(data) else {

@@ -41,7 +41,9 @@ use cache::SharedCache;
 pub use chain::{ChainedRows, ChainedTrees};
 use cursor::BasketTable;
 pub use cursor::BranchCursor;
-pub(crate) use decode::{decode_body, split_rac};
+pub(crate) use decode::decode_body;
+#[cfg(feature = "fuzzing")]
+pub(crate) use decode::split_rac;
 pub use friends::FriendTrees;
 pub use rows::{RowReader, Value, ValueRef};
 pub use tree::{BranchReader, RawBasket, TreeReader};
