@@ -15,10 +15,10 @@ use std::time::{Instant, SystemTime};
 
 use criterion::{Criterion, Throughput};
 use evtc::codecs::Codec;
-use evtc::convert::advise::{Advice, AdviseOptions, FilePoint, Goal, advise};
-use evtc::convert::{Settings, convert};
 use evtc::datagen::nano;
 use evtc::format::{FileReader, ReadOptions, WriteOptions};
+use evtc::tools::advise::{Advice, AdviseOptions, FilePoint, Goal, advise};
+use evtc::tools::{Settings, convert};
 
 fn events() -> usize {
     std::env::var("EVTC_BENCH_EVENTS")

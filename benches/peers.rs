@@ -6,7 +6,7 @@
 //! `EVTC_PYTHON` overrides the interpreter); its loops are C++ compiled by ACLiC
 //! (`benches/peers/root_loops.C`). The ROOT files (TTree in settings 101, 207, 404, 505, and an
 //! RNTuple with zstd:5) go to `target/root-bench/`; `EVTC_BENCH_ROOT_EVENTS` sets the events
-//! (default 200,000). The evtc files are converted from the TTree files by `evtc-convert` with
+//! (default 200,000). The evtc files are converted from the TTree files by `evtc-tools` with
 //! the same codec and level. Without ROOT the bench says so and writes no report.
 
 mod support;
@@ -21,12 +21,12 @@ use std::time::{Instant, SystemTime};
 use criterion::{Criterion, Throughput};
 use evtc::codecs::Codec;
 use evtc::codecs::{Algorithm, BlockDecoder, BlockHeader, Decompressor};
-use evtc::convert::{Settings, convert};
 use evtc::datagen::{Rng, rac};
 use evtc::format::layout::RECORD_HEADER_LEN;
 use evtc::format::{
     BranchCursor, FileReader, LocalFile, RacMode, ReadOptions, ScalarType, ValueRef,
 };
+use evtc::tools::{Settings, convert};
 
 const SETTINGS: [i32; 4] = [101, 207, 404, 505];
 const READS: usize = 1000;

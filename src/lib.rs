@@ -7,8 +7,12 @@
 //! - [`format`](mod@format) (`evtc-format`): the file format; [`format::FileWriter`] and
 //!   [`format::FileReader`].
 //! - [`rac`] (`evtc-rac`): random-access compression: units, seek tables, dictionaries.
-//! - [`convert`] (`evtc-convert`): ROOT or evtc files into evtc files with new settings.
-//! - [`root`] (`evtc-root`): a reader of ROOT TTree files into columns, for importing them.
+//! - [`tools`] (`evtc-tools`): the jobs on whole files behind the `evtc` command, the Python
+//!   package and the C API: convert (ROOT or evtc files into evtc files with new settings, or
+//!   into ROOT files), merge, skim, add columns, the selection language and the codec advisor,
+//!   with the one settings vocabulary they share and the one test of what an input file is.
+//! - [`root`] (`evtc-root`): ROOT files, read and written without ROOT: TTrees and RNTuples
+//!   read into columns, RNTuples and TTrees written from them.
 //! - [`datagen`] (`evtc-datagen`): deterministic NanoAOD-like and RAC-study data for tests and
 //!   benchmarks.
 //!
@@ -27,11 +31,11 @@
 #![deny(missing_docs)]
 
 pub use evtc_codecs as codecs;
-pub use evtc_convert as convert;
 pub use evtc_datagen as datagen;
 pub use evtc_format as format;
 pub use evtc_rac as rac;
 pub use evtc_root as root;
+pub use evtc_tools as tools;
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

@@ -80,7 +80,7 @@ fn recover_corpus() {
 /// RNTuples (`rntuple_file`) and TTrees (`root_file`) in clusters of 64 entries, as
 /// `(target, name, bytes)`.
 fn written_root_seeds(dir: &Path) -> Vec<(&'static str, String, Vec<u8>)> {
-    use evtc::convert::{OutputFormat, Settings, convert};
+    use evtc::tools::{OutputFormat, Settings, convert};
 
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/root/tests/fixtures");
     let mut out = Vec::new();

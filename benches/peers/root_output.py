@@ -65,7 +65,7 @@ def nano(events: int) -> pathlib.Path:
     return path
 
 
-def evtc_convert(source: pathlib.Path, out: pathlib.Path, to: str) -> float:
+def evtc_tools(source: pathlib.Path, out: pathlib.Path, to: str) -> float:
     """Seconds of one `evtc convert --to` run, one thread."""
     start = time.perf_counter()
     subprocess.run(
@@ -103,7 +103,7 @@ def bench(name: str, source: pathlib.Path, tree: str, repeats: int, nano_columns
             first = snapshot(source, tree, theirs, to)  # compiles Snapshot's code in this process
         except Exception as e:  # noqa: BLE001 - ROOT's error, reported
             reason = str(e).strip().splitlines()[-1][:120]
-            e_time = statistics.median(evtc_convert(source, ours, to) for _ in range(repeats))
+            e_time = statistics.median(evtc_tools(source, ours, to) for _ in range(repeats))
             rows.append(
                 f"| {name} | {to} | {mb(ours):.3f} | - | - | {e_time:.2f} | - | - | - | "
                 f"Snapshot fails: {reason} |"
@@ -113,7 +113,7 @@ def bench(name: str, source: pathlib.Path, tree: str, repeats: int, nano_columns
             continue
         evtc_times, root_times = [], []
         for _ in range(repeats):
-            evtc_times.append(evtc_convert(source, ours, to))
+            evtc_times.append(evtc_tools(source, ours, to))
             root_times.append(snapshot(source, tree, theirs, to))
         e, r = statistics.median(evtc_times), statistics.median(root_times)
         line = (

@@ -160,7 +160,7 @@ class Runner:
         out = self.run([self.evtc, "dump", file, "--format", "csv", *args], capture=True)
         return out[out.index(b"\n") + 1:]
 
-    def evtc_convert(self, src, out, codec):
+    def evtc_tools(self, src, out, codec):
         args = [self.evtc, "convert", src, out, "--codec", str(codec), "--quiet", "--force"]
         if self.threads:
             args += ["--threads", str(self.threads)]
@@ -365,9 +365,9 @@ def build(r, ds):
             r.path(ds, f"rntuple_snapshot_{s}.root"), lambda tmp: r.root_side("rntuple", ttree, tmp, s))
         files["rntuple_import"][s] = r.ensure(
             r.path(ds, f"rntuple_import_{s}.root"), lambda tmp: r.root_side("rntuple-import", ttree, tmp, s))
-        files["evtc"][s] = r.ensure(r.path(ds, f"evtc_{s}.evtc"), lambda tmp: r.evtc_convert(ttree, tmp, s))
+        files["evtc"][s] = r.ensure(r.path(ds, f"evtc_{s}.evtc"), lambda tmp: r.evtc_tools(ttree, tmp, s))
     files["evtc"]["lz4"] = r.ensure(
-        r.path(ds, "evtc_lz4.evtc"), lambda tmp: r.evtc_convert(files["ttree"][404], tmp, "lz4"))
+        r.path(ds, "evtc_lz4.evtc"), lambda tmp: r.evtc_tools(files["ttree"][404], tmp, "lz4"))
     verify(r, ds, files)
     table = None
     for row in ROWS:

@@ -340,7 +340,7 @@ class Tree:
         self.cluster_ends: list[int] = list(clusters)
         self._info = _BranchTable(file._reader, name, names)
         self.unsupported: dict[str, tuple[str, str]] = {n: (c, r) for n, c, r in unsupported}
-        # evtc-convert writes nested lists (std::vector<std::vector<T>>, std::vector<std::string>,
+        # evtc-tools writes nested lists (std::vector<std::vector<T>>, std::vector<std::string>,
         # std::vector<std::vector<std::string>>) as the flattened values (characters) per entry
         # plus a "name/sizes" branch of inner sizes, and "name/sizes/sizes" for a level more
         # (docs/format.md 4.3): read them back as one.

@@ -1,9 +1,9 @@
-//! `advise`: the codec advisor behind `evtc advise` (`evtc_convert::advise`), its advice as JSON.
+//! `advise`: the codec advisor behind `evtc advise` (`evtc_tools::advise`), its advice as JSON.
 
 use std::path::PathBuf;
 
-use evtc_convert::Settings;
-use evtc_convert::advise::{AdviseOptions, Goal, advise as run};
+use evtc_tools::Settings;
+use evtc_tools::advise::{AdviseOptions, Goal, advise as run};
 use pyo3::prelude::*;
 
 use crate::errors;

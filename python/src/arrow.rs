@@ -21,7 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 use crate::errors;
-use crate::read::{Column, Offsets, Reader};
+use crate::reader::{Column, Offsets, Reader};
 
 /// What the Python layer knows of a column: `(name, kind, dtype, shape, sizes branches)`, kind
 /// one of `scalar`, `fixed`, `jagged`, `string`, `bytes`, and of those three with a nesting

@@ -63,9 +63,9 @@ pub(crate) fn root(error: evtc_root::Error) -> PyErr {
     raise(class, error.to_string())
 }
 
-/// An `evtc-convert` error.
-pub(crate) fn convert(error: evtc_convert::Error) -> PyErr {
-    use evtc_convert::Error as E;
+/// An `evtc-tools` error.
+pub(crate) fn convert(error: evtc_tools::Error) -> PyErr {
+    use evtc_tools::Error as E;
     match error {
         E::Format(e) => format(e),
         E::Root(e) => root(e),

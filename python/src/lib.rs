@@ -2,8 +2,8 @@
 //!
 //! A thin layer over the library crates: `Reader` (`read.rs`) over `evtc-format`'s `FileReader`
 //! and `evtc-root`'s `RootFile`, `Writer` (`write.rs`) over `evtc-format`'s `FileWriter`,
-//! `RootWriter` (`root_write.rs`) over `evtc-convert`'s `RootOutput`, and `convert` and `advise`
-//! over `evtc-convert`. Decoded buffers become NumPy arrays without a copy
+//! `RootWriter` (`root_write.rs`) over `evtc-tools`'s `RootOutput`, and `convert` and `advise`
+//! over `evtc-tools`. Decoded buffers become NumPy arrays without a copy
 //! (`PyArray1::from_vec` keeps the Rust allocation); the GIL is released while baskets are read and
 //! decoded. The friendly API, argument checking and docstrings are in the pure-Python package
 //! (`python/evtc/`).
@@ -13,7 +13,7 @@ mod advise;
 mod arrow;
 mod errors;
 mod lists;
-mod read;
+mod reader;
 mod root_write;
 mod source;
 mod write;
@@ -32,7 +32,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// The native part of the `evtc` package.
 #[pymodule]
 fn _lib(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<read::Reader>()?;
+    m.add_class::<reader::Reader>()?;
     m.add("OPEN_BYTES", source::OPEN_BYTES)?;
     m.add_class::<write::Writer>()?;
     m.add_class::<root_write::RootWriter>()?;
@@ -42,13 +42,13 @@ fn _lib(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::index, m)?)?;
     m.add_function(wrap_pyfunction!(write::add_columns, m)?)?;
     m.add_function(wrap_pyfunction!(write::settings_table, m)?)?;
-    m.add_function(wrap_pyfunction!(read::plan_files, m)?)?;
+    m.add_function(wrap_pyfunction!(reader::plan_files, m)?)?;
     m.add_function(wrap_pyfunction!(lists::split_views, m)?)?;
     m.add_function(wrap_pyfunction!(lists::split_strings, m)?)?;
     m.add_function(wrap_pyfunction!(advise::advise, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::arrow_stream, m)?)?;
-    m.add_function(wrap_pyfunction!(read::branch_reads, m)?)?;
-    m.add_function(wrap_pyfunction!(read::reset_branch_reads, m)?)?;
+    m.add_function(wrap_pyfunction!(reader::branch_reads, m)?)?;
+    m.add_function(wrap_pyfunction!(reader::reset_branch_reads, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

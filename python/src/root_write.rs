@@ -1,11 +1,11 @@
-//! Writing ROOT files of RNTuples or TTrees (`evtc-convert`'s `RootOutput`): the native side of
+//! Writing ROOT files of RNTuples or TTrees (`evtc-tools`'s `RootOutput`): the native side of
 //! `evtc.recreate(path, format="rntuple")`, taking batches as `Writer` takes them.
 
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
-use evtc_convert::{Jobs, RootBranch, RootOutput};
 use evtc_root::{ColumnData, ColumnKind, ScalarType, Values};
+use evtc_tools::{Jobs, RootBranch, RootOutput};
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 
@@ -40,7 +40,7 @@ impl Inner {
 
     /// `result`, the writer dropped (its temporary file with it) when it is an error: a writer
     /// error leaves the file in an unknown state.
-    fn check<T>(&mut self, result: evtc_convert::Result<T>) -> PyResult<T> {
+    fn check<T>(&mut self, result: evtc_tools::Result<T>) -> PyResult<T> {
         result.map_err(|e| {
             self.output = None;
             errors::convert(e)

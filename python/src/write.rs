@@ -1,13 +1,13 @@
-//! Writing evtc files (`evtc-format`'s `FileWriter`) and converting files (`evtc-convert`).
+//! Writing evtc files (`evtc-format`'s `FileWriter`) and converting files (`evtc-tools`).
 
 use std::path::PathBuf;
 
 use evtc_codecs::Codec;
-use evtc_convert::{Glob, Jobs, Settings};
 use evtc_format::{DataType, FileWriter, OwnedTreeWriter, ScalarType};
+use evtc_tools::{Glob, Jobs, Settings};
 use numpy::PyReadonlyArray1;
 
-use crate::read::numpy_name;
+use crate::reader::numpy_name;
 use pyo3::prelude::*;
 use std::sync::{Mutex, MutexGuard};
 
@@ -52,17 +52,17 @@ pub(crate) fn settings(job: Jobs, pairs: &[(String, String)]) -> PyResult<Settin
 /// `None`) and `flag` (the command line's option).
 #[pyfunction]
 pub(crate) fn settings_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
-    evtc_convert::SETTINGS
+    evtc_tools::SETTINGS
         .iter()
         .map(|s| {
             let d = pyo3::types::PyDict::new(py);
             d.set_item("name", s.name)?;
             d.set_item("aliases", s.aliases.to_vec())?;
             let shape = match s.shape {
-                evtc_convert::Shape::Switch => "switch",
-                evtc_convert::Shape::Value => "value",
-                evtc_convert::Shape::List => "list",
-                evtc_convert::Shape::Rule => "rule",
+                evtc_tools::Shape::Switch => "switch",
+                evtc_tools::Shape::Value => "value",
+                evtc_tools::Shape::List => "list",
+                evtc_tools::Shape::Rule => "rule",
             };
             d.set_item("shape", shape)?;
             d.set_item("placeholder", s.placeholder)?;
@@ -150,7 +150,7 @@ impl Writer {
         let settings = self::settings(Jobs::WRITER, &settings)?;
         if !update {
             let format = settings.output_format(&path).map_err(errors::convert)?;
-            if format != evtc_convert::OutputFormat::Evtc {
+            if format != evtc_tools::OutputFormat::Evtc {
                 return Err(errors::value(format!(
                     "{format} output is written by RootWriter, not Writer"
                 )));
@@ -379,7 +379,7 @@ impl Writer {
     }
 }
 
-/// Converts a ROOT or evtc file into a new evtc file (`evtc-convert`); returns the summary as
+/// Converts a ROOT or evtc file into a new evtc file (`evtc-tools`); returns the summary as
 /// JSON, as `evtc convert --json` prints it. `settings` are `(name, value)` pairs of the
 /// library's settings, spelled as text (`("cluster_size", "30MB")`, `("branch_codec",
 /// "Muon_*=lz4")`).
@@ -392,13 +392,13 @@ pub(crate) fn convert(
 ) -> PyResult<String> {
     let settings = self::settings(Jobs::CONVERT, &settings)?;
     let summary = py
-        .detach(|| evtc_convert::convert(&input, &output, &settings, &mut |_| {}))
+        .detach(|| evtc_tools::convert(&input, &output, &settings, &mut |_| {}))
         .map_err(errors::convert)?;
     serde_json::to_string(&summary).map_err(errors::value)
 }
 
 /// Adds the branches of `from`'s tree to the tree of the same name in `file`, in place
-/// (`evtc_convert::add_columns`); returns the report as JSON, as `evtc add-columns --json`
+/// (`evtc_tools::add_columns`); returns the report as JSON, as `evtc add-columns --json`
 /// prints it.
 #[pyfunction]
 pub(crate) fn add_columns(
@@ -409,12 +409,12 @@ pub(crate) fn add_columns(
 ) -> PyResult<String> {
     let settings = self::settings(Jobs::ADD_COLUMNS, &settings)?;
     let report = py
-        .detach(|| evtc_convert::add_columns(&file, &from, &settings, &mut |_, _| {}))
+        .detach(|| evtc_tools::add_columns(&file, &from, &settings, &mut |_, _| {}))
         .map_err(errors::convert)?;
     serde_json::to_string(&report).map_err(errors::value)
 }
 
-/// Merges evtc (and ROOT) files into a new evtc file (`evtc_convert::merge`); returns the report
+/// Merges evtc (and ROOT) files into a new evtc file (`evtc_tools::merge`); returns the report
 /// as JSON, as `evtc merge --json` prints it. `schemas` is `same`, `union` or `intersect`; the
 /// settings are spelled as for [`convert`] and matter for ROOT inputs and, with `recompress`,
 /// for every branch.
@@ -428,21 +428,21 @@ pub(crate) fn merge(
     schemas: &str,
     recompress: bool,
 ) -> PyResult<String> {
-    let options = evtc_convert::MergeOptions {
+    let options = evtc_tools::MergeOptions {
         schemas: schemas
             .parse()
             .map_err(|e| errors::value(format!("schemas {schemas:?}: {e}")))?,
         recompress,
         settings: self::settings(Jobs::MERGE, &settings)?,
     };
-    let inputs = evtc_convert::expand_inputs(&inputs).map_err(errors::convert)?;
+    let inputs = evtc_tools::expand_inputs(&inputs).map_err(errors::convert)?;
     let report = py
-        .detach(|| evtc_convert::merge(&output, &inputs, &options, &mut |_| {}))
+        .detach(|| evtc_tools::merge(&output, &inputs, &options, &mut |_| {}))
         .map_err(errors::convert)?;
     serde_json::to_string(&report).map_err(errors::value)
 }
 
-/// Skims a tree of an evtc file into a new evtc file (`evtc_convert::skim`); returns the report
+/// Skims a tree of an evtc file into a new evtc file (`evtc_tools::skim`); returns the report
 /// as JSON, as `evtc skim --json` prints it. At most one of `entries` (entry numbers), `mask`
 /// (one flag per entry) and `selection` (an expression) chooses the entries; the settings are
 /// spelled as for [`convert`] (the tree, the branches; the codecs matter with `recompress`).
@@ -459,12 +459,12 @@ pub(crate) fn skim(
     selection: Option<&str>,
     recompress: bool,
 ) -> PyResult<String> {
-    use evtc_convert::Entries;
+    use evtc_tools::Entries;
     let chosen = match (entries, mask, selection) {
         (Some(e), None, None) => Entries::List(e.as_slice()?.to_vec()),
         (None, Some(m), None) => Entries::Mask(m.as_slice()?.to_vec()),
         (None, None, Some(text)) => Entries::Where(
-            evtc_convert::Selection::parse(text)
+            evtc_tools::Selection::parse(text)
                 .map_err(|e| errors::value(format!("selection {text:?}: {e}")))?,
         ),
         (None, None, None) => Entries::All,
@@ -474,13 +474,13 @@ pub(crate) fn skim(
             ));
         }
     };
-    let options = evtc_convert::SkimOptions {
+    let options = evtc_tools::SkimOptions {
         entries: chosen,
         recompress,
         settings: self::settings(Jobs::SKIM, &settings)?,
     };
     let report = py
-        .detach(|| evtc_convert::skim(&input, &output, &options, &mut |_| {}))
+        .detach(|| evtc_tools::skim(&input, &output, &options, &mut |_| {}))
         .map_err(errors::convert)?;
     serde_json::to_string(&report).map_err(errors::value)
 }

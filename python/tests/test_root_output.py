@@ -27,7 +27,7 @@ FORMATS = ["rntuple", "ttree"]
 # ROOT files of the kinds written as they were read: TTree leaves, fixed arrays, vectors at
 # any depth, strings, an event index; RNTuple fields of those kinds; and the NanoAOD-like
 # sample. (Records, pairs, optional values, maps and variants are written as their columns:
-# crates/convert/tests/export.rs checks those column by column.)
+# crates/tools/tests/export.rs checks those column by column.)
 INPUTS = [
     "kinds_505.root",
     "deep.root",

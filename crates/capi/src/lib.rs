@@ -41,10 +41,10 @@ macro_rules! by_scalar {
     };
 }
 
-mod read;
+mod file;
 mod write;
 
-pub use read::*;
+pub use file::*;
 pub use write::*;
 
 /// The result of a call.
@@ -213,9 +213,9 @@ impl From<evtc_format::Error> for Failure {
     }
 }
 
-impl From<evtc_convert::Error> for Failure {
-    fn from(e: evtc_convert::Error) -> Failure {
-        use evtc_convert::Error as E;
+impl From<evtc_tools::Error> for Failure {
+    fn from(e: evtc_tools::Error) -> Failure {
+        use evtc_tools::Error as E;
         let status = match &e {
             E::Format(inner) => format_status(inner),
             E::Root(evtc_root::Error::Unwritable { .. }) => EvtcStatus::ErrorType,

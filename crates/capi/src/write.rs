@@ -2,9 +2,9 @@
 
 use std::ffi::{CString, c_char, c_void};
 
-use evtc_convert::{Jobs, OutputFormat, RootBranch, RootOutput, Settings};
 use evtc_format::{DataType, FileWriter, OwnedTreeWriter, Scalar};
 use evtc_root::{ColumnData, ColumnKind, Values};
+use evtc_tools::{Jobs, OutputFormat, RootBranch, RootOutput, Settings};
 
 use crate::{EvtcKind, EvtcScalar, EvtcStatus, Failure, Outcome, put, run, str_arg};
 

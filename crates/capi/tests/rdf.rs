@@ -23,11 +23,11 @@ fn root_python() -> Option<PathBuf> {
 fn sample(dir: &Path) -> (PathBuf, PathBuf) {
     let root_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/nano_sample.root");
     let evtc_file = dir.join("nano.evtc");
-    let options = evtc_convert::Settings {
+    let options = evtc_tools::Settings {
         rac: evtc_format::RacMode::Auto,
-        ..evtc_convert::Settings::default()
+        ..evtc_tools::Settings::default()
     };
-    evtc_convert::convert(&root_file, &evtc_file, &options, &mut |_| {}).expect("convert");
+    evtc_tools::convert(&root_file, &evtc_file, &options, &mut |_| {}).expect("convert");
     (evtc_file, root_file)
 }
 

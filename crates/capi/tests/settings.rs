@@ -4,7 +4,7 @@
 use std::ffi::{CString, c_char};
 
 use evtc_c::{EvtcStatus, EvtcWriter, evtc_last_error, evtc_writer_abort, evtc_writer_create};
-use evtc_convert::{Jobs, SETTINGS};
+use evtc_tools::{Jobs, SETTINGS};
 
 /// `evtc_writer_create(path, [pair, NULL])`, the writer abandoned at once.
 fn create(path: &std::path::Path, pair: &str) -> (EvtcStatus, String) {

@@ -1,5 +1,5 @@
 //! `evtc advise FILE`: the codec advisor. Measures a file's own branches under candidate settings
-//! and recommends per-branch settings for a goal (`evtc_convert::advise`).
+//! and recommends per-branch settings for a goal (`evtc_tools::advise`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use evtc_codecs::Codec;
-use evtc_convert::advise::{Advice, AdviseOptions, BranchAdvice, FilePoint, Goal, advise};
-use evtc_convert::{Glob, Settings};
+use evtc_tools::advise::{Advice, AdviseOptions, BranchAdvice, FilePoint, Goal, advise};
+use evtc_tools::{Glob, Settings};
 
 use crate::plot;
 use evtc_format::size::{self, human};

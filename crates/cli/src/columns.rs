@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use evtc_convert::add_columns;
 use evtc_format::size;
+use evtc_tools::add_columns;
 
 use crate::convert::JobArgs;
 use crate::settings::SettingsArgs;

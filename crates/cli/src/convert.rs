@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use evtc_convert::convert;
 use evtc_format::size;
+use evtc_tools::convert;
 
 use crate::settings::SettingsArgs;
 
@@ -65,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     });
     let summary = match summary {
         Ok(summary) => summary,
-        Err(evtc_convert::Error::Interrupted { kept }) => {
+        Err(evtc_tools::Error::Interrupted { kept }) => {
             bar.finish_and_clear();
             let hint = kept.map_or_else(
                 || {

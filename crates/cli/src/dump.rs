@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use evtc_convert::FileKind;
 use evtc_format::size;
 use evtc_format::{ChainedTrees, DataType, FileReader, Value};
+use evtc_tools::FileKind;
 
 /// Arguments of `evtc dump`.
 #[derive(Debug, clap::Args)]

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
-use evtc_convert::Glob;
+use evtc_tools::Glob;
 
 /// Every file `args` name, in order: an argument that is a file stays as it is; one whose file
 /// name holds `*` or `?` is the sorted files of its directory that match it.

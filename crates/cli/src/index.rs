@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use evtc_convert::parse_index_keys;
 use evtc_format::{add_event_index, size};
+use evtc_tools::parse_index_keys;
 
 /// Arguments of `evtc index`.
 #[derive(Debug, clap::Args)]

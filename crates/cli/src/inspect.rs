@@ -8,9 +8,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use evtc_codecs::{Algorithm, Codec, Precondition};
-use evtc_convert::FileKind;
 use evtc_format::FileReader;
 use evtc_root::{NtupleLayout, RootFile, TreeKind};
+use evtc_tools::FileKind;
 use serde::Serialize;
 
 use evtc_format::size::human;

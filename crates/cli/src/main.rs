@@ -201,18 +201,18 @@ fn read_options(max_basket_size: Option<u64>) -> evtc_format::ReadOptions {
 fn hint(e: &anyhow::Error) -> Option<&'static str> {
     e.chain().find_map(|cause| {
         if let Some(
-            evtc_convert::Error::Unsupported(_) | evtc_convert::Error::UnreadableBranch { .. },
+            evtc_tools::Error::Unsupported(_) | evtc_tools::Error::UnreadableBranch { .. },
         ) = cause.downcast_ref()
         {
             return Some("pass --skip-unsupported to convert the other branches");
         }
-        if let Some(evtc_convert::Error::RootOutputUnsaid { .. }) = cause.downcast_ref() {
+        if let Some(evtc_tools::Error::RootOutputUnsaid { .. }) = cause.downcast_ref() {
             return Some("pass --to rntuple or --to ttree, or --to evtc");
         }
         // A format error, alone or as a conversion's (which displays it as its own), or in
         // one of several files (a chain's).
         let mut format = cause.downcast_ref().or(match cause.downcast_ref() {
-            Some(evtc_convert::Error::Format(e)) => Some(e),
+            Some(evtc_tools::Error::Format(e)) => Some(e),
             _ => None,
         });
         while let Some(evtc_format::Error::InFile { source, .. }) = format {
@@ -243,7 +243,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
-    use evtc_convert::{Jobs, SETTINGS};
+    use evtc_tools::{Jobs, SETTINGS};
 
     /// The commands that take settings, with their job.
     const COMMANDS: [(&str, Jobs); 4] = [

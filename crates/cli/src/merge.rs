@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use evtc_convert::{MergeOptions, MergeStep, Schemas, expand_inputs, merge};
 use evtc_format::size;
+use evtc_tools::{MergeOptions, MergeStep, Schemas, expand_inputs, merge};
 
 use crate::convert::JobArgs;
 use crate::settings::SettingsArgs;

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use anyhow::anyhow;
 use evtc_codecs::Codec;
-use evtc_convert::advise::{Advice, FilePoint, Goal};
+use evtc_tools::advise::{Advice, FilePoint, Goal};
 use plotters::prelude::*;
 
 /// Branches in the ratio panel, largest first.

@@ -1,5 +1,5 @@
 //! The settings of a command as command-line options, made from the library's table
-//! ([`evtc_convert::SETTINGS`]): every setting a job takes is the option `--name-with-dashes`
+//! ([`evtc_tools::SETTINGS`]): every setting a job takes is the option `--name-with-dashes`
 //! (a switch on by default is `--no-name`; `overwrite` is `--force`, `-f`), with the table's
 //! help and default, and its old names as hidden options that still work and warn. Values are
 //! parsed once, by [`Settings::set`]; a value it refuses is a usage error (exit 2).
@@ -7,7 +7,7 @@
 use std::marker::PhantomData;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use evtc_convert::{Jobs, SETTINGS, Setting, SettingError, Settings, Shape};
+use evtc_tools::{Jobs, SETTINGS, Setting, SettingError, Settings, Shape};
 
 /// A job whose settings a command takes.
 pub trait Job {

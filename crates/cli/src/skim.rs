@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use evtc_convert::{Entries, Selection, SkimOptions, read_entry_list, skim};
 use evtc_format::size;
+use evtc_tools::{Entries, Selection, SkimOptions, read_entry_list, skim};
 
 use crate::convert::JobArgs;
 use crate::settings::SettingsArgs;

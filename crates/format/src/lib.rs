@@ -55,16 +55,13 @@ mod error;
 pub mod fuzzing;
 mod index;
 mod io;
-mod merge;
 mod meta;
+mod ops;
 mod output;
 mod reader;
 mod record;
-mod recover;
 mod schema;
 pub mod size;
-mod skim;
-mod transfer;
 mod types;
 mod writer;
 
@@ -72,27 +69,27 @@ pub use cores::cores;
 pub use error::{Error, Location, Result};
 pub use index::{EXT_EVENT_INDEX, EventIndexReader, IndexSummary, add_event_index};
 pub use io::{LocalFile, ReadAt};
-pub use merge::{MergeOptions, MergeProgress, MergeSummary, MergedTree, Schemas, merge};
 pub use meta::{
     BasketIndex, BasketLoc, Boundaries, BranchMeta, DataType, EXT_INDEX_SEGMENTS,
     EXT_MANTISSA_BITS, EXT_MERGE_DEFAULTS, EXT_QUANTIZED, EXT_RAC_ENTRY_SIZES,
     EXT_RAC_LZMA_DICTIONARY, EXT_SHAPE, Extension, FileMeta, IndexSegment, ScalarType, TreeMeta,
     TreeSchema,
 };
+pub use ops::merge::{MergeOptions, MergeProgress, MergeSummary, MergedTree, Schemas, merge};
+pub use ops::recover::{
+    RecoveredTree, Recovery, Scan, recover, recover_into, scan_records, scan_records_until,
+};
+pub use ops::skim::{SkimOptions, SkimProgress, SkimmedTree, TreeSelection, skim};
 pub use output::Output;
 pub use reader::{
     BranchCursor, BranchReader, ChainedRows, ChainedTrees, DEFAULT_BASKET_CACHE_BYTES, FileReader,
     FriendTrees, Jagged, RawBasket, ReadOptions, RowReader, TreeReader, Value, ValueRef,
     shared_pool,
 };
-pub use recover::{
-    RecoveredTree, Recovery, Scan, recover, recover_into, scan_records, scan_records_until,
-};
 pub use schema::{
     BranchSpec, COUNT_PRECONDITION, ClusterSize, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_BASKET_BYTES,
     LZMA_RAC_UNIT_BYTES, RAC_AUTO_MIN_UNITS, RacMode, WriteOptions, auto_precondition,
 };
-pub use skim::{SkimOptions, SkimProgress, SkimmedTree, TreeSelection, skim};
 pub use types::Scalar;
 pub use writer::{FileWriter, OwnedTreeWriter, TreeWriter};
 

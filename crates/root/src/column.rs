@@ -38,7 +38,9 @@ pub struct Column {
 /// Where a column's values come from: a TTree branch's baskets, or an RNTuple field's pages.
 #[derive(Debug, Clone)]
 pub(crate) enum Source {
-    Branch(Box<BranchColumn>),
+    /// A branch, and for `x[n]` arrays whose baskets may lack entry offsets (and arrays in a
+    /// split collection's objects) the column whose values are each entry's lengths.
+    Branch(Box<BranchColumn>, Option<Box<Column>>),
     Field(Arc<FieldColumn>),
 }
 
@@ -60,17 +62,21 @@ impl Column {
     /// The TTree branch the column reads, if it is one.
     pub(crate) fn branch(&self) -> Option<&BranchColumn> {
         match &self.source {
-            Source::Branch(b) => Some(b),
+            Source::Branch(b, _) => Some(b),
             Source::Field(_) => None,
         }
     }
 
     /// The branch's baskets, in entry order (none for a column of an RNTuple field).
     pub fn baskets(&self) -> impl ExactSizeIterator<Item = BasketInfo> + '_ {
-        self.branch()
-            .map_or(&[][..], |b| &b.baskets)
-            .iter()
-            .map(BasketRef::info)
+        let baskets: &[BasketRef] = self.branch().map_or(&[], |b| &b.baskets);
+        baskets.iter().map(|b| BasketInfo {
+            first_entry: b.first_entry,
+            entries: b.entries,
+            seek: b.seek,
+            bytes: b.bytes,
+            embedded: b.embedded.is_some(),
+        })
     }
 }
 

@@ -1,6 +1,7 @@
-//! `evtc-root` reads TTrees from ROOT files (written by ROOT 5.23 to 6.40, and by uproot 5)
-//! into typed columns, so that evtc can import them. It knows ROOT's byte layout and the codecs
-//! (through `evtc-codecs`), nothing of evtc files.
+//! `evtc-root` reads ROOT files (written by ROOT 5.23 to 6.40, and by uproot 5), their TTrees
+//! and RNTuples, into typed columns, so that evtc can import them, and writes RNTuples and
+//! TTrees that ROOT and uproot read ([`RootWriter`], [`NtupleWriter`], [`TTreeWriter`]). It
+//! knows ROOT's byte layout and the codecs (through `evtc-codecs`), nothing of evtc files.
 //!
 //! - [`RootFile`] opens a file (positional reads through [`ReadAt`]), lists its trees
 //!   ([`RootFile::trees`], subdirectories and cycles included, `TNtuple`s too) and reads one
@@ -14,6 +15,11 @@
 //!   size, read by an interpreter of them) and the branches it cannot import, with the reason.
 //! - [`ColumnReader`] decodes baskets straight into [`ColumnData`] (values + offsets, the Arrow
 //!   layout) for any entry range, one basket in memory at a time.
+//! - An RNTuple (binary format 1.0, ROOT 6.34 and later) opens through the same
+//!   [`RootFile::tree`]: its fields' columns are [`Column`]s, its records, lists, optional
+//!   values and variants the [`Tree::fields`] above them ([`TreeKind::RNTuple`]).
+//! - [`RootWriter`] writes a ROOT file of RNTuples ([`NtupleWriter`]) or TTrees
+//!   ([`TTreeWriter`]) from [`ColumnData`].
 //!
 //! Corrupt or truncated files give an [`Error`] naming the structure and offset, never a panic;
 //! sizes read from the file are checked against the file before anything is allocated.
@@ -33,14 +39,14 @@
 #![deny(missing_docs)]
 
 mod column;
+mod column_reader;
 mod compression;
 mod cursor;
 mod data;
 mod error;
 mod file;
-mod members;
 mod objects;
-mod read;
+mod old_versions;
 mod reduced;
 mod rntuple;
 mod source;
@@ -51,10 +57,10 @@ mod types;
 mod write;
 
 pub use column::{BasketInfo, Column, FieldKind, FieldNode, Tree, TreeKind, UnsupportedBranch};
+pub use column_reader::ColumnReader;
 pub use data::{ColumnData, Values};
 pub use error::{Error, Result};
 pub use file::{DEFAULT_MAX_BASKET_BYTES, Key, RootFile, TreeEntry};
-pub use read::ColumnReader;
 pub use rntuple::field::OffsetsKey;
 pub use rntuple::{ClusterLayout, ColumnLayout, NtupleLayout};
 pub use source::ReadAt;

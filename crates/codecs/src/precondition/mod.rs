@@ -357,7 +357,7 @@ impl Precondition {
 type Make = fn(Width) -> Precondition;
 
 /// Every preconditioner's name, with the preconditioner of that name at a width: the one table
-/// the spellings of `Precondition` (and of evtc-convert's choices) come from.
+/// the spellings of `Precondition` (and of evtc-tools's choices) come from.
 const NAMES: [(&str, Make); 12] = [
     ("none", |_| Precondition::None),
     ("shuffle", Precondition::Shuffle),

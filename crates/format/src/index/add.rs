@@ -7,10 +7,10 @@ use serde::Serialize;
 use super::{EXT_EVENT_INDEX, IndexLocation, KeyBranches, Row, encode_body, extend_key_bits};
 use crate::error::{Error, Result};
 use crate::meta::{Extension, ScalarType};
+use crate::ops::transfer::by_type;
 use crate::reader::{FileReader, TreeReader};
 use crate::record::{self, NO_BRANCH, RecordHeader, RecordKind};
 use crate::schema::WriteOptions;
-use crate::transfer::by_type;
 use crate::types::Scalar;
 use crate::writer::FileWriter;
 

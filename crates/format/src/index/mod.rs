@@ -7,7 +7,7 @@
 //! blocks; a lookup reads the directory and the one or two blocks the key can be in.
 
 mod add;
-mod read;
+mod lookup;
 
 use serde::{Deserialize, Serialize};
 
@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::meta::{BranchMeta, DataType, ScalarType};
 
 pub use add::{IndexSummary, add_event_index};
-pub use read::EventIndexReader;
+pub use lookup::EventIndexReader;
 
 /// The tree extension naming a tree's event index (docs/format.md 4.2).
 pub const EXT_EVENT_INDEX: &str = "event-index";

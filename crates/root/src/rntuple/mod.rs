@@ -13,15 +13,15 @@
 mod cache;
 pub(crate) mod element;
 pub(crate) mod field;
+mod field_reader;
 mod meta;
 mod plan;
-mod read;
 mod wire;
 
 use std::sync::Arc;
 
 pub(crate) use element::ColumnType;
-pub(crate) use read::FieldReader;
+pub(crate) use field_reader::FieldReader;
 
 use crate::column::{Tree, TreeKind};
 use crate::compression::decompress;

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use super::column::{BasketRef, EmbeddedBasket};
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
-use crate::members::{Members, Step};
 use crate::objects::{Parser, Tagged};
+use crate::old_versions::{Members, Step};
 
 /// A branch as streamed.
 #[derive(Debug, Default)]

@@ -1,9 +1,8 @@
 //! Where a TTree column's values are: its baskets ([`BasketRef`]) and their byte layout
-//! ([`Layout`]), what the TTree reader keeps of a branch in [`crate::column::Column`].
+//! ([`Layout`]), what the TTree reader keeps of a branch in a [`crate::column::Column`].
 
 use std::sync::Arc;
 
-use crate::column::{BasketInfo, Column};
 use crate::reduced::Stored;
 use crate::ttree::interp::Plan;
 
@@ -55,7 +54,7 @@ pub(crate) enum Layout {
     LeafRow { target: usize },
     /// A `T* x //[n]` member of a split collection's objects: per object, a byte (1 if there
     /// are values, else 0), then as many values as its `n`, a member of its own branch
-    /// ([`BranchColumn::counter_column`], found by `BranchColumn::lengths`).
+    /// (the counter of [`crate::column::Source::Branch`], found by `BranchColumn::lengths`).
     PointerArraysInCollection { stored: Stored },
     /// A list of TString-encoded strings per entry, after `header`.
     StringList { header: ListHeader },
@@ -131,17 +130,6 @@ pub(crate) struct BasketRef {
 }
 
 impl BasketRef {
-    /// Where the basket is, for display.
-    pub(crate) fn info(&self) -> BasketInfo {
-        BasketInfo {
-            first_entry: self.first_entry,
-            entries: self.entries,
-            seek: self.seek,
-            bytes: self.bytes,
-            embedded: self.embedded.is_some(),
-        }
-    }
-
     /// Whether `other` refers to the same basket (in the file, or in the tree record).
     pub(crate) fn same_basket(&self, other: &BasketRef) -> bool {
         self.seek == other.seek
@@ -170,9 +158,6 @@ pub(crate) struct BranchColumn {
     /// Whether baskets in keys of their own end with entry offsets (the branch's
     /// `fEntryOffsetLen` is non-zero), as ROOT's `TBasket::ReadBasketBuffers` decides.
     pub(crate) entry_offsets: bool,
-    /// For `x[n]` arrays whose baskets may lack entry offsets: the counter's column, to rebuild
-    /// them from.
-    pub(crate) counter_column: Option<Box<Column>>,
     /// Of [`Layout::PointerArraysInCollection`]: the column of the member holding each object's
     /// array length, a sibling in the same collection.
     pub(crate) lengths: Option<String>,

@@ -45,17 +45,19 @@ impl<'b> ColumnTemplate<'b> {
             compression: b.compress,
             tot_bytes: u64::try_from(b.tot_bytes).unwrap_or(0),
             zip_bytes: u64::try_from(b.zip_bytes).unwrap_or(0),
-            source: Source::Branch(Box::new(BranchColumn {
-                layout,
-                baskets: self.baskets.clone(),
-                entry_offsets: b.entry_offset_len > 0,
-                counter_column: None,
-                lengths: None,
-                row: None,
-                entry_prefix: None,
-                custom_header: None,
-                plan: None,
-            })),
+            source: Source::Branch(
+                Box::new(BranchColumn {
+                    layout,
+                    baskets: self.baskets.clone(),
+                    entry_offsets: b.entry_offset_len > 0,
+                    lengths: None,
+                    row: None,
+                    entry_prefix: None,
+                    custom_header: None,
+                    plan: None,
+                }),
+                None,
+            ),
         }
     }
 
@@ -70,7 +72,7 @@ impl<'b> ColumnTemplate<'b> {
         set: impl FnOnce(&mut BranchColumn),
     ) -> Column {
         let mut column = self.column(name, kind, layout, counter, root_type);
-        if let Source::Branch(branch) = &mut column.source {
+        if let Source::Branch(branch, _) = &mut column.source {
             set(branch);
         }
         column

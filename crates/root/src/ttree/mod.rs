@@ -7,12 +7,13 @@ use std::sync::Arc;
 use crate::column::{Column, Source, Tree, TreeKind, UnsupportedBranch};
 use crate::error::{Error, Result};
 use crate::file::{Key, RootFile};
-use crate::members::Step;
 use crate::objects::{Parser, Tagged};
+use crate::old_versions::Step;
 use crate::reduced::Stored;
 use crate::source::ReadAt;
 use crate::streamer::Streamers;
 use crate::types::{ColumnKind, ScalarType};
+use baskets::BasketReader;
 use branch::RawBranch;
 use branch::RawLeaf;
 use column::{BasketRef, Layout, RowPart};
@@ -21,15 +22,14 @@ use columns::{
     leaf_type_name, member, member_columns, object_vector, unsplit_object,
 };
 use interp::Plan;
-use read::BasketReader;
 
+pub(crate) mod baskets;
 pub(crate) mod branch;
 pub(crate) mod column;
 mod columns;
 mod decode;
 pub(crate) mod interp;
 mod plan;
-pub(crate) mod read;
 
 impl<R: ReadAt> RootFile<R> {
     /// Reads the TTree (or TNtuple) behind `key`, named `name`.
@@ -97,9 +97,13 @@ impl<R: ReadAt> RootFile<R> {
                     _ => return None,
                 };
                 let key = b.baskets.as_ptr();
-                let why = probed
-                    .entry(key)
-                    .or_insert_with(|| probe(&mut BasketReader::new(self, c, b)));
+                let why = probed.entry(key).or_insert_with(|| {
+                    let counter = match &c.source {
+                        Source::Branch(_, counter) => counter.as_deref(),
+                        Source::Field(_) => None,
+                    };
+                    probe(&mut BasketReader::new(self, c, b, counter))
+                });
                 Some((i, why.clone()?))
             })
             .collect();
@@ -378,8 +382,8 @@ impl Tree {
                 });
                 continue;
             }
-            if let Source::Branch(branch) = &mut column.source {
-                branch.counter_column = counter;
+            if let Source::Branch(_, slot) = &mut column.source {
+                *slot = counter;
             }
             kept.push(column);
         }

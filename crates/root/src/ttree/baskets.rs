@@ -22,6 +22,8 @@ pub(crate) struct BasketReader<'f, R: ReadAt = std::fs::File> {
     file: &'f RootFile<R>,
     column: Column,
     branch: BranchColumn,
+    /// The column whose values are each entry's lengths, where the branch needs one.
+    counter: Option<Column>,
     record: Vec<u8>,
     basket: Vec<u8>,
     /// Where the loaded basket's data starts in `basket` (after the key, for uncompressed
@@ -36,11 +38,17 @@ pub(crate) struct BasketReader<'f, R: ReadAt = std::fs::File> {
 
 impl<'f, R: ReadAt> BasketReader<'f, R> {
     /// A reader of `column`, a column of branch `branch` of a tree of `file`.
-    pub(crate) fn new(file: &'f RootFile<R>, column: &Column, branch: &BranchColumn) -> Self {
+    pub(crate) fn new(
+        file: &'f RootFile<R>,
+        column: &Column,
+        branch: &BranchColumn,
+        counter: Option<&Column>,
+    ) -> Self {
         BasketReader {
             file,
             column: column.clone(),
             branch: branch.clone(),
+            counter: counter.cloned(),
             record: Vec::new(),
             basket: Vec::new(),
             start: 0,
@@ -420,7 +428,7 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
                 }
             }
             Layout::Jagged { stored } => {
-                let Some(counter) = self.branch.counter_column.as_deref() else {
+                let Some(counter) = self.counter.as_ref() else {
                     return Err(bad(
                         "the basket has no entry offsets and the branch no counter to find \
                          its entries by"
@@ -473,7 +481,7 @@ impl<'f, R: ReadAt> BasketReader<'f, R> {
         };
         // The arrays of a split collection's objects: each entry's lengths, from their member's
         // branch.
-        let lengths = match (self.branch.layout, self.branch.counter_column.as_deref()) {
+        let lengths = match (self.branch.layout, self.counter.as_ref()) {
             (Layout::Interpreted { .. } | Layout::PointerArraysInCollection { .. }, Some(c)) => {
                 Some(self.object_lengths(c, i, &range)?)
             }

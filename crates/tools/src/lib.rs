@@ -1,17 +1,20 @@
-//! `evtc-convert` turns ROOT TTrees (through `evtc-root`) and evtc files into evtc files with new
-//! settings, as `TTree::CopyTree` into a new file would. The `evtc convert` command is a thin layer
-//! over [`convert`]. Every job's settings are one [`Settings`], whose vocabulary ([`SETTINGS`]:
-//! names, old names, jobs, parser) every door shares; per-branch settings (codec,
-//! preconditioner, RAC, boundaries, reduced float precision) are its
-//! [`Settings::branch_rules`]. The codec advisor behind `evtc advise`, which measures a file's
-//! own branches and recommends those settings, is [`advise`].
+//! `evtc-tools` holds the jobs on whole files that the `evtc` command, the Python package and
+//! the C API run: [`convert`] (ROOT TTrees and RNTuples, through `evtc-root`, and evtc files into
+//! evtc files with new settings, as `TTree::CopyTree` into a new file would, or into ROOT files:
+//! [`RootOutput`]), [`merge`](fn@merge), [`skim`](fn@skim) with its selection language
+//! ([`Selection`]), [`add_columns`], and the codec advisor ([`advise`]); [`FileKind`] and
+//! [`Input`] are the one test and opening of an input of either kind. Each command is a thin
+//! layer over one of them. Every job's settings are one [`Settings`], whose vocabulary
+//! ([`SETTINGS`]: names, old names, jobs, parser) every door shares; per-branch settings (codec,
+//! preconditioner, RAC, boundaries, reduced float precision) are its [`Settings::branch_rules`].
 //!
-//! Conversion streams: entries are read in chunks (about 32 MiB of values each), columns of a chunk are decoded in parallel, then written; memory stays bounded by
-//! the chunk and the writer's own bound, whatever the input size. The output appears only when
+//! Conversion streams: entries are read in chunks (about 32 MiB of values each), columns of a
+//! chunk are decoded in parallel, then written; memory stays bounded by the chunk and the
+//! writer's own bound, whatever the input size. The output appears only when
 //! the conversion succeeded (the writer's temporary file is renamed at the end).
 //!
 //! ```no_run
-//! use evtc_convert::{Settings, convert};
+//! use evtc_tools::{Settings, convert};
 //!
 //! let mut settings = Settings::default();
 //! settings.set("codec", "zstd:5")?;

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::meta::{BranchMeta, DataType, EXT_MERGE_DEFAULTS, Extension, ScalarType};
+use crate::ops::transfer::{Pair, SPAN_BYTES, by_type, copy_baskets, copy_span, rewrite};
 use crate::reader::{FileReader, ReadOptions, TreeReader};
 use crate::schema::{BranchSpec, ClusterSize, WriteOptions};
-use crate::transfer::{Pair, SPAN_BYTES, by_type, copy_baskets, copy_span, rewrite};
 use crate::writer::{FileWriter, TreeWriter};
 
 /// Which branches a merged tree has when its inputs' differ.

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use evtc_convert::{OutputFormat, RootBranch, RootOutput, Settings};
 use evtc_root::{ColumnData, ColumnKind, RootFile, ScalarType, Values};
+use evtc_tools::{OutputFormat, RootBranch, RootOutput, Settings};
 
 fn settings(pairs: &[&str]) -> Settings {
     let mut s = Settings {

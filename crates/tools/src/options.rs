@@ -190,10 +190,10 @@ impl BranchSettings {
 ///
 /// ```
 /// assert_eq!(
-///     evtc_convert::parse_index_keys("run,event"),
+///     evtc_tools::parse_index_keys("run,event"),
 ///     Ok(("run".to_owned(), "event".to_owned()))
 /// );
-/// assert!(evtc_convert::parse_index_keys("run").is_err());
+/// assert!(evtc_tools::parse_index_keys("run").is_err());
 /// ```
 ///
 /// # Errors

@@ -4,10 +4,10 @@ use std::ffi::{CString, c_char, c_void};
 use std::ptr;
 use std::sync::Mutex;
 
-use evtc_convert::FileKind;
 use evtc_format::{
     BranchMeta, ChainedTrees, DataType, FileReader, LocalFile, ReadAt, ReadOptions, Scalar,
 };
+use evtc_tools::FileKind;
 
 use crate::{EvtcKind, EvtcScalar, EvtcStatus, Failure, Outcome, c_string, put, run, str_arg};
 

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use evtc_convert::{Settings, convert};
 use evtc_format::{ClusterSize, RacMode};
+use evtc_tools::{Settings, convert};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/nano_sample.root")

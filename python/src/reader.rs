@@ -5,12 +5,12 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use evtc_codecs::{Algorithm, Codec};
-use evtc_convert::FileKind;
 use evtc_format::{
     Boundaries, BranchCursor, BranchMeta, BranchReader, DataType, FileReader, LocalFile,
     ReadOptions, ScalarType, TreeReader, shared_pool,
 };
 use evtc_root::{ColumnKind, FieldKind, FieldNode, RootFile, Tree, Values, with_values};
+use evtc_tools::FileKind;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -713,7 +713,7 @@ impl Reader {
                 let tree = self.evtc_tree(tree)?;
                 let branches = tree.branches();
                 let names = PyList::new(py, branches.iter().map(|b| b.name.as_str()))?;
-                // evtc-convert writes nested lists as jagged values (bytes) plus a jagged
+                // evtc-tools writes nested lists as jagged values (bytes) plus a jagged
                 // "name/sizes" branch of unsigned inner sizes, and a "name/sizes/sizes" one for
                 // the level above (lists of lists of strings).
                 let is_sizes = |b: &BranchMeta| {

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use evtc_convert::{Error, OutputFormat, Settings, convert};
 use evtc_root::RootFile;
+use evtc_tools::{Error, OutputFormat, Settings, convert};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

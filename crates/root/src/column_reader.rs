@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::file::RootFile;
 use crate::rntuple::FieldReader;
 use crate::source::ReadAt;
-use crate::ttree::read::BasketReader;
+use crate::ttree::baskets::BasketReader;
 
 /// Reads one column in entry ranges, keeping what it decoded last (a basket, a cluster's pages)
 /// so that consecutive ranges decompress it once.
@@ -29,9 +29,12 @@ impl<R: ReadAt> RootFile<R> {
     /// A reader for `column` of a tree of this file.
     pub fn column_reader(&self, column: &Column) -> ColumnReader<'_, R> {
         let inner = match &column.source {
-            Source::Branch(branch) => {
-                Inner::Baskets(Box::new(BasketReader::new(self, column, branch)))
-            }
+            Source::Branch(branch, counter) => Inner::Baskets(Box::new(BasketReader::new(
+                self,
+                column,
+                branch,
+                counter.as_deref(),
+            ))),
             Source::Field(field) => Inner::Pages(Box::new(FieldReader::new(self, column, field))),
         };
         ColumnReader {

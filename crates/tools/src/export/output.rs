@@ -78,7 +78,7 @@ pub struct RootOutputSummary {
 /// [`finish`](RootOutput::finish) succeeds; dropped before, it leaves nothing.
 ///
 /// ```
-/// use evtc_convert::{OutputFormat, RootBranch, RootOutput, Settings};
+/// use evtc_tools::{OutputFormat, RootBranch, RootOutput, Settings};
 /// use evtc_root::{ColumnData, ColumnKind, ScalarType, Values};
 ///
 /// let dir = tempfile::tempdir()?;

@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use evtc_codecs::{Codec, Precondition};
-use evtc_convert::advise::{Advice, AdviseOptions, BranchAdvice, Goal, advise};
-use evtc_convert::{Error, Glob, Settings};
 use evtc_format::{BranchSpec, FileReader, FileWriter, ScalarType, WriteOptions};
+use evtc_tools::advise::{Advice, AdviseOptions, BranchAdvice, Goal, advise};
+use evtc_tools::{Error, Glob, Settings};
 
 const ENTRIES: usize = 60_000;
 
@@ -76,7 +76,7 @@ fn branch<'a>(advice: &'a Advice, name: &str) -> &'a BranchAdvice {
         .unwrap_or_else(|| panic!("no branch {name}"))
 }
 
-fn chosen<'a>(advice: &'a Advice, goal: Goal, name: &str) -> &'a evtc_convert::advise::Outcome {
+fn chosen<'a>(advice: &'a Advice, goal: Goal, name: &str) -> &'a evtc_tools::advise::Outcome {
     let tree = &advice.trees[0];
     let i = tree.branches.iter().position(|b| b.name == name).unwrap();
     let pick = advice.goal(goal).unwrap().choices[0][i].unwrap();

@@ -12,12 +12,12 @@
 //! the whole branch. [`Goal::pick`] states each goal's rule.
 //!
 //! ```no_run
-//! use evtc_convert::advise::{AdviseOptions, Goal, advise};
+//! use evtc_tools::advise::{AdviseOptions, Goal, advise};
 //!
 //! let advice = advise("nano.evtc".as_ref(), &AdviseOptions::default(), &|_, _| {})?;
 //! let balanced = advice.goal(Goal::Balanced).expect("every goal is advised");
 //! println!("{} bytes, {:.0} MB/s", balanced.predicted.stored_bytes, balanced.predicted.read_mb_per_s);
-//! # Ok::<(), evtc_convert::Error>(())
+//! # Ok::<(), evtc_tools::Error>(())
 //! ```
 
 mod balance;

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use evtc_convert::{OutputFormat, RootBranch, RootOutput, Settings, convert};
 use evtc_format::{DataType, FileReader};
 use evtc_root::{ColumnData, ColumnKind, Values};
+use evtc_tools::{OutputFormat, RootBranch, RootOutput, Settings, convert};
 
 fn settings() -> Settings {
     Settings {

@@ -14,9 +14,9 @@ use evtc_rac::SeekTable;
 
 use crate::error::{Error, Location, Result};
 use crate::meta::BranchMeta;
+use crate::ops::transfer::{Pair, SPAN_BYTES, copy_baskets, copy_span, rewrite};
 use crate::reader::{BranchReader, FileReader, RawBasket, ReadOptions, TreeReader};
 use crate::schema::{BranchSpec, ClusterSize, WriteOptions};
-use crate::transfer::{Pair, SPAN_BYTES, copy_baskets, copy_span, rewrite};
 use crate::writer::{FileWriter, TreeWriter};
 
 /// What to keep of one tree.

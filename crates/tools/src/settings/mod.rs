@@ -11,7 +11,7 @@
 //! ([`Setting::default_value`]).
 //!
 //! ```
-//! use evtc_convert::{Jobs, Settings};
+//! use evtc_tools::{Jobs, Settings};
 //!
 //! let mut settings = Settings::default();
 //! settings.set("codec", "lz4")?;
@@ -20,7 +20,7 @@
 //! let renamed = settings.set("autoflush", "1000")?; // an old name, still taken
 //! assert_eq!(renamed.map(|r| r.new), Some("cluster_size"));
 //! assert!(settings.set_for(Jobs::WRITER, "tree=Events").is_err()); // not a writer's setting
-//! # Ok::<(), evtc_convert::SettingError>(())
+//! # Ok::<(), evtc_tools::SettingError>(())
 //! ```
 
 use std::sync::Arc;
