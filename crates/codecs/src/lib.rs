@@ -58,6 +58,7 @@ mod codec;
 mod context;
 mod dict;
 mod error;
+mod framing;
 pub mod le;
 mod precision;
 pub mod precondition;
@@ -72,6 +73,7 @@ pub use codec::{Algorithm, Codec, Properties, UnitDictionary, ZSTD_MIN_LEVEL};
 pub use context::{Compressor, Decompressor, compress, decompress, with_decompressor};
 pub use dict::{DecoderDictionary, EncoderDictionary, PrefixDictionary, train_dictionary};
 pub use error::{Error, Result};
+pub use framing::frame_overhead;
 pub use precision::{
     Quantization, round_mantissa_f32, round_mantissa_f64, round_mantissas_f32, round_mantissas_f64,
 };

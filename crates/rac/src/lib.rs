@@ -92,12 +92,14 @@
 
 use evtc_codecs::{Codec, Precondition};
 
+mod bytes;
 mod decode;
 mod encode;
 mod sizes;
 mod table;
 mod train;
 
+pub use bytes::PayloadBytes;
 pub use decode::{DecodeDictionary, RacDecoder};
 pub use encode::{EncodeDictionary, RacEncoder};
 pub use table::SeekTable;

@@ -16,9 +16,9 @@ use crate::meta::{
 };
 use crate::schema::{BranchSpec, COUNT_PRECONDITION, RacMode, WriteOptions, auto_precondition};
 
-/// What the first basket of a branch decided before its layout is settled: RAC or not, and
-/// without RAC the preconditioners chosen by [`BranchState::choose_preconditioners`] (`None`
-/// leaves one as it is).
+/// What the first basket of a branch decided before its layout is settled: RAC or not, and the
+/// preconditioners chosen by [`BranchState::choose_preconditioners`] (`None` leaves one as it
+/// is): without RAC the branch's, with RAC the values' one a candidate for its units.
 #[derive(Debug, Default)]
 pub(super) struct Choice {
     /// Whether the branch uses RAC.

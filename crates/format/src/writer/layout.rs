@@ -37,8 +37,16 @@ impl TreeWriter<'_> {
             // (The bytes of a basket in memory: a usize.)
             let raw = sealed.raw_bytes() as usize;
             if state.rac_applies(raw, sealed.entries, basket_size) {
+                // The preconditioner that compresses the basket whole best is a candidate for
+                // its units too (delta-shuffle for sorted integers, sparse or for for small ids).
+                let whole = if state.auto_precondition {
+                    state.choose_preconditioners(&sealed.values, &[]).values
+                } else {
+                    None
+                };
                 Choice {
                     rac: true,
+                    values: whole,
                     ..Choice::default()
                 }
             } else {
@@ -127,6 +135,8 @@ impl TreeWriter<'_> {
             if float {
                 others.push(Precondition::BitShuffle(width));
             }
+            // The best of the trials on the whole basket (`choose_preconditioners`).
+            others.extend(choice.values.filter(|&p| p != state.precondition));
             // Bitshuffle's constant planes (rounded floats' low mantissa bits, small integers'
             // high bytes) left out: smaller, and zstd then copies no long runs of one byte.
             others.push(Precondition::BitPlanes(width));
@@ -139,6 +149,14 @@ impl TreeWriter<'_> {
             if packed.len() < start.len() / 2 {
                 others.push(runs);
             }
+            // Each tried once (the whole basket's best may be one of the others).
+            let mut tried = vec![state.precondition];
+            others.retain(|p| {
+                !tried.contains(p) && {
+                    tried.push(*p);
+                    true
+                }
+            });
             for precondition in others {
                 let options = RacOptions {
                     precondition,

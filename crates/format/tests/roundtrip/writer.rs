@@ -5,8 +5,8 @@
 use super::*;
 
 /// Float branches left to the writer keep the preconditioner that makes the first basket smallest
-/// (of every candidate; in RAC units of the two shuffles, `bitplanes` and `runs`): within 1% of
-/// the best explicit choice, and their values read back.
+/// (of every candidate; in RAC units of the two shuffles, `bitplanes`, `runs` and the whole
+/// basket's best): within 1% of the best explicit choice, and their values read back.
 #[test]
 fn float_branches_keep_the_smallest_preconditioner() {
     use evtc_codecs::{Precondition, Width};
@@ -61,19 +61,22 @@ fn float_branches_keep_the_smallest_preconditioner() {
             let auto = write(None);
             if rac == RacMode::On {
                 // RAC units of floats choose between the two shuffles, bitshuffle without its
-                // constant planes, and run-length encoding where the values come in runs (the
-                // packing ones win near-ties of 1%).
+                // constant planes, run-length encoding where the values come in runs, and what
+                // compressed the whole basket best (the packing ones win near-ties of 1%): never
+                // more than 1% above the best of the first four.
                 let runs = write(Some(Precondition::Runs(Width::W4)));
                 let bitplanes = write(Some(Precondition::BitPlanes(Width::W4)));
                 let best = shuffle.min(bitshuffle).min(runs).min(bitplanes);
                 assert!(
-                    [shuffle, bitshuffle, runs, bitplanes].contains(&auto)
-                        && auto.0 * 100 <= best.0 * 101,
+                    auto.0 * 100 <= best.0 * 101,
                     "{name} {codec} {rac:?}: auto {auto:?}, best {best:?}"
                 );
                 if name == "jets" {
                     // NanoAOD's rounded mantissas leave bit-planes of zeros.
-                    assert_eq!(auto, bitplanes, "{name} {codec}: rounded floats");
+                    assert!(
+                        auto.0 * 100 <= bitplanes.0 * 101,
+                        "{name} {codec}: rounded floats"
+                    );
                     assert!(bitplanes.0 < bitshuffle.0, "{bitplanes:?} {bitshuffle:?}");
                 } else {
                     assert_eq!(auto, runs, "{name} {codec}: runs of six equal floats");
@@ -176,6 +179,48 @@ fn integer_branches_keep_the_smallest_preconditioner() {
 /// a few shared values keep a dictionary that more than pays for itself; entries with one shared
 /// value among eleven random ones, which a dictionary shrinks by a few percent but by less than its
 /// own size, do not keep one.
+/// RAC units of sorted integers try what compresses the whole basket best (delta-shuffle here),
+/// not only the shuffles: lists of 10,000 sorted positions (one entry per unit) cost at most 2%
+/// more with RAC than without (bitplanes, the best of the RAC candidates before, cost 1.7x).
+#[test]
+fn rac_units_of_sorted_integers_take_the_whole_baskets_best_preconditioner() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut x = 7u64;
+    let mut position = 0i32;
+    let counts = vec![10_000u32; 40];
+    let values: Vec<i32> = (0..400_000)
+        .map(|i| {
+            if i % 10_000 == 0 {
+                position = 0;
+            }
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            position += 1 + (x >> 58) as i32;
+            position
+        })
+        .collect();
+    let size = |rac: RacMode| {
+        let path = dir.path().join(format!("sorted-{rac:?}.evtc"));
+        let options = WriteOptions::default().rac(rac).overwrite(true);
+        let mut file = FileWriter::create(&path, options).unwrap();
+        let mut tree = file
+            .tree("T", vec![BranchSpec::jagged("position", ScalarType::I32)])
+            .unwrap();
+        tree.fill_jagged(0, &counts, &values).unwrap();
+        tree.commit().unwrap();
+        tree.finish().unwrap();
+        file.finish().unwrap();
+        let file = FileReader::open(&path).unwrap();
+        let branch = file.tree("T").unwrap().branch("position").unwrap();
+        assert_eq!(branch.read_jagged::<i32>().unwrap().values, values);
+        assert_eq!(branch.meta().rac, rac == RacMode::On);
+        branch.meta().stored_bytes
+    };
+    let (on, off) = (size(RacMode::On), size(RacMode::Off));
+    assert!(on * 100 <= off * 102, "RAC {on} bytes, without {off}");
+}
+
 #[test]
 fn small_branches_keep_only_dictionaries_that_pay_for_themselves() {
     let mut rng = evtc_datagen::Rng::new(11);
