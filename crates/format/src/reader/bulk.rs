@@ -894,7 +894,7 @@ impl<'a, R: ReadAt> BranchReader<'a, R> {
 
     /// This counter's offsets of entries `range` from the file's cache, or made by `make` and
     /// kept there.
-    fn counter_offsets_or(
+    pub(super) fn counter_offsets_or(
         &self,
         range: Range<u64>,
         make: impl FnOnce() -> Result<Arc<[u64]>>,

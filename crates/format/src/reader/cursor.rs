@@ -156,7 +156,7 @@ impl<'a, R: ReadAt> CountCursor<'a, R> {
     /// Appends the counter's values for `entries` to `out` as running element offsets.
     pub(super) fn offsets(&mut self, entries: Range<u64>, out: &mut Vec<u64>) -> Result<()> {
         if let Some(rac) = &mut self.rac {
-            return rac.offsets(entries, out);
+            return rac.offsets(&self.counter, entries, out);
         }
         let mut e = entries.start;
         while e < entries.end {
@@ -204,37 +204,64 @@ fn not_a_counter<R: ReadAt>(counter: &BranchReader<'_, R>, dtype: DataType) -> E
 
 impl<R: ReadAt> RacCounter<'_, R> {
     /// Appends the counter's values for `entries` to `out` as running element offsets, a unit at
-    /// a time.
-    fn offsets(&mut self, entries: Range<u64>, out: &mut Vec<u64>) -> Result<()> {
+    /// a time: each unit's offsets from the file's counter cache, or decoded and kept there, so
+    /// that the jagged branches over one counter, and later reads, decode each unit once.
+    fn offsets(
+        &mut self,
+        counter: &BranchReader<'_, R>,
+        entries: Range<u64>,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
         macro_rules! run {
             ($c:expr) => {{
                 let mut e = entries.start;
                 while e < entries.end {
-                    let run = $c.get_run(e, entries.end)?;
-                    if run.is_empty() {
-                        break;
-                    }
-                    let len = run.len() as u64;
-                    let mut negative = false;
-                    let counts = run.iter().map(|&v| {
-                        u64::try_from(v).unwrap_or_else(|_| {
-                            negative = true;
-                            0
-                        })
-                    });
-                    let summed = push_running_sums(out, counts);
-                    if negative || !summed {
-                        let what = if negative {
-                            "is negative"
-                        } else {
-                            "overflows the sum"
-                        };
+                    let unit = $c.rac_unit_range(e)?;
+                    let offsets = counter.counter_offsets_or(unit.clone(), || {
+                        let values = $c.get_run(unit.start, unit.end)?;
+                        if values.len() as u64 != unit.end - unit.start {
+                            return Err(Error::corrupt(
+                                counter.location(None, 0),
+                                format!(
+                                    "the counter's unit of entries {unit:?} holds {} values",
+                                    values.len()
+                                ),
+                            ));
+                        }
+                        let mut offsets = Vec::with_capacity(values.len() + 1);
+                        offsets.push(0);
+                        let mut negative = false;
+                        let counts = values.iter().map(|&v| {
+                            u64::try_from(v).unwrap_or_else(|_| {
+                                negative = true;
+                                0
+                            })
+                        });
+                        let summed = push_running_sums(&mut offsets, counts);
+                        if negative || !summed {
+                            let what = if negative {
+                                "is negative"
+                            } else {
+                                "overflows the sum"
+                            };
+                            return Err(Error::corrupt(
+                                counter.location(None, 0),
+                                format!("a counter value in entries {unit:?} {what}"),
+                            ));
+                        }
+                        Ok(Arc::from(offsets))
+                    })?;
+                    let stop = entries.end.min(unit.end);
+                    let (from, to) = ((e - unit.start) as usize, (stop - unit.start) as usize);
+                    // Offsets from 0 never decrease: the differences do not underflow.
+                    let counts = offsets[from..=to].windows(2).map(|w| w[1] - w[0]);
+                    if !push_running_sums(out, counts) {
                         return Err(Error::corrupt(
-                            $c.state.branch.location(None, 0),
-                            format!("a counter value in entries {e}..{} {what}", e + len),
+                            counter.location(None, 0),
+                            format!("the counter's values in entries {e}..{stop} overflow the sum"),
                         ));
                     }
-                    e += len;
+                    e = stop;
                 }
                 Ok(())
             }};
@@ -540,6 +567,40 @@ impl<R: ReadAt> RacRecord<'_, '_, R> {
 }
 
 impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
+    /// The entries (absolute) of the RAC unit that holds `entry`, from its basket's seek table
+    /// (read, not decoded).
+    pub(super) fn rac_unit_range(&mut self, entry: u64) -> Result<Range<u64>> {
+        self.state.branch.tree.check_range(&(entry..entry + 1))?;
+        let index = match &self.state.index {
+            Some(index) => index.clone(),
+            None => self
+                .state
+                .index
+                .insert(self.state.branch.baskets()?)
+                .clone(),
+        };
+        let b = index
+            .baskets
+            .partition_point(|b| b.first_entry + b.entries <= entry);
+        let loc = index.baskets[b];
+        let branch = self.state.branch.clone();
+        let record = RacRecord {
+            branch: &branch,
+            b,
+            loc: &loc,
+        };
+        if self.state.basket != Some(b) {
+            self.enter_rac_basket(&record)?;
+        }
+        let table = &self.state.rac.as_ref().expect("set on entering").table;
+        let u = table
+            .unit_of_entry(entry - loc.first_entry)
+            .ok_or_else(|| record.corrupt("entry not in the seek table"))?;
+        let unit = table.units()[u];
+        let start = loc.first_entry + unit.first_entry;
+        Ok(start..start + unit.entries)
+    }
+
     /// Reads `entry` of RAC basket `b` (at `loc`): decodes the one unit that holds it, unless
     /// that unit is held already.
     pub(super) fn get_rac(&mut self, b: usize, loc: &BasketLoc, entry: u64) -> Result<&[T]> {

@@ -96,11 +96,9 @@ impl TreeWriter<'_> {
             return Ok(());
         }
         state.meta.rac_unit_bytes = u32::try_from(state.rac_unit_bytes).unwrap_or(u32::MAX);
-        // A RAC unit stores its entries' sizes, so that reading one entry touches one unit rather
-        // than also a unit of the counter: worth it unless `none` was asked for.
-        if state.auto_boundaries {
-            state.meta.boundaries = Boundaries::Counts;
-        }
+        // A RAC branch with a counter takes its entries' sizes from the counter's units (kept
+        // decoded in the file's counter cache), not from sizes stored again in each of its own
+        // units: those were most of what RAC cost in size (docs/benchmarks.md).
         if state.meta.boundaries == Boundaries::Counts {
             state.meta.count_precondition = 0;
             state.meta.extensions.push(Extension {
