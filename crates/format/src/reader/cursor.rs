@@ -108,6 +108,10 @@ pub(super) struct CountCursor<'a, R: ReadAt> {
     rac: Option<RacCounter<'a, R>>,
     /// The entries of the counter basket last used and their offsets from 0 (`entries + 1`).
     held: Option<(Range<u64>, Arc<[u64]>)>,
+    /// Of a random-access counter: the units this cursor used, by first entry, with their
+    /// offsets from 0 (shared with the file's counter cache), so that a later read in one of them
+    /// finds it without the counter's seek table or the cache's lock.
+    units: Vec<(Range<u64>, Arc<[u64]>)>,
 }
 
 /// A typed cursor over a random-access counter branch.
@@ -150,13 +154,14 @@ impl<'a, R: ReadAt> CountCursor<'a, R> {
             counter,
             rac,
             held: None,
+            units: Vec::new(),
         })
     }
 
     /// Appends the counter's values for `entries` to `out` as running element offsets.
     pub(super) fn offsets(&mut self, entries: Range<u64>, out: &mut Vec<u64>) -> Result<()> {
         if let Some(rac) = &mut self.rac {
-            return rac.offsets(&self.counter, entries, out);
+            return rac.offsets(&self.counter, &mut self.units, entries, out);
         }
         let mut e = entries.start;
         while e < entries.end {
@@ -209,6 +214,7 @@ impl<R: ReadAt> RacCounter<'_, R> {
     fn offsets(
         &mut self,
         counter: &BranchReader<'_, R>,
+        units: &mut Vec<(Range<u64>, Arc<[u64]>)>,
         entries: Range<u64>,
         out: &mut Vec<u64>,
     ) -> Result<()> {
@@ -216,6 +222,10 @@ impl<R: ReadAt> RacCounter<'_, R> {
             ($c:expr) => {{
                 let mut e = entries.start;
                 while e < entries.end {
+                    let at = units.partition_point(|(r, _)| r.end <= e);
+                    let (unit, offsets) = match units.get(at) {
+                        Some((r, offsets)) if r.contains(&e) => (r.clone(), offsets.clone()),
+                        _ => {
                     let unit = $c.rac_unit_range(e)?;
                     let offsets = counter.counter_offsets_or(unit.clone(), || {
                         let values = $c.get_run(unit.start, unit.end)?;
@@ -251,6 +261,10 @@ impl<R: ReadAt> RacCounter<'_, R> {
                         }
                         Ok(Arc::from(offsets))
                     })?;
+                    units.insert(at, (unit.clone(), offsets.clone()));
+                    (unit, offsets)
+                        }
+                    };
                     let stop = entries.end.min(unit.end);
                     let (from, to) = ((e - unit.start) as usize, (stop - unit.start) as usize);
                     // Offsets from 0 never decrease: the differences do not underflow.
