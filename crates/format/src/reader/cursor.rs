@@ -475,10 +475,10 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
         }
     }
 
-    /// [`BranchCursor::get`] of an entry outside the basket held: finds, reads and decodes it.
-    fn get_uncached(&mut self, entry: u64) -> Result<&[T]> {
-        let tree = &self.state.branch.tree;
-        tree.check_range(&(entry..entry + 1))?;
+    /// The basket (its number and place) that holds `entry`, from the branch's basket index
+    /// (read once per cursor).
+    fn basket_of(&mut self, entry: u64) -> Result<(usize, BasketLoc)> {
+        self.state.branch.tree.check_range(&(entry..entry + 1))?;
         let index = match &self.state.index {
             Some(index) => index.clone(),
             None => self
@@ -490,7 +490,18 @@ impl<'a, R: ReadAt, T: Scalar> BranchCursor<'a, R, T> {
         let b = index
             .baskets
             .partition_point(|b| b.first_entry + b.entries <= entry);
-        let loc = index.baskets[b];
+        let loc = index.baskets.get(b).copied().ok_or_else(|| {
+            Error::corrupt(
+                self.state.branch.location(None, 0),
+                format!("no basket holds entry {entry}"),
+            )
+        })?;
+        Ok((b, loc))
+    }
+
+    /// [`BranchCursor::get`] of an entry outside the basket held: finds, reads and decodes it.
+    fn get_uncached(&mut self, entry: u64) -> Result<&[T]> {
+        let (b, loc) = self.basket_of(entry)?;
         if self.state.branch.meta().rac {
             return self.get_rac(b, &loc, entry);
         }
@@ -584,19 +595,7 @@ impl<R: ReadAt, T: Scalar> BranchCursor<'_, R, T> {
     /// The entries (absolute) of the RAC unit that holds `entry`, from its basket's seek table
     /// (read, not decoded).
     pub(super) fn rac_unit_range(&mut self, entry: u64) -> Result<Range<u64>> {
-        self.state.branch.tree.check_range(&(entry..entry + 1))?;
-        let index = match &self.state.index {
-            Some(index) => index.clone(),
-            None => self
-                .state
-                .index
-                .insert(self.state.branch.baskets()?)
-                .clone(),
-        };
-        let b = index
-            .baskets
-            .partition_point(|b| b.first_entry + b.entries <= entry);
-        let loc = index.baskets[b];
+        let (b, loc) = self.basket_of(entry)?;
         let branch = self.state.branch.clone();
         let record = RacRecord {
             branch: &branch,
